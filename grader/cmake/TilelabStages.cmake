@@ -1,0 +1,152 @@
+# Builds a runner for every stage x implementation x backend and registers its checks with CTest,
+# named <impl>.<stage>.<dataset>.<check> (DESIGN.md, "Runner and CTest"). Everything per stage
+# comes from the generated tilelab_stages.cmake, i.e. from assignments/<stage>/stage.toml.
+
+set(TILELAB_RESULTS_DIR "${PROJECT_BINARY_DIR}/results" CACHE INTERNAL "")
+set(_runner_dir "${PROJECT_SOURCE_DIR}/grader/runner")
+
+# Where an implementation's matmul.cu for a stage lives; empty when it has none.
+function(tilelab_impl_source impl stage out)
+  if(impl STREQUAL "solution")
+    set(src "${PROJECT_SOURCE_DIR}/solutions/${stage}/matmul.cu")
+  elseif(impl STREQUAL "starter")
+    set(src "${PROJECT_SOURCE_DIR}/starter/${stage}/matmul.cu")
+  elseif(impl STREQUAL "submission")
+    set(src "${TILELAB_SUBMISSION}/${stage}/matmul.cu")
+  endif()
+  if(NOT EXISTS "${src}")
+    set(src "")
+  endif()
+  set(${out} "${src}" PARENT_SCOPE)
+endfunction()
+
+# The stage's contract, as compile definitions for adapter.cpp.
+function(tilelab_api_definitions stage out)
+  set(defs "")
+  if(TILELAB_${stage}_API STREQUAL "rect")
+    list(APPEND defs TILELAB_API_RECT)
+  endif()
+  if(TILELAB_${stage}_HOST)
+    list(APPEND defs TILELAB_HOST_FUNCTION)
+  endif()
+  set(${out} "${defs}" PARENT_SCOPE)
+endfunction()
+
+# An object library holding one implementation (compiled into namespace ns, unless ns is empty)
+# and its adapter object named var.
+function(tilelab_gpu_impl target stage src ns var display)
+  tilelab_api_definitions(${stage} defs)
+  if(ns)
+    set(wrapped "${PROJECT_BINARY_DIR}/generated/${target}.cu")
+    set(SRC "${src}")
+    set(NS "${ns}")
+    configure_file("${_runner_dir}/reference.cu.in" "${wrapped}" @ONLY)
+    set(src "${wrapped}")
+    list(APPEND defs "TILELAB_IMPL_NS=${ns}")
+  endif()
+  add_library(${target} OBJECT "${src}" "${_runner_dir}/adapter.cpp")
+  target_compile_definitions(${target} PRIVATE ${defs} "TILELAB_IMPL_VAR=${var}" "TILELAB_IMPL_NAME=\"${display}\"")
+  target_include_directories(${target} PRIVATE "${_runner_dir}")
+  target_link_libraries(${target} PRIVATE tilelab_core CUDA::cudart)
+  # -lineinfo: compute-sanitizer and the emulator name the student's source line.
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
+endfunction()
+
+function(tilelab_add_gpu_runner impl stage src)
+  string(MAKE_C_IDENTIFIER "${stage}" sid)
+  set(runner "run-${impl}-${stage}-gpu")
+  tilelab_gpu_impl(obj_${impl}_${sid}_gpu ${stage} "${src}" "" tilelab_impl_under_test "${impl}")
+  set(objects $<TARGET_OBJECTS:obj_${impl}_${sid}_gpu>)
+  set(defs "")
+  # The stage's reference solution, and the previous stage's, timed beside it in one process.
+  tilelab_impl_source(solution ${stage} ref_src)
+  if(ref_src)
+    if(NOT TARGET ref_${sid}_gpu)
+      tilelab_gpu_impl(ref_${sid}_gpu ${stage} "${ref_src}" tilelab_ref_${sid} tilelab_impl_reference reference)
+    endif()
+    list(APPEND objects $<TARGET_OBJECTS:ref_${sid}_gpu>)
+    list(APPEND defs TILELAB_HAS_REFERENCE)
+  endif()
+  set(prev "${TILELAB_${stage}_PREVIOUS}")
+  if(prev)
+    string(MAKE_C_IDENTIFIER "${prev}" pid)
+    tilelab_impl_source(solution ${prev} prev_src)
+    if(prev_src)
+      if(NOT TARGET prev_${pid}_for_${sid}_gpu)
+        # The previous stage's reference, adapted to this stage's contract where they agree.
+        tilelab_gpu_impl(prev_${pid}_for_${sid}_gpu ${prev} "${prev_src}" tilelab_prev_${pid} tilelab_impl_previous previous)
+      endif()
+      list(APPEND objects $<TARGET_OBJECTS:prev_${pid}_for_${sid}_gpu>)
+      list(APPEND defs TILELAB_HAS_PREVIOUS)
+    endif()
+  endif()
+  add_executable(${runner} "${_runner_dir}/main.cpp" "${_runner_dir}/gpu_backend.cu"
+                           "${_runner_dir}/launch_probe.cpp" ${objects})
+  target_compile_definitions(${runner} PRIVATE ${defs})
+  target_include_directories(${runner} PRIVATE "${_runner_dir}")
+  target_link_libraries(${runner} PRIVATE tilelab_core CLI11::CLI11 CUDA::cudart CUDA::cublas)
+  set(wraps "-Wl,--wrap=cudaLaunchKernel")
+  if(CUDAToolkit_VERSION VERSION_GREATER_EQUAL 13)
+    target_compile_definitions(${runner} PRIVATE TILELAB_WRAP_KERNEL_HANDLES)
+    list(APPEND wraps "-Wl,--wrap=__cudaGetKernel" "-Wl,--wrap=__cudaLaunchKernel")
+  endif()
+  target_link_options(${runner} PRIVATE ${wraps})
+  set_target_properties(${runner} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/runners")
+endfunction()
+
+# One CTest check. Starters in the kit's self-test must fail with exactly `expect` (a wrong
+# result), never crash or pass: tilelab.expect asserts that and passes the skip code through.
+function(tilelab_add_check impl stage dataset check backend)
+  cmake_parse_arguments(A "" "TIMEOUT" "ARGS;LABELS" ${ARGN})
+  set(name "${impl}.${stage}.${dataset}.${check}")
+  set(runner "${PROJECT_BINARY_DIR}/runners/run-${impl}-${stage}-${backend}")
+  set(cmd "${runner}" --spec "${TILELAB_${stage}_SPEC}" ${A_ARGS}
+          --json "${TILELAB_RESULTS_DIR}/${name}.json" --timeout ${A_TIMEOUT})
+  if(impl STREQUAL "starter" AND TILELAB_STARTER_EXPECT_FAIL)
+    set(cmd "${Python3_EXECUTABLE}" -m tilelab.expect --exit wrong
+            --json "${TILELAB_RESULTS_DIR}/${name}.json" -- ${cmd})
+  endif()
+  add_test(NAME ${name} COMMAND ${cmd} WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}/grader")
+  math(EXPR hard_timeout "${A_TIMEOUT} + 30")
+  set_tests_properties(${name} PROPERTIES
+    SKIP_RETURN_CODE ${TILELAB_SKIP_CODE}
+    TIMEOUT ${hard_timeout}
+    LABELS "${impl};${stage};${check};${backend};${A_LABELS}")
+  if(check STREQUAL "perf")
+    set_tests_properties(${name} PROPERTIES RESOURCE_LOCK gpu RUN_SERIAL ON)
+  endif()
+endfunction()
+
+set(_impls ${TILELAB_IMPLS})
+if(TILELAB_SUBMISSION)
+  list(APPEND _impls submission)
+endif()
+
+foreach(stage IN LISTS TILELAB_STAGES)
+  foreach(impl IN LISTS _impls)
+    tilelab_impl_source(${impl} ${stage} src)
+    if(NOT src)
+      continue()
+    endif()
+    if(TILELAB_HAVE_CUDA)
+      tilelab_add_gpu_runner(${impl} ${stage} "${src}")
+      foreach(ds IN LISTS TILELAB_${stage}_DATASETS)
+        tilelab_add_check(${impl} ${stage} ${ds} correct gpu
+          ARGS --dataset "${TILELAB_DATASETS_DIR}/${stage}/${ds}" --check correct
+          TIMEOUT ${TILELAB_${stage}_TIMEOUT_CORRECT} LABELS public)
+      endforeach()
+      set(pds "${TILELAB_${stage}_PERF_DATASET}")
+      tilelab_add_check(${impl} ${stage} ${pds} perf gpu
+        ARGS --dataset "${TILELAB_DATASETS_DIR}/${stage}/${pds}" --check perf
+        TIMEOUT ${TILELAB_${stage}_TIMEOUT_PERF} LABELS public)
+      if(NOT TILELAB_GRADING_SEED STREQUAL "" AND TILELAB_${stage}_HIDDEN_COUNT GREATER 0)
+        math(EXPR last "${TILELAB_${stage}_HIDDEN_COUNT} - 1")
+        foreach(i RANGE ${last})
+          tilelab_add_check(${impl} ${stage} hidden${i} correct gpu
+            ARGS --hidden ${i} --seed ${TILELAB_GRADING_SEED} --check correct
+            TIMEOUT ${TILELAB_${stage}_TIMEOUT_CORRECT} LABELS hidden)
+        endforeach()
+      endif()
+    endif()
+  endforeach()
+endforeach()

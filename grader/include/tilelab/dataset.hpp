@@ -1,0 +1,46 @@
+// Datasets: deterministic generation from a spec entry, the float64 CBLAS reference, and the
+// folder format (M.npy N.npy P.npy meta.json) documented in datasets/README.md.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "tilelab/matrix.hpp"
+
+namespace tilelab {
+
+enum class Distribution { Normal, Uniform, Integer };
+Distribution parse_distribution(const std::string& s);
+std::string to_string(Distribution d);
+
+struct DatasetSpec {
+  std::string stage;
+  std::string name;
+  Shape shape;
+  Distribution distribution = Distribution::Normal;
+  uint64_t seed = 0;
+  std::vector<std::string> tags;
+};
+
+// M (J x K) and N (K x L), zero-mean, a pure function of (distribution, seed, shape).
+void generate_inputs(const DatasetSpec& spec, Matrix& M, Matrix& N);
+
+// A B in float64 through CBLAS (|A| |B| when absolute is set: the scale of the error bound).
+std::vector<double> product_f64(const Matrix& A, const Matrix& B, bool absolute = false);
+
+Matrix to_f32(const std::vector<double>& v, int64_t rows, int64_t cols);
+
+struct Dataset {
+  DatasetSpec spec;
+  Matrix M, N;
+  std::vector<double> P;  // expected product (float64, or widened from P.npy)
+};
+
+// Generates inputs and the float64 expected product in memory (hidden and fresh-input checks).
+Dataset make_dataset(const DatasetSpec& spec);
+
+void write_dataset(const std::filesystem::path& dir, const Dataset& d);
+Dataset read_dataset(const std::filesystem::path& dir);
+
+}  // namespace tilelab

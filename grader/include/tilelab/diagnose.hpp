@@ -1,0 +1,19 @@
+// From a failed check to a hint naming the likely bug. Pure function of the inputs, the output
+// and the report, so it is unit-tested on planted bugs without any GPU.
+#pragma once
+#include <string>
+
+#include "tilelab/matrix.hpp"
+#include "tilelab/tolerance.hpp"
+
+namespace tilelab {
+
+struct Diagnosis {
+  std::string code;  // stable identifier, e.g. "unwritten-edge", "transposed", "race"
+  std::string hint;  // one or two sentences a student can act on
+};
+
+Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P,
+                   const std::vector<double>& Pref, const CheckReport& report, const Shape& shape);
+
+}  // namespace tilelab

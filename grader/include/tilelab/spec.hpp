@@ -1,0 +1,45 @@
+// The C++ view of assignments/<stage>/stage.toml (schema: docs/stage-spec.md). The Python
+// grader reads the same file (grader/tilelab/spec.py); neither restates what it says.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tilelab/dataset.hpp"
+
+namespace tilelab {
+
+struct HiddenRule {
+  std::string rule;
+  int count = 0;
+  int64_t min = 1, max = 1;
+  int64_t avoid_multiple_of = 0;  // 0: no restriction
+  Distribution distribution = Distribution::Normal;
+};
+
+struct PerfSpec {
+  std::string dataset;
+  int min_runs = 30;
+  int max_runs = 200;
+  double target_rel_stderr = 0.01;
+};
+
+struct StageSpec {
+  std::string id;
+  std::string api;  // "square" or "rect"
+  bool host_function = false;
+  int tile = 16;
+  std::vector<DatasetSpec> datasets;
+  std::optional<HiddenRule> hidden;
+  PerfSpec perf;
+
+  const DatasetSpec& dataset(const std::string& name) const;
+  // The index-th hidden dataset for a grading seed: sizes drawn by the rule, data in memory only.
+  DatasetSpec hidden_dataset(uint64_t seed, int index) const;
+};
+
+StageSpec load_stage_spec(const std::filesystem::path& stage_toml);
+
+}  // namespace tilelab

@@ -1,0 +1,52 @@
+// The correctness rule (derivation and measured margins: docs/grading.md).
+//
+// Element (i,j) passes when |P - Pref| <= c * sqrt(K) * 2^-24 * (|M||N|)_ij + K * 2^-126,
+// the whole product passes when, in addition, ||P - Pref||_F / ||Pref||_F <= 1e-5.
+// NaN and Inf never pass. Pref and |M||N| are float64 products computed through CBLAS.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tilelab/matrix.hpp"
+
+namespace tilelab {
+
+struct ToleranceRule {
+  double c = 10.0;              // probabilistic-bound constant (Higham & Mary 2019, lambda)
+  double max_rel_fro = 1e-5;    // catches uniformly reduced precision (TF32, BF16)
+  static constexpr double u = 0x1p-24;           // float32 unit roundoff
+  static constexpr double flush = 0x1p-126;      // a product flushed from the subnormal range
+  double allowed(double abs_mn, int64_t K) const;
+};
+
+struct WrongElement {
+  int64_t row = 0, col = 0;
+  double expected = 0, actual = 0, allowed = 0;
+};
+
+struct CheckReport {
+  bool pass = false;
+  int64_t checked = 0;
+  int64_t wrong = 0;        // elements outside the bound (NaN/Inf included)
+  int64_t not_finite = 0;   // NaN or Inf: NaN is what P held before the launch
+  double max_abs_error = 0;
+  double max_error_ratio = 0;  // max |P - Pref| / allowed over finite elements
+  double rel_fro_error = 0;
+  std::vector<WrongElement> first_wrong;        // the first few, in row-major order
+  std::vector<std::pair<int64_t, int64_t>> wrong_rows;  // ranges [a, b] of rows with errors
+  std::vector<std::pair<int64_t, int64_t>> wrong_cols;
+  std::vector<std::pair<int64_t, int64_t>> wrong_tiles;  // (tile row, tile col), first few
+  int64_t wrong_tile_count = 0;
+  int tile = 16;
+};
+
+// Compares P (J x L, float32) with Pref against the bound scaled by absMN = |M||N|.
+CheckReport check_product(const Matrix& P, const std::vector<double>& Pref,
+                          const std::vector<double>& absMN, const Shape& shape,
+                          const ToleranceRule& rule = {}, int tile = 16);
+
+// Collapses sorted indices into inclusive ranges: {1,2,3,7} -> {[1,3],[7,7]}.
+std::vector<std::pair<int64_t, int64_t>> to_ranges(const std::vector<int64_t>& sorted);
+
+}  // namespace tilelab

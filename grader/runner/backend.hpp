@@ -1,0 +1,61 @@
+// Where kernels run. The runner's checks (main.cpp) are written once against this interface;
+// gpu_backend.cu implements it with the CUDA runtime, the CPU emulator (grader/emu) on host memory.
+#pragma once
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "tilelab/matrix.hpp"
+#include "tilelab/spec.hpp"
+
+namespace tilelab {
+
+// One implementation of the stage contract, adapted to a uniform signature (adapter.cpp).
+struct Implementation {
+  const char* name;  // "solution", "starter", "submission", "reference", "previous"
+  void (*launch)(const float* M, const float* N, float* P, int J, int K, int L);
+  void (*host)(const float* M_h, const float* N_h, float* P_h, int Width);  // 01-basic only
+};
+
+// A CUDA (or emulated CUDA) error: the runner reports it and exits with kError.
+struct DeviceError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct RunOutcome {
+  Matrix P;
+  bool inputs_unchanged = true;
+  nlohmann::json launch;  // grid, block, kernel resources and occupancy, as far as known
+};
+
+struct TimingStats {
+  std::string name;
+  int runs = 0;
+  double median_ms = 0, mean_ms = 0, stderr_ms = 0, min_ms = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual const char* name() const = 0;
+  // Empty when kernels can run here; otherwise why not (the check is then skipped).
+  virtual std::string unavailable() = 0;
+  virtual nlohmann::json device() = 0;
+  // impl.launch on device copies of M and N, P filled with NaN first; inputs checked after.
+  virtual RunOutcome run(const Implementation& impl, const Matrix& M, const Matrix& N, const Shape& s) = 0;
+  // impl.host on host buffers (P_h filled with NaN first).
+  virtual RunOutcome run_host(const Implementation& impl, const Matrix& M, const Matrix& N, const Shape& s) = 0;
+  // The library reference (cuBLAS FP32) on the same inputs; empty P when there is none.
+  virtual RunOutcome run_library(const Matrix& M, const Matrix& N, const Shape& s) = 0;
+  // Times each implementation and the library reference interleaved (docs/timing.md).
+  virtual std::vector<TimingStats> time(const std::vector<Implementation>& impls, const Matrix& M,
+                                        const Matrix& N, const Shape& s, const PerfSpec& perf) = 0;
+  virtual bool timings_meaningful() const = 0;
+};
+
+// The backend this runner was built with (gpu_backend.cu, or the emulator's).
+std::unique_ptr<Backend> make_backend();
+
+}  // namespace tilelab

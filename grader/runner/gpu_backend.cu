@@ -1,0 +1,238 @@
+// The GPU backend: CUDA runtime, cuBLAS FP32 as the library reference, CUDA-event timing with
+// the L2 flushed before every run (method: docs/timing.md).
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numeric>
+
+#include "backend.hpp"
+#include "launch_probe.hpp"
+
+namespace tilelab {
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess)
+    throw DeviceError(std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
+}
+
+void check(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS)
+    throw DeviceError(std::string(what) + ": cuBLAS status " + std::to_string(int(s)));
+}
+
+// Device buffer owning its memory; freed on scope exit (errors there are ignored on purpose:
+// a sticky error has already been reported).
+struct DeviceBuffer {
+  float* p = nullptr;
+  size_t n = 0;
+  explicit DeviceBuffer(size_t count) : n(count) {
+    check(cudaMalloc(&p, std::max<size_t>(n, 1) * sizeof(float)), "cudaMalloc");
+  }
+  ~DeviceBuffer() { cudaFree(p); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void upload(const Matrix& m) {
+    check(cudaMemcpy(p, m.data.data(), n * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy H2D");
+  }
+  void download(Matrix& m) const {
+    check(cudaMemcpy(m.data.data(), p, n * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
+  }
+  void poison() {  // 0xFF bytes: a quiet NaN in every element
+    check(cudaMemset(p, 0xFF, n * sizeof(float)), "cudaMemset");
+  }
+};
+
+bool same_bits(const Matrix& a, const Matrix& b) {
+  return a.data.size() == b.data.size() &&
+         std::equal(a.data.begin(), a.data.end(), b.data.begin(),
+                    [](float x, float y) { return std::memcmp(&x, &y, sizeof x) == 0; });
+}
+
+int fp32_lanes_per_sm(int major, int minor) {
+  if (major >= 9 || (major == 8 && minor >= 6)) return 128;  // Ada, Hopper, Blackwell; GA10x
+  return 64;                                                 // Volta, Turing, GA100
+}
+
+class GpuBackend final : public Backend {
+ public:
+  const char* name() const override { return "gpu"; }
+  bool timings_meaningful() const override { return true; }
+
+  std::string unavailable() override {
+    int n = 0;
+    const cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) return std::string("no usable CUDA device: ") + cudaGetErrorString(e);
+    if (n == 0) return "no CUDA device on this machine";
+    check(cudaGetDeviceProperties(&prop_, 0), "cudaGetDeviceProperties");
+    return "";
+  }
+
+  nlohmann::json device() override {
+    int clock_khz = 0, mem_clock_khz = 0;
+    cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0);
+    cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, 0);
+    int driver = 0, runtime = 0;
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    const double peak = double(prop_.multiProcessorCount) * fp32_lanes_per_sm(prop_.major, prop_.minor) *
+                        2.0 * clock_khz * 1e3;
+    return {{"name", prop_.name},
+            {"compute_capability", std::to_string(prop_.major) + "." + std::to_string(prop_.minor)},
+            {"sms", prop_.multiProcessorCount},
+            {"clock_mhz", clock_khz / 1000},
+            {"l2_bytes", prop_.l2CacheSize},
+            {"fp32_peak_gflops", peak / 1e9},
+            {"driver", driver},
+            {"runtime", runtime}};
+  }
+
+  RunOutcome run(const Implementation& impl, const Matrix& M, const Matrix& N, const Shape& s) override {
+    RunOutcome out;
+    DeviceBuffer dM(M.size()), dN(N.size()), dP(size_t(s.J * s.L));
+    dM.upload(M);
+    dN.upload(N);
+    dP.poison();
+    check(cudaDeviceSynchronize(), "before the launch");
+    probe::start_recording();
+    impl.launch(dM.p, dN.p, dP.p, int(s.J), int(s.K), int(s.L));
+    probe::stop_recording();
+    check(cudaGetLastError(), "kernel launch");
+    check(cudaDeviceSynchronize(), "kernel execution");
+    out.P = Matrix(s.J, s.L);
+    dP.download(out.P);
+    Matrix M2(M.rows, M.cols), N2(N.rows, N.cols);
+    dM.download(M2);
+    dN.download(N2);
+    out.inputs_unchanged = same_bits(M, M2) && same_bits(N, N2);
+    out.launch = probe::report(prop_);
+    return out;
+  }
+
+  RunOutcome run_host(const Implementation& impl, const Matrix& M, const Matrix& N, const Shape& s) override {
+    RunOutcome out;
+    Matrix M2 = M, N2 = N;
+    out.P = Matrix(s.J, s.L);
+    std::fill(out.P.data.begin(), out.P.data.end(), std::numeric_limits<float>::quiet_NaN());
+    impl.host(M2.data.data(), N2.data.data(), out.P.data.data(), int(s.K));
+    check(cudaGetLastError(), "after matmul_host");
+    out.inputs_unchanged = same_bits(M, M2) && same_bits(N, N2);
+    return out;
+  }
+
+  RunOutcome run_library(const Matrix& M, const Matrix& N, const Shape& s) override {
+    RunOutcome out;
+    DeviceBuffer dM(M.size()), dN(N.size()), dP(size_t(s.J * s.L));
+    dM.upload(M);
+    dN.upload(N);
+    dP.poison();
+    cublas(dM.p, dN.p, dP.p, int(s.J), int(s.K), int(s.L));
+    check(cudaDeviceSynchronize(), "cuBLAS SGEMM");
+    out.P = Matrix(s.J, s.L);
+    dP.download(out.P);
+    return out;
+  }
+
+  std::vector<TimingStats> time(const std::vector<Implementation>& impls, const Matrix& M,
+                                const Matrix& N, const Shape& s, const PerfSpec& perf) override {
+    DeviceBuffer dM(M.size()), dN(N.size()), dP(size_t(s.J * s.L));
+    dM.upload(M);
+    dN.upload(N);
+    // Flushing: write 2x the L2 so no operand is cached when a run starts.
+    const size_t flush_bytes = 2 * size_t(std::max(prop_.l2CacheSize, 1 << 20));
+    void* flush = nullptr;
+    check(cudaMalloc(&flush, flush_bytes), "cudaMalloc (L2 flush buffer)");
+    cudaEvent_t start, stop;
+    check(cudaEventCreate(&start), "cudaEventCreate");
+    check(cudaEventCreate(&stop), "cudaEventCreate");
+
+    using Fn = std::function<void()>;
+    std::vector<std::pair<std::string, Fn>> fns;
+    for (const auto& impl : impls)
+      fns.emplace_back(impl.name, [&, impl] { impl.launch(dM.p, dN.p, dP.p, int(s.J), int(s.K), int(s.L)); });
+    fns.emplace_back("cublas", [&] { cublas(dM.p, dN.p, dP.p, int(s.J), int(s.K), int(s.L)); });
+
+    std::vector<std::vector<double>> ms(fns.size());
+    auto once = [&](size_t f, int round) {
+      check(cudaMemsetAsync(flush, round & 0xFF, flush_bytes), "L2 flush");
+      check(cudaEventRecord(start), "cudaEventRecord");
+      fns[f].second();
+      check(cudaGetLastError(), "launch while timing");
+      // Synchronize the whole device before the stop event, so work the launch left on
+      // another stream is inside the measured interval.
+      check(cudaDeviceSynchronize(), "execution while timing");
+      check(cudaEventRecord(stop), "cudaEventRecord");
+      check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+      float t = 0;
+      check(cudaEventElapsedTime(&t, start, stop), "cudaEventElapsedTime");
+      return double(t);
+    };
+    for (size_t f = 0; f < fns.size(); ++f) once(f, 0);  // warm-up: module load, cuBLAS heuristics
+
+    auto stats = [](const std::string& name, std::vector<double> v) {
+      TimingStats t;
+      t.name = name;
+      t.runs = int(v.size());
+      if (v.empty()) return t;
+      const double mean = std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
+      double var = 0;
+      for (double x : v) var += (x - mean) * (x - mean);
+      var /= std::max<double>(1, double(v.size()) - 1);
+      std::sort(v.begin(), v.end());
+      const size_t n = v.size();
+      t.median_ms = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+      t.mean_ms = mean;
+      t.stderr_ms = std::sqrt(var / double(n));
+      t.min_ms = v.front();
+      return t;
+    };
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    for (int round = 1; round <= perf.max_runs; ++round) {
+      for (size_t f = 0; f < fns.size(); ++f) ms[f].push_back(once(f, round));
+      if (round < perf.min_runs) continue;
+      bool settled = true;
+      for (size_t f = 0; f < fns.size(); ++f) {
+        const TimingStats t = stats(fns[f].first, ms[f]);
+        settled = settled && t.stderr_ms <= perf.target_rel_stderr * t.mean_ms;
+      }
+      if (settled || std::chrono::steady_clock::now() > deadline) break;
+    }
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    cudaFree(flush);
+    std::vector<TimingStats> out;
+    for (size_t f = 0; f < fns.size(); ++f) out.push_back(stats(fns[f].first, ms[f]));
+    return out;
+  }
+
+  ~GpuBackend() override {
+    if (handle_) cublasDestroy(handle_);
+  }
+
+ private:
+  // Row-major P = M N is column-major P^T = N^T M^T: pass N first. FP32 math (the
+  // default mode uses no TF32 for SGEMM; the runner checks cuBLAS's result with the same rule).
+  void cublas(const float* M, const float* N, float* P, int J, int K, int L) {
+    if (!handle_) {
+      check(cublasCreate(&handle_), "cublasCreate");
+      check(cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+    }
+    const float one = 1.0f, zero = 0.0f;
+    check(cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, L, J, K, &one, N, L, M, K, &zero, P, L),
+          "cublasSgemm");
+  }
+
+  cudaDeviceProp prop_{};
+  cublasHandle_t handle_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_backend() { return std::make_unique<GpuBackend>(); }
+
+}  // namespace tilelab

@@ -1,0 +1,18 @@
+// Records the kernels launched by the code under test, by wrapping the CUDA runtime's launch
+// entry points at link time (-Wl,--wrap). From the recorded function, grid, block and dynamic
+// shared memory come the resource report and occupancy of PMPP section 4.7 -- read from the
+// compiled kernel's attributes, not from its source text.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <nlohmann/json.hpp>
+
+namespace tilelab::probe {
+
+void start_recording();
+void stop_recording();
+// Launches seen while recording: grid, block, dynamic shared memory, stream, and for the last
+// kernel its registers, static shared memory, local memory and occupancy with the binding limit.
+nlohmann::json report(const cudaDeviceProp& prop);
+
+}  // namespace tilelab::probe

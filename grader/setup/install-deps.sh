@@ -1,0 +1,35 @@
+#!/bin/sh
+# Installs what tilelab needs on Debian 12 (and derivatives): the Debian packages, then a Python
+# virtual environment in .venv with the grader's Python packages. Safe to run again.
+# Used by `./tilelab setup` and by .ci/run. Needs root or sudo for apt-get.
+set -eu
+here=$(CDPATH= cd -- "$(dirname -- "$0")/../.." && pwd)
+
+DEBS="cmake g++ make python3 python3-venv doctest-dev libopenblas-dev libboost-context-dev \
+nlohmann-json3-dev libcli11-dev libtomlplusplus-dev"
+PIPS="rich jinja2 matplotlib pytest"
+
+missing=""
+for p in $DEBS; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  if [ "$(id -u)" = 0 ]; then sudo=""; elif command -v sudo >/dev/null; then sudo="sudo"; else
+    echo "tilelab: need root or sudo to install:$missing" >&2; exit 1; fi
+  echo "tilelab: installing Debian packages:$missing"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+# A Python >= 3.11 for the venv: python3 on PATH if new enough, else Debian's.
+py=python3
+if ! $py -c 'import sys; assert sys.version_info >= (3, 11)' 2>/dev/null; then py=/usr/bin/python3; fi
+if [ ! -x "$here/.venv/bin/python3" ]; then
+  echo "tilelab: creating $here/.venv"
+  $py -m venv "$here/.venv"
+fi
+if ! "$here/.venv/bin/python3" -c 'import rich, jinja2, matplotlib, pytest' 2>/dev/null; then
+  echo "tilelab: installing Python packages: $PIPS"
+  "$here/.venv/bin/python3" -m pip install -q --disable-pip-version-check $PIPS
+fi
+echo "tilelab: dependencies ready"

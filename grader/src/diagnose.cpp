@@ -1,0 +1,119 @@
+#include "tilelab/diagnose.hpp"
+
+#include <cmath>
+
+#include "tilelab/dataset.hpp"
+
+namespace tilelab {
+namespace {
+
+// Fraction of elements of P within the tolerance of an alternative product (float64).
+double match_fraction(const Matrix& P, const std::vector<double>& alt, const std::vector<double>& scale,
+                      int64_t K) {
+  const ToleranceRule rule;
+  int64_t ok = 0;
+  for (size_t e = 0; e < alt.size(); ++e)
+    if (std::isfinite(P.data[e]) && std::fabs(P.data[e] - alt[e]) <= rule.allowed(scale[e], K)) ++ok;
+  return alt.empty() ? 0.0 : double(ok) / double(alt.size());
+}
+
+Matrix transposed(const Matrix& A) {
+  Matrix T(A.cols, A.rows);
+  for (int64_t i = 0; i < A.rows; ++i)
+    for (int64_t j = 0; j < A.cols; ++j) T.at(j, i) = A.at(i, j);
+  return T;
+}
+
+}  // namespace
+
+Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std::vector<double>& Pref,
+                   const CheckReport& r, const Shape& s) {
+  if (r.pass) return {"", ""};
+  const int64_t J = s.J, L = s.L;
+  if (r.not_finite == r.checked)
+    return {"nothing-written",
+            "P was never written: it still holds the NaN the grader put there. Is the kernel "
+            "launched, with a non-empty grid and at most 1024 threads per block? Check "
+            "cudaGetLastError() after the launch."};
+
+  if (r.not_finite > 0) {
+    // The unwritten set is exactly {i >= r0 or j >= c0}: the grid stops short of P's edge.
+    auto nan_at = [&](int64_t i, int64_t j) { return !std::isfinite(P.at(i, j)); };
+    int64_t r0 = J, c0 = L;
+    for (int64_t i = J - 1; i >= 0; --i) {
+      bool all = true;
+      for (int64_t j = 0; j < L && all; ++j) all = nan_at(i, j);
+      if (!all) break;
+      r0 = i;
+    }
+    for (int64_t j = L - 1; j >= 0; --j) {
+      bool all = true;
+      for (int64_t i = 0; i < J && all; ++i) all = nan_at(i, j);
+      if (!all) break;
+      c0 = j;
+    }
+    bool exact = r0 < J || c0 < L;
+    for (int64_t i = 0; i < J && exact; ++i)
+      for (int64_t j = 0; j < L && exact; ++j) exact = nan_at(i, j) == (i >= r0 || j >= c0);
+    if (exact)
+      return {"grid-too-small",
+              "The last " + (r0 < J ? std::to_string(J - r0) + " rows" : std::string()) +
+                  (r0 < J && c0 < L ? " and " : "") +
+                  (c0 < L ? std::to_string(L - c0) + " columns" : std::string()) +
+                  " of P were never written: the grid does not cover P. Compute the number of "
+                  "blocks with a ceiling division, (Width + BLOCK - 1) / BLOCK, in x (columns) "
+                  "and y (rows)."};
+    return {"partly-unwritten",
+            "Some elements of P were never written (they still hold NaN): threads returned early, "
+            "or the store of P is guarded by the wrong condition."};
+  }
+
+  // All finite. Cheap alternatives first: transposed result, then swapped operands (small only).
+  if (s.square() && J <= 1024) {
+    const Matrix Mt = transposed(M), Nt = transposed(N);
+    const std::vector<double> absMN = product_f64(M, N, true);
+    std::vector<double> PrefT(Pref.size());
+    for (int64_t i = 0; i < J; ++i)
+      for (int64_t j = 0; j < L; ++j) PrefT[size_t(j * L + i)] = Pref[size_t(i * L + j)];
+    if (match_fraction(P, PrefT, absMN, s.K) > 0.99)
+      return {"transposed",
+              "P holds the transpose of the product: row and column are swapped. Row comes from "
+              "the y dimension (blockIdx.y * blockDim.y + threadIdx.y), Col from x."};
+    if (match_fraction(P, product_f64(M, Nt), product_f64(M, Nt, true), s.K) > 0.99)
+      return {"swapped-index-N",
+              "P = M times N-transposed: N is read as N[Col*Width + k]; the k-th element of "
+              "column Col is N[k*Width + Col]."};
+    if (match_fraction(P, product_f64(Mt, N), product_f64(Mt, N, true), s.K) > 0.99)
+      return {"swapped-index-M",
+              "P = M-transposed times N: M is read as M[k*Width + Row]; the k-th element of "
+              "row Row is M[Row*Width + k]."};
+  }
+
+  const double wrong_fraction = double(r.wrong) / double(r.checked);
+  if (wrong_fraction > 0.5 && r.rel_fro_error < 1e-2)
+    return {"low-precision",
+            "Almost every element is slightly off (relative error " + std::to_string(r.rel_fro_error) +
+                "): the arithmetic is in reduced precision (TF32, half or bfloat16?). Accumulate in "
+                "float and use only float32 inputs."};
+
+  const int64_t tile = r.tile;
+  const bool ragged = (J % tile) || (L % tile) || (s.K % tile);
+  bool edge_only = ragged;
+  const int64_t last_tile_row = (J - 1) / tile, last_tile_col = (L - 1) / tile;
+  for (const auto& [ti, tj] : r.wrong_tiles)
+    if (ti != last_tile_row && tj != last_tile_col) edge_only = false;
+  if (edge_only && ragged && r.wrong_tile_count <= last_tile_row + last_tile_col + 1)
+    return {"boundary",
+            "Only the last row or column of tiles is wrong: an edge load or the store is not "
+            "bounds-checked, or the out-of-range tile elements are not set to 0."};
+
+  if (wrong_fraction > 0.9)
+    return {"wrong-sum",
+            "Every element is wrong: check the dot-product loop. Does it run over all K terms "
+            "(every tile phase), index M by row and N by column, and start from 0?"};
+  return {"race",
+          "Some tiles of P are wrong and others right: a __syncthreads() is missing (before the "
+          "tiles are used, or before they are overwritten), or threads skip a barrier."};
+}
+
+}  // namespace tilelab

@@ -1,0 +1,132 @@
+// Dataset generation is deterministic and zero-mean, the folder format round-trips, and hidden
+// datasets follow their rule.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <numeric>
+
+#include "tilelab/dataset.hpp"
+#include "tilelab/spec.hpp"
+
+using namespace tilelab;
+namespace fs = std::filesystem;
+
+TEST_CASE("generation is a pure function of the spec") {
+  DatasetSpec s;
+  s.shape = {20, 30, 10};
+  s.seed = 5;
+  Matrix M1, N1, M2, N2;
+  generate_inputs(s, M1, N1);
+  generate_inputs(s, M2, N2);
+  CHECK(M1.data == M2.data);
+  CHECK(N1.data == N2.data);
+  s.seed = 6;
+  generate_inputs(s, M2, N2);
+  CHECK(M1.data != M2.data);
+  CHECK(M1.data != N1.data);
+}
+
+TEST_CASE("each distribution is zero-mean and never constant") {
+  for (Distribution d : {Distribution::Normal, Distribution::Uniform, Distribution::Integer}) {
+    DatasetSpec s;
+    s.shape = {200, 200, 1};
+    s.seed = 3;
+    s.distribution = d;
+    Matrix M, N;
+    generate_inputs(s, M, N);
+    const double mean = std::accumulate(M.data.begin(), M.data.end(), 0.0) / double(M.size());
+    CAPTURE(to_string(d));
+    CHECK(std::fabs(mean) < 0.1);
+    CHECK(*std::min_element(M.data.begin(), M.data.end()) < 0);
+    CHECK(*std::max_element(M.data.begin(), M.data.end()) > 0);
+    if (d == Distribution::Integer)
+      for (float x : M.data) CHECK(x == std::round(x));
+  }
+}
+
+TEST_CASE("the float64 reference is exact on integer data") {
+  DatasetSpec s;
+  s.shape = {17, 33, 9};
+  s.seed = 8;
+  s.distribution = Distribution::Integer;
+  const Dataset d = make_dataset(s);
+  for (int64_t i = 0; i < 17; ++i)
+    for (int64_t j = 0; j < 9; ++j) {
+      double acc = 0;
+      for (int64_t k = 0; k < 33; ++k) acc += double(d.M.at(i, k)) * d.N.at(k, j);
+      CHECK(d.P[size_t(i * 9 + j)] == acc);
+    }
+}
+
+TEST_CASE("a dataset folder round-trips, and a damaged one is a clear error") {
+  DatasetSpec s;
+  s.stage = "01-basic";
+  s.name = "rt";
+  s.shape = {3, 4, 5};
+  s.seed = 1;
+  const auto dir = fs::temp_directory_path() / "tilelab_test_dataset";
+  fs::remove_all(dir);
+  write_dataset(dir, make_dataset(s));
+  const Dataset back = read_dataset(dir);
+  CHECK(back.spec.shape.J == 3);
+  CHECK(back.spec.shape.L == 5);
+  CHECK(back.M.rows == 3);
+  CHECK(back.P.size() == 15);
+
+  std::ofstream(dir / "meta.json") << R"({"stage": "01-basic", "name": "rt", "J": 3, "K": 4, "L": 6,
+                                          "seed": 1, "distribution": "normal"})";
+  try {
+    read_dataset(dir);
+    FAIL("a shape mismatch must be rejected");
+  } catch (const BadInput& e) {
+    CHECK(std::string(e.what()).find("does not match meta.json") != std::string::npos);
+  }
+  std::ofstream(dir / "meta.json") << "{ not json";
+  CHECK_THROWS_AS(read_dataset(dir), BadInput);
+  CHECK_THROWS_AS(read_dataset(dir / "nope"), BadInput);
+}
+
+TEST_CASE("hidden datasets follow the rule and depend on the seed") {
+  const auto path = fs::temp_directory_path() / "tilelab_test_stage.toml";
+  std::ofstream(path) << R"(
+[stage]
+id = "99-test"
+api = "square"
+[[dataset]]
+name = "a"
+width = 4
+distribution = "normal"
+seed = 1
+[hidden]
+rule = "widths in [1, 300], none a multiple of 8"
+count = 5
+min = 1
+max = 300
+avoid_multiple_of = 8
+[performance]
+dataset = "a"
+)";
+  const StageSpec spec = load_stage_spec(path);
+  for (int i = 0; i < 5; ++i) {
+    const DatasetSpec h = spec.hidden_dataset(42, i);
+    CHECK(h.shape.square());
+    CHECK(h.shape.K >= 1);
+    CHECK(h.shape.K <= 300);
+    CHECK(h.shape.K % 8 != 0);
+    CHECK(spec.hidden_dataset(42, i).shape.K == h.shape.K);
+  }
+  bool differs = false;
+  for (int i = 0; i < 5; ++i) differs = differs || spec.hidden_dataset(42, i).shape.K != spec.hidden_dataset(43, i).shape.K;
+  CHECK(differs);
+  CHECK_THROWS_AS(spec.hidden_dataset(42, 5), BadInput);
+}
+
+TEST_CASE("a malformed spec is a clear error") {
+  const auto path = fs::temp_directory_path() / "tilelab_test_bad.toml";
+  std::ofstream(path) << "[stage]\nid = \"x\"\napi = \"triangle\"\n";
+  CHECK_THROWS_WITH_AS(load_stage_spec(path), doctest::Contains("api must be square or rect"), BadInput);
+  std::ofstream(path) << "[stage\n";
+  CHECK_THROWS_WITH_AS(load_stage_spec(path), doctest::Contains("not valid TOML"), BadInput);
+}

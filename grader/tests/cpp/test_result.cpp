@@ -1,0 +1,45 @@
+// The JSON result: field names the Python grader relies on, and non-finite numbers as strings.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <limits>
+
+#include "tilelab/result.hpp"
+
+using namespace tilelab;
+
+TEST_CASE("a check report serialises every field the grader reads") {
+  CheckReport r;
+  r.pass = false;
+  r.checked = 100;
+  r.wrong = 2;
+  r.not_finite = 1;
+  r.rel_fro_error = std::numeric_limits<double>::infinity();
+  r.first_wrong = {{1, 2, 3.0, std::numeric_limits<double>::quiet_NaN(), 1e-6}};
+  r.wrong_rows = {{1, 1}};
+  const auto j = to_json(r);
+  CHECK(j["pass"] == false);
+  CHECK(j["wrong"] == 2);
+  CHECK(j["rel_fro_error"] == "inf");
+  CHECK(j["first_wrong"][0]["actual"] == "nan");
+  CHECK(j["first_wrong"][0]["row"] == 1);
+  CHECK(j["wrong_rows"][0][1] == 1);
+  // Valid JSON throughout (no bare NaN tokens).
+  CHECK_NOTHROW(nlohmann::json::parse(j.dump()));
+}
+
+TEST_CASE("verdict names match the exit codes") {
+  CHECK(std::string(verdict_name(kPass)) == "pass");
+  CHECK(std::string(verdict_name(kWrong)) == "wrong");
+  CHECK(std::string(verdict_name(kSkipped)) == "skipped");
+  CHECK(std::string(verdict_name(ExitCode(99))) == "crash");
+}
+
+TEST_CASE("results are written whole") {
+  const auto p = std::filesystem::temp_directory_path() / "tilelab_test_result" / "r.json";
+  write_result(p, {{"schema", kResultSchema}, {"verdict", "pass"}});
+  std::ifstream in(p);
+  const auto j = nlohmann::json::parse(in);
+  CHECK(j["schema"] == "tilelab.result/1");
+  CHECK_FALSE(std::filesystem::exists(p.string() + ".tmp"));
+}

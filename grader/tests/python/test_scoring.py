@@ -1,0 +1,54 @@
+"""Points follow stage.toml: shares of public/hidden points, host function, performance ramp."""
+
+import pytest
+
+from tilelab import ROOT, spec
+from tilelab.scoring import perf_fraction, score_stage
+
+STAGE = spec.load(ROOT / "assignments" / "01-basic" / "stage.toml")
+
+
+@pytest.mark.parametrize("ratio, frac", [(None, 0), (0.3, 0), (0.5, 0), (0.7, 0.5), (0.9, 1), (1.4, 1)])
+def test_perf_fraction_is_linear_between_the_thresholds(ratio, frac):
+    assert perf_fraction(ratio, 0.9, 0.5) == pytest.approx(frac)
+
+
+def _results(verdict="pass", ratio=1.0, host=True):
+    r = {}
+    for d in STAGE.correctness_datasets:
+        r[f"solution.01-basic.{d.name}.correct"] = {"verdict": verdict, "host": {"pass": host}}
+    r[f"solution.01-basic.{STAGE.performance.dataset}.perf"] = {
+        "verdict": verdict, "timing": {"ratio_to_reference": ratio}}
+    return r
+
+
+def test_everything_right_earns_every_point():
+    s = score_stage(STAGE, "solution", _results())
+    assert s.points == pytest.approx(STAGE.points.public + STAGE.points.host_function + STAGE.points.performance)
+    assert s.passed
+
+
+def test_wrong_results_earn_nothing_not_even_performance():
+    s = score_stage(STAGE, "solution", _results("wrong", ratio=2.0, host=False))
+    assert s.points == 0
+    assert not s.passed
+
+
+def test_missing_results_count_as_failures():
+    s = score_stage(STAGE, "solution", {})
+    assert s.points == 0
+    assert {c.verdict for c in s.checks} == {"missing", "wrong"}
+
+
+def test_slow_but_correct_loses_only_performance_points():
+    s = score_stage(STAGE, "solution", _results(ratio=0.7))
+    assert s.points == pytest.approx(STAGE.points.public + STAGE.points.host_function + STAGE.points.performance / 2)
+
+
+def test_hidden_points_are_shared_by_the_hidden_datasets():
+    r = _results()
+    r["solution.01-basic.hidden0.correct"] = {"verdict": "pass"}
+    s = score_stage(STAGE, "solution", r, hidden_count=STAGE.hidden.count)
+    hidden = [c for c in s.checks if c.dataset.startswith("hidden")]
+    assert len(hidden) == STAGE.hidden.count
+    assert sum(c.points for c in hidden) == pytest.approx(STAGE.points.hidden / STAGE.hidden.count)

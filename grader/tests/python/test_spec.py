@@ -1,0 +1,71 @@
+"""Every stage.toml loads and follows the rules of the design; malformed specs are clear errors."""
+
+import pytest
+
+from tilelab import ROOT, spec
+
+
+def test_all_stages_load():
+    stages = spec.load_all(ROOT)
+    assert [s.id for s in stages] == sorted(s.id for s in stages)
+    assert stages and stages[0].id == "01-basic"
+
+
+@pytest.mark.parametrize("stage", spec.load_all(ROOT), ids=lambda s: s.id)
+def test_datasets_follow_the_design(stage):
+    names = {d.name for d in stage.datasets}
+    assert stage.performance.dataset in names
+    assert any(d.distribution == "integer" for d in stage.datasets), "one integer-exact dataset"
+    assert any(min(d.J, d.K, d.L) == 1 for d in stage.datasets), "a degenerate shape"
+    assert all(d.distribution != "integer" or d.K < 2**18 for d in stage.datasets)
+    sizes = {max(d.J, d.K, d.L) for d in stage.datasets}
+    if stage.api == "square" and stage.id != "02-tiled":
+        assert {15, 17} & sizes or {31, 33} & sizes, "sizes straddle a tile multiple"
+    assert stage.points.total > 0
+
+
+def _write(tmp_path, text):
+    p = tmp_path / "stage.toml"
+    p.write_text(text)
+    return p
+
+
+GOOD = """
+[stage]
+id = "99-x"
+title = "t"
+api = "square"
+[[dataset]]
+name = "a"
+width = 4
+distribution = "normal"
+seed = 1
+[performance]
+dataset = "a"
+full_credit_ratio = 0.9
+zero_credit_ratio = 0.5
+[points]
+public = 1
+hidden = 0
+host_function = 0
+performance = 1
+"""
+
+
+def test_good_spec_loads(tmp_path):
+    s = spec.load(_write(tmp_path, GOOD))
+    assert s.dataset("a").J == 4
+
+
+@pytest.mark.parametrize("old, new, msg", [
+    ('api = "square"', 'api = "cube"', "api must be one of"),
+    ("width = 4", "width = 0", "sizes must be >= 1"),
+    ('distribution = "normal"', 'distribution = "ones"', "distribution must be one of"),
+    ('dataset = "a"\nfull', 'dataset = "zz"\nfull', "'zz' is not defined"),
+    ("full_credit_ratio = 0.9", "full_credit_ratio = 0.1", "zero_credit_ratio < full_credit_ratio"),
+    ("seed = 1", "", "missing key 'seed'"),
+    ("[stage]", "[stage", "not valid TOML"),
+])
+def test_bad_spec_is_a_clear_error(tmp_path, old, new, msg):
+    with pytest.raises(spec.SpecError, match=msg):
+        spec.load(_write(tmp_path, GOOD.replace(old, new, 1)))

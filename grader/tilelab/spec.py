@@ -1,0 +1,187 @@
+"""Load and validate assignments/<stage>/stage.toml, the one spec of a stage.
+
+The schema is documented in docs/stage-spec.md; the C++ side (grader/src/spec.cpp) reads the same
+file for dataset generation and timing parameters.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import ROOT
+
+APIS = ("square", "rect")
+DISTRIBUTIONS = ("normal", "uniform", "integer")
+
+
+class SpecError(ValueError):
+    """A stage.toml that does not follow the schema; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class Dataset:
+    name: str
+    J: int
+    K: int
+    L: int
+    distribution: str
+    seed: int
+    tags: tuple[str, ...] = ()
+
+    @property
+    def flops(self) -> int:
+        return 2 * self.J * self.K * self.L
+
+
+@dataclass(frozen=True)
+class Hidden:
+    rule: str
+    count: int
+
+
+@dataclass(frozen=True)
+class Performance:
+    dataset: str
+    full_credit_ratio: float
+    zero_credit_ratio: float
+
+
+@dataclass(frozen=True)
+class Points:
+    public: float
+    hidden: float
+    host_function: float
+    performance: float
+
+    @property
+    def total(self) -> float:
+        return self.public + self.hidden + self.host_function + self.performance
+
+
+@dataclass(frozen=True)
+class Stage:
+    id: str
+    title: str
+    book: str
+    api: str
+    host_function: bool
+    tile: int
+    datasets: tuple[Dataset, ...]
+    hidden: Hidden | None
+    performance: Performance
+    points: Points
+    timeouts: dict[str, int] = field(default_factory=dict)
+    previous: str = ""
+    path: Path | None = None
+
+    def dataset(self, name: str) -> Dataset:
+        for d in self.datasets:
+            if d.name == name:
+                return d
+        raise KeyError(name)
+
+    @property
+    def correctness_datasets(self) -> tuple[Dataset, ...]:
+        """Public datasets checked for correctness (all but the performance-only ones)."""
+        return tuple(d for d in self.datasets if "perf" not in d.tags)
+
+
+def _need(table: dict, key: str, kind, where: str):
+    if key not in table:
+        raise SpecError(f"{where}: missing key '{key}'")
+    value = table[key]
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+        raise SpecError(f"{where}: '{key}' must be {kind.__name__}, got {value!r}")
+    return value
+
+
+def _dataset(entry: dict, api: str, multiple: int, where: str) -> Dataset:
+    name = _need(entry, "name", str, where)
+    where = f"{where} '{name}'"
+    if api == "square":
+        w = _need(entry, "width", int, where)
+        J = K = L = w
+    else:
+        shape = _need(entry, "shape", list, where)
+        if len(shape) != 3 or not all(isinstance(x, int) for x in shape):
+            raise SpecError(f"{where}: 'shape' must be [J, K, L], got {shape!r}")
+        J, K, L = shape
+    if min(J, K, L) < 1:
+        raise SpecError(f"{where}: sizes must be >= 1, got {J}x{K}x{L}")
+    if any(x % multiple for x in (J, K, L)):
+        raise SpecError(f"{where}: sizes must be multiples of {multiple}, got {J}x{K}x{L}")
+    dist = _need(entry, "distribution", str, where)
+    if dist not in DISTRIBUTIONS:
+        raise SpecError(f"{where}: distribution must be one of {DISTRIBUTIONS}, got {dist!r}")
+    tags = tuple(entry.get("tags", ()))
+    return Dataset(name, J, K, L, dist, _need(entry, "seed", int, where), tags)
+
+
+def load(path: Path) -> Stage:
+    path = Path(path)
+    where = str(path)
+    try:
+        with open(path, "rb") as f:
+            doc = tomllib.load(f)
+    except tomllib.TOMLDecodeError as e:
+        raise SpecError(f"{where}: not valid TOML: {e}") from None
+    s = _need(doc, "stage", dict, where)
+    api = _need(s, "api", str, f"{where} [stage]")
+    if api not in APIS:
+        raise SpecError(f"{where} [stage]: api must be one of {APIS}, got {api!r}")
+    multiple = s.get("width_multiple", 1)
+    entries = _need(doc, "dataset", list, where)
+    datasets = tuple(_dataset(e, api, multiple, f"{where} [[dataset]]") for e in entries)
+    names = [d.name for d in datasets]
+    if len(set(names)) != len(names):
+        raise SpecError(f"{where}: dataset names must be unique: {names}")
+
+    p = _need(doc, "performance", dict, where)
+    perf = Performance(
+        _need(p, "dataset", str, f"{where} [performance]"),
+        _need(p, "full_credit_ratio", float, f"{where} [performance]"),
+        _need(p, "zero_credit_ratio", float, f"{where} [performance]"),
+    )
+    if perf.dataset not in names:
+        raise SpecError(f"{where} [performance]: dataset '{perf.dataset}' is not defined")
+    if not 0 <= perf.zero_credit_ratio < perf.full_credit_ratio:
+        raise SpecError(f"{where} [performance]: need 0 <= zero_credit_ratio < full_credit_ratio")
+
+    hidden = None
+    if "hidden" in doc:
+        h = doc["hidden"]
+        hidden = Hidden(_need(h, "rule", str, f"{where} [hidden]"),
+                        _need(h, "count", int, f"{where} [hidden]"))
+
+    pt = _need(doc, "points", dict, where)
+    points = Points(*(float(_need(pt, k, float, f"{where} [points]"))
+                      for k in ("public", "hidden", "host_function", "performance")))
+
+    return Stage(
+        id=_need(s, "id", str, f"{where} [stage]"),
+        title=_need(s, "title", str, f"{where} [stage]"),
+        book=s.get("book", ""),
+        api=api,
+        host_function=bool(s.get("host_function", False)),
+        tile=int(s.get("tile", 16)),
+        datasets=datasets,
+        hidden=hidden,
+        performance=perf,
+        points=points,
+        timeouts=dict(doc.get("timeouts", {})),
+        previous=s.get("previous", ""),
+        path=path,
+    )
+
+
+def stage_dirs(root: Path = ROOT) -> list[Path]:
+    """Every assignments/<stage>/ that holds a stage.toml, in stage order."""
+    return sorted(p.parent for p in (root / "assignments").glob("*/stage.toml"))
+
+
+def load_all(root: Path = ROOT) -> list[Stage]:
+    return [load(d / "stage.toml") for d in stage_dirs(root)]

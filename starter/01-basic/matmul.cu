@@ -1,0 +1,45 @@
+// Starter file, generated from the reference solution by `./tilelab starter`.
+// Stage 01-basic: one thread per element of P (PMPP 4th ed., section 3.4, Fig. 3.11).
+//
+// P = M N for square Width x Width matrices, row-major float. launch_matmul takes device
+// pointers; matmul_host takes host pointers and does the whole round trip itself.
+#include <cuda_runtime.h>
+#include <cstdio>
+
+#define BLOCK_WIDTH 16
+
+// Stops matmul_host with a message naming the failed call; the grader sees P_h left unwritten.
+#define CUDA_CHECK(call)                                                             \
+    do {                                                                             \
+        cudaError_t err_ = (call);                                                   \
+        if (err_ != cudaSuccess) {                                                   \
+            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
+                    cudaGetErrorString(err_));                                       \
+            return;                                                                  \
+        }                                                                            \
+    } while (0)
+
+// Thread (Row, Col) computes P[Row][Col], the dot product of row Row of M and column Col of N.
+__global__ void MatrixMulKernel(const float* M, const float* N, float* P, int Width) {
+    // TODO (1): compute Row (from the y dimension) and Col (from x); if both lie inside P, set
+    //   P[Row][Col] to the dot product of row Row of M and column Col of N
+}
+
+// M, N, P are device pointers. Launches one thread per element of P and returns (asynchronously).
+void launch_matmul(const float* M, const float* N, float* P, int Width) {
+    // TODO (2): use BLOCK_WIDTH x BLOCK_WIDTH blocks and enough of them to cover every element of P
+    //   (ceiling division)
+    dim3 dimBlock(1, 1);
+    dim3 dimGrid(1, 1);
+    MatrixMulKernel<<<dimGrid, dimBlock>>>(M, N, P, Width);
+}
+
+// M_h, N_h, P_h are host pointers: allocate device memory, copy M and N in, launch, copy P
+// back, free. Every CUDA call is checked, the launch included.
+void matmul_host(const float* M_h, const float* N_h, float* P_h, int Width) {
+    size_t size = (size_t)Width * Width * sizeof(float);
+    float *M_d = nullptr, *N_d = nullptr, *P_d = nullptr;
+    // TODO (3): allocate M_d, N_d, P_d; copy M_h and N_h to the device; call launch_matmul and
+    //   check the launch; copy P_d back to P_h; free all three (wrap every call in CUDA_CHECK)
+    (void)size; (void)M_h; (void)N_h; (void)P_h; (void)M_d; (void)N_d; (void)P_d;
+}
