@@ -68,9 +68,13 @@ nlohmann::json report(const cudaDeviceProp& prop) {
   limit["registers"] = a.numRegs > 0 ? prop.regsPerMultiprocessor / (regs_per_warp * warps) : limit["blocks"];
   limit["shared_memory"] =
       smem > 0 ? int(prop.sharedMemPerMultiprocessor / (smem + prop.reservedSharedMemPerBlock)) : limit["blocks"];
-  std::string binding = "blocks";
-  for (const auto& [k, v] : limit)
-    if (v < limit[binding]) binding = k;
+  // Ties are common (16x16 blocks hit the thread and register limits together): list them all,
+  // naming the book's first suspects first.
+  int least = limit["blocks"];
+  for (const auto& [k, v] : limit) least = std::min(least, v);
+  std::vector<std::string> binding;
+  for (const char* k : {"threads", "registers", "shared_memory", "blocks"})
+    if (limit[k] == least) binding.push_back(k);
   int active = 0;
   if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&active, l.func, threads, l.smem) != cudaSuccess) {
     cudaGetLastError();
@@ -87,7 +91,8 @@ nlohmann::json report(const cudaDeviceProp& prop) {
       {"active_threads_per_sm", active > 0 ? active * threads : 0},
       {"fraction", active > 0 ? double(active * warps * prop.warpSize) / prop.maxThreadsPerMultiProcessor : 0.0},
       {"limits", limit},
-      {"binding_limit", binding},
+      {"binding_limit", binding.front()},
+      {"binding_limits", binding},
   };
   return out;
 }

@@ -228,6 +228,17 @@ int run(int argc, char** argv) {
     r["hint_code"] = diag.code;
     r["hint"] = diag.hint;
     if (!pass) return finish(r, kWrong, "wrong result on " + d.spec.name + " (" + s.str() + ")");
+    // Read from the compiled kernel's attributes (static + dynamic), never from the source text.
+    if (spec.requires_shared_memory && out.launch.contains("kernel")) {
+      const auto shared = out.launch["kernel"].value("static_shared_bytes", int64_t(0)) +
+                          out.launch.value("dynamic_shared_bytes", int64_t(0));
+      if (shared == 0) {
+        r["hint_code"] = "no-shared-memory";
+        r["hint"] = "The result is right, but the kernel uses no shared memory: this stage is about "
+                    "loading tiles of M and N into __shared__ arrays (Mds, Nds) and reusing them.";
+        return finish(r, kWrong, "kernel uses no shared memory");
+      }
+    }
     if (check == "correct") return finish(r, kPass, "correct on " + d.spec.name + " (" + s.str() + ")");
 
     // ---- perf: the library reference must itself pass the rule, then everything is timed ----

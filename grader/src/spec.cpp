@@ -72,6 +72,7 @@ StageSpec load_stage_spec(const std::filesystem::path& path) {
   if (s.api != "square" && s.api != "rect") throw BadInput(w + ": [stage] api must be square or rect");
   s.host_function = doc["stage"]["host_function"].value_or(false);
   s.tile = int(doc["stage"]["tile"].value_or(int64_t(16)));
+  s.requires_shared_memory = doc["stage"]["requires_shared_memory"].value_or(false);
 
   const toml::array* entries = doc["dataset"].as_array();
   if (!entries) throw BadInput(w + ": no [[dataset]] entries");

@@ -74,6 +74,7 @@ class Stage:
     points: Points
     timeouts: dict[str, int] = field(default_factory=dict)
     previous: str = ""
+    requires_shared_memory: bool = False
     path: Path | None = None
 
     def dataset(self, name: str) -> Dataset:
@@ -174,6 +175,7 @@ def load(path: Path) -> Stage:
         points=points,
         timeouts=dict(doc.get("timeouts", {})),
         previous=s.get("previous", ""),
+        requires_shared_memory=bool(s.get("requires_shared_memory", False)),
         path=path,
     )
 
@@ -184,4 +186,16 @@ def stage_dirs(root: Path = ROOT) -> list[Path]:
 
 
 def load_all(root: Path = ROOT) -> list[Stage]:
-    return [load(d / "stage.toml") for d in stage_dirs(root)]
+    stages = [load(d / "stage.toml") for d in stage_dirs(root)]
+    by_id = {s.id: s for s in stages}
+    for s in stages:
+        if s.path and s.id != s.path.parent.name:
+            raise SpecError(f"{s.path}: [stage] id '{s.id}' differs from its folder '{s.path.parent.name}'")
+        if s.previous:
+            prev = by_id.get(s.previous)
+            if prev is None:
+                raise SpecError(f"{s.path}: previous stage '{s.previous}' does not exist")
+            if prev.api != s.api:
+                raise SpecError(f"{s.path}: previous stage '{s.previous}' has api '{prev.api}', "
+                                f"this stage '{s.api}': its reference cannot be timed on these shapes")
+    return stages

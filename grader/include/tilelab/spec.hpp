@@ -31,6 +31,7 @@ struct StageSpec {
   std::string api;  // "square" or "rect"
   bool host_function = false;
   int tile = 16;
+  bool requires_shared_memory = false;  // the compiled kernel must use __shared__ memory
   std::vector<DatasetSpec> datasets;
   std::optional<HiddenRule> hidden;
   PerfSpec perf;
