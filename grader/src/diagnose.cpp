@@ -61,8 +61,8 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
                   (r0 < J && c0 < L ? " and " : "") +
                   (c0 < L ? std::to_string(L - c0) + " columns" : std::string()) +
                   " of P were never written: the grid does not cover P. Compute the number of "
-                  "blocks with a ceiling division, (Width + BLOCK - 1) / BLOCK, in x (columns) "
-                  "and y (rows)."};
+                  "blocks with a ceiling division, (size + BLOCK - 1) / BLOCK, in x for the "
+                  "columns and in y for the rows."};
     return {"partly-unwritten",
             "Some elements of P were never written (they still hold NaN): threads returned early, "
             "or the store of P is guarded by the wrong condition."};
@@ -71,7 +71,7 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
   // All finite. Cheap alternatives first: transposed result, then swapped operands (small only).
   if (s.square() && J <= 1024) {
     const Matrix Mt = transposed(M), Nt = transposed(N);
-    const std::vector<double> absMN = product_f64(M, N, true);
+    const std::vector<double> absMN = product_f64(M, N, true);  // the bound's scale, as in the check
     std::vector<double> PrefT(Pref.size());
     for (int64_t i = 0; i < J; ++i)
       for (int64_t j = 0; j < L; ++j) PrefT[size_t(j * L + i)] = Pref[size_t(i * L + j)];
@@ -89,6 +89,34 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
               "row Row is M[Row*Width + k]."};
   }
 
+  bool all_zero = true;
+  for (float v : P.data) all_zero = all_zero && v == 0.0f;
+  if (all_zero)
+    return {"all-zero",
+            "Every element of P is 0: the kernel stores its sum, but no term was ever added. Does "
+            "the phase (or k) loop run at all? Check its bound, e.g. a rounded-down "
+            "Width / TILE_WIDTH that is 0 for small sizes."};
+
+  // Out-of-range threads that store anyway write their sum (0, from zero-padded tiles) past the
+  // end of their row, i.e. over the first columns of the next row.
+  const std::vector<double> absMN = product_f64(M, N, true);
+  const ToleranceRule rule;
+  bool zeros_at_row_starts = r.wrong > 0;
+  for (int64_t i = 0; i < J && zeros_at_row_starts; ++i)
+    for (int64_t j = 0; j < L; ++j) {
+      const size_t e = size_t(i * L + j);
+      const bool bad = std::fabs(P.data[e] - Pref[e]) > rule.allowed(absMN[e], s.K);
+      if (bad && (P.data[e] != 0.0f || j >= r.tile)) {
+        zeros_at_row_starts = false;
+        break;
+      }
+    }
+  if (zeros_at_row_starts && L % r.tile != 0)
+    return {"unguarded-store",
+            "Elements at the start of some rows hold 0: threads whose Col lies outside P still "
+            "stored their result, past the end of their row and into the next one. Guard the "
+            "store: if (Row < rows && Col < columns)."};
+
   const double wrong_fraction = double(r.wrong) / double(r.checked);
   if (wrong_fraction > 0.5 && r.rel_fro_error < 1e-2)
     return {"low-precision",
@@ -102,7 +130,9 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
   const int64_t last_tile_row = (J - 1) / tile, last_tile_col = (L - 1) / tile;
   for (const auto& [ti, tj] : r.wrong_tiles)
     if (ti != last_tile_row && tj != last_tile_col) edge_only = false;
-  if (edge_only && ragged && r.wrong_tile_count <= last_tile_row + last_tile_col + 1)
+  // Only meaningful when P has tiles off the edge that came out right.
+  const bool has_interior = last_tile_row > 0 && last_tile_col > 0;
+  if (edge_only && ragged && has_interior && r.wrong_tile_count <= last_tile_row + last_tile_col + 1)
     return {"boundary",
             "Only the last row or column of tiles is wrong: an edge load or the store is not "
             "bounds-checked, or the out-of-range tile elements are not set to 0."};

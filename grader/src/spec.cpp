@@ -34,10 +34,13 @@ DatasetSpec StageSpec::hidden_dataset(uint64_t seed, int index) const {
     throw BadInput("hidden index " + std::to_string(index) + " is outside 0.." +
                    std::to_string(h.count - 1));
   uint64_t state = mix(seed ^ hash_string(id)) ^ mix(uint64_t(index) + 1);
+  // Sizes are m * q for q uniform in [ceil(min / m), floor(max / m)], redrawn while they hit
+  // avoid_multiple_of (load_stage_spec checked that some size qualifies).
+  const int64_t m = h.multiple_of, lo = (h.min + m - 1) / m, hi = h.max / m;
   auto draw = [&]() {
     for (;;) {
       state = mix(state);
-      const int64_t v = h.min + int64_t(state % uint64_t(h.max - h.min + 1));
+      const int64_t v = m * (lo + int64_t(state % uint64_t(hi - lo + 1)));
       if (h.avoid_multiple_of == 0 || v % h.avoid_multiple_of != 0) return v;
     }
   };
@@ -110,7 +113,12 @@ StageSpec load_stage_spec(const std::filesystem::path& path) {
     h.max = need<int64_t>(doc["hidden"]["max"], w + " [hidden] max");
     h.avoid_multiple_of = doc["hidden"]["avoid_multiple_of"].value_or(int64_t(0));
     h.distribution = parse_distribution(doc["hidden"]["distribution"].value_or(std::string("normal")));
+    h.multiple_of = doc["hidden"]["multiple_of"].value_or(int64_t(1));
     if (h.min < 1 || h.max < h.min) throw BadInput(w + ": [hidden] needs 1 <= min <= max");
+    if (h.multiple_of < 1 || (h.min + h.multiple_of - 1) / h.multiple_of > h.max / h.multiple_of)
+      throw BadInput(w + ": [hidden] no multiple of multiple_of lies in [min, max]");
+    if (h.avoid_multiple_of > 0 && h.avoid_multiple_of <= h.multiple_of && h.multiple_of % h.avoid_multiple_of == 0)
+      throw BadInput(w + ": [hidden] every multiple of multiple_of is also a multiple of avoid_multiple_of");
     s.hidden = h;
   }
 

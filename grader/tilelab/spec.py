@@ -75,6 +75,7 @@ class Stage:
     timeouts: dict[str, int] = field(default_factory=dict)
     previous: str = ""
     requires_shared_memory: bool = False
+    width_multiple: int = 1
     path: Path | None = None
 
     def dataset(self, name: str) -> Dataset:
@@ -176,6 +177,7 @@ def load(path: Path) -> Stage:
         timeouts=dict(doc.get("timeouts", {})),
         previous=s.get("previous", ""),
         requires_shared_memory=bool(s.get("requires_shared_memory", False)),
+        width_multiple=int(multiple),
         path=path,
     )
 

@@ -16,6 +16,7 @@ struct HiddenRule {
   int count = 0;
   int64_t min = 1, max = 1;
   int64_t avoid_multiple_of = 0;  // 0: no restriction
+  int64_t multiple_of = 1;        // every drawn size is a multiple of this (02-tiled: 32)
   Distribution distribution = Distribution::Normal;
 };
 

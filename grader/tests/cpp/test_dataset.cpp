@@ -123,6 +123,57 @@ dataset = "a"
   CHECK_THROWS_AS(spec.hidden_dataset(42, 5), BadInput);
 }
 
+TEST_CASE("hidden sizes can be restricted to multiples of a tile") {
+  const auto path = fs::temp_directory_path() / "tilelab_test_multiple.toml";
+  std::ofstream(path) << R"(
+[stage]
+id = "98-test"
+api = "rect"
+[[dataset]]
+name = "a"
+shape = [32, 32, 32]
+distribution = "normal"
+seed = 1
+[hidden]
+rule = "multiples of 32 in [32, 1536]"
+count = 6
+min = 20
+max = 1536
+multiple_of = 32
+[performance]
+dataset = "a"
+)";
+  const StageSpec spec = load_stage_spec(path);
+  for (int i = 0; i < 6; ++i) {
+    const Shape s = spec.hidden_dataset(7, i).shape;
+    for (int64_t v : {s.J, s.K, s.L}) {
+      CHECK(v % 32 == 0);
+      CHECK(v >= 32);
+      CHECK(v <= 1536);
+    }
+  }
+  std::ofstream(path) << R"(
+[stage]
+id = "98-test"
+api = "square"
+[[dataset]]
+name = "a"
+width = 32
+distribution = "normal"
+seed = 1
+[hidden]
+rule = "impossible"
+count = 1
+min = 1
+max = 100
+multiple_of = 32
+avoid_multiple_of = 8
+[performance]
+dataset = "a"
+)";
+  CHECK_THROWS_WITH_AS(load_stage_spec(path), doctest::Contains("also a multiple"), BadInput);
+}
+
 TEST_CASE("a malformed spec is a clear error") {
   const auto path = fs::temp_directory_path() / "tilelab_test_bad.toml";
   std::ofstream(path) << "[stage]\nid = \"x\"\napi = \"triangle\"\n";

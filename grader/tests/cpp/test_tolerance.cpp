@@ -196,6 +196,20 @@ TEST_CASE("diagnosis names the likely bug") {
   CHECK(diag(multiply(c.d.M, c.d.N, sequential(true, -1, 16, 10))) == "low-precision");
   CHECK(diag(multiply(c.d.M, c.d.N, sequential(true, 1, 16))) == "wrong-sum");
 
+  Matrix zeros = good;
+  std::fill(zeros.data.begin(), zeros.data.end(), 0.0f);
+  CHECK(diag(zeros) == "all-zero");
+
+  Matrix spill = good;  // 40 = 2.5 tiles: columns 40..47 of each row land on 0..7 of the next
+  for (int64_t i = 1; i < 40; ++i)
+    for (int64_t j = 0; j < 8; ++j) spill.at(i, j) = 0.0f;
+  CHECK(diag(spill) == "unguarded-store");
+
+  Matrix edge_tiles = good;  // only the last row of tiles wrong, the interior right
+  for (int64_t i = 32; i < 40; ++i)
+    for (int64_t j = 0; j < 40; ++j) edge_tiles.at(i, j) += 1.0f;
+  CHECK(diag(edge_tiles) == "boundary");
+
   Matrix race = good;  // two interior tiles with stale values
   for (int64_t i = 0; i < 16; ++i)
     for (int64_t j = 16; j < 32; ++j) race.at(i, j) *= 0.5f;
