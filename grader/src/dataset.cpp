@@ -1,6 +1,7 @@
 #include "tilelab/dataset.hpp"
 
 #include <cblas.h>
+#include <unistd.h>
 
 #include <cmath>
 #include "tilelab/random.hpp"
@@ -90,8 +91,13 @@ Dataset make_dataset(const DatasetSpec& spec) {
   return d;
 }
 
-void write_dataset(const std::filesystem::path& dir, const Dataset& d) {
-  std::filesystem::create_directories(dir);
+void write_dataset(const std::filesystem::path& final_dir, const Dataset& d) {
+  // Written beside its final place and renamed into it, so build trees that share a datasets
+  // folder never see half a dataset; when two write the same one, the first rename wins.
+  namespace fs = std::filesystem;
+  const fs::path dir = final_dir.string() + ".tmp" + std::to_string(::getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
   write_npy(dir / "M.npy", d.M);
   write_npy(dir / "N.npy", d.N);
   write_npy(dir / "P.npy", to_f32(d.P, d.spec.shape.J, d.spec.shape.L));
@@ -101,6 +107,10 @@ void write_dataset(const std::filesystem::path& dir, const Dataset& d) {
                          {"distribution", to_string(d.spec.distribution)},
                          {"tags", d.spec.tags}};
   std::ofstream(dir / "meta.json") << meta.dump(2) << "\n";
+  fs::remove_all(final_dir);  // a stale or partial dataset of an older spec
+  std::error_code ec;
+  fs::rename(dir, final_dir, ec);
+  if (ec) fs::remove_all(dir);  // another writer put the same dataset there first
 }
 
 Dataset read_dataset(const std::filesystem::path& dir) {

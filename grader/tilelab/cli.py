@@ -1,11 +1,19 @@
-"""The `tilelab` command: a thin CLI over plain functions in this package."""
+"""The `tilelab` command: a thin CLI over plain functions in this package. Each cmd_* only
+parses, calls one function and prints what it returned."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
+from pathlib import Path
 
 from . import ROOT
+
+
+def _mib(text: str) -> int:
+    return int(float(text) * (1 << 20))
 
 
 def cmd_starter(args) -> int:
@@ -28,36 +36,236 @@ def cmd_setup(args) -> int:
 def cmd_grade(args) -> int:
     from . import grade
 
+    formats = tuple(args.format or ("gradescope", "grade"))
     return grade.grade(stages=args.stages, submission=args.submission, backend=args.backend,
-                       hidden=args.hidden, seed=args.seed, build_dir=args.build_dir)
+                       hidden=args.hidden, seed=args.seed, build_dir=args.build_dir, impl=args.impl,
+                       out=args.out, formats=formats, jobs=args.jobs)
+
+
+def cmd_batch(args) -> int:
+    from . import batch, progress, table
+
+    opts = batch.BatchOptions(out=Path(args.out), jobs=args.jobs, backend=args.backend, stages=args.stage or None,
+                              hidden=args.hidden, seed=args.seed, build_timeout=args.timeout,
+                              check_timeout=args.timeout, memory_bytes=_mib(args.memory_mib) if args.memory_mib else None,
+                              isolate_network=not args.allow_network, keep_builds=args.keep_builds,
+                              regrade=args.regrade)
+    if opts.hidden and not opts.seed:
+        print("tilelab: --hidden needs --seed")
+        return 4
+    from .submission import discover
+
+    n = len(discover(Path(args.submissions)))
+    with progress.Progress(n, "grading") as bar:
+        def event(name, report, reused):
+            bar.advance(("(done before) " if reused else "") + table.summary_line(report))
+        summary = batch.run_batch(Path(args.submissions), opts, on_event=event)
+    print(f"gradebook: {summary.gradebook}")
+    print(f"reports:   {opts.out / 'index.html'}")
+    print(f"graded {len(summary.graded)}, reused {len(summary.reused)}"
+          + (f"; problems: {', '.join(summary.problems)}" if summary.problems else ""))
+    if summary.interrupted:
+        print("interrupted: run the same command again to finish (finished students are not regraded)")
+        return 130
+    return 0
+
+
+def cmd_release(args) -> int:
+    from . import release
+
+    try:
+        rel = release.make(Path(args.out), force=args.force)
+    except FileExistsError as e:
+        print(f"tilelab: {e}")
+        return 4
+    problems = release.leaks(rel.out)
+    print(f"wrote the student repository to {rel.out} ({len(rel.files)} files; adapted: {', '.join(rel.changed)})")
+    for p in problems:
+        print(f"LEAK: {p}")
+    print(f"check it: cd {rel.out} && cmake --preset student && cmake --build --preset student && ctest --preset student")
+    return 1 if problems else 0
+
+
+def cmd_gradescope(args) -> int:
+    from . import gradescope
+
+    if args.make_zip:
+        cfg = gradescope.AutograderConfig(stages=args.stage or [], seed=args.seed or "", backend=args.backend,
+                                          hidden_visibility=args.hidden_visibility)
+        names = gradescope.make_zip(Path(args.make_zip), cfg)
+        print(f"wrote {args.make_zip} ({len(names)} files; upload it as the autograder of a Gradescope "
+              f"programming assignment; base image Ubuntu 24.04)")
+        if not cfg.seed:
+            print("note: no --seed given, so the hidden datasets are not graded")
+        return 0
+    if args.prepare:
+        return gradescope.prepare(Path(args.build_dir or gradescope.GRADESCOPE["build"]))
+    fmt = "prairielearn" if args.prairielearn else "gradescope"
+    report, path = gradescope.autograde(fmt, args.submission and Path(args.submission),
+                                        args.results and Path(args.results), args.build_dir and Path(args.build_dir))
+    from .table import summary_line
+
+    print(summary_line(report))
+    print(f"wrote {path}")
+    return 0  # the platform reads the score from the results file
+
+
+def cmd_bench(args) -> int:
+    from . import bench, grade
+
+    if not grade.gpu_available():
+        print("tilelab bench: no usable NVIDIA GPU here (see ./tilelab doctor); nothing to time")
+        return 77
+    rows, device = bench.run(Path(args.build_dir), args.stage or None, args.sizes, args.timeout,
+                             on_step=lambda s: print(f"tilelab: timing {s} ...", flush=True))
+    print(f"device: {device.get('name', '?')}, FP32 peak {device.get('fp32_peak_gflops', 0):.0f} GFLOP/s")
+    print("\n".join(bench.table_lines(rows)))
+    for p in bench.save(rows, device, Path(args.out)):
+        print(f"wrote {p}")
+    return 0 if all(r.verdict == "pass" for r in rows) else 1
+
+
+def cmd_calibrate(args) -> int:
+    from . import calibrate, grade
+
+    if not grade.gpu_available():
+        print("tilelab calibrate: no usable NVIDIA GPU here; thresholds must be calibrated on the grading GPU")
+        return 77
+    sugg, device = calibrate.run(Path(args.build_dir), args.stage or None, args.repeats,
+                                 on_step=lambda s: print(f"tilelab: {s} ...", flush=True))
+    print(f"{'stage':16} {'runs':>4} {'self ratio':>18} {'vs previous':>12} {'now full/zero':>14} {'suggest':>12}")
+    for s in sugg:
+        sr = f"{min(s.self_ratios):.3f}..{max(s.self_ratios):.3f}" if s.self_ratios else "-"
+        pr = f"{sorted(s.previous_ratios)[len(s.previous_ratios) // 2]:.2f}x" if s.previous_ratios else "-"
+        now = f"{s.current[0]}/{s.current[1]}" if s.current else "-"
+        sug = f"{s.full_credit_ratio}/{s.zero_credit_ratio}" if s.full_credit_ratio else "-"
+        print(f"{s.stage:16} {len(s.self_ratios):>4} {sr:>18} {pr:>12} {now:>14} {sug:>12}  {s.note}")
+    for s in sugg:
+        if s.full_credit_ratio is None:
+            continue
+        if args.write:
+            path = ROOT / "assignments" / s.stage / "stage.toml"
+            calibrate.write_thresholds(path, s.full_credit_ratio, s.zero_credit_ratio)
+            print(f"updated {path}")
+        else:
+            print(calibrate.toml_snippet(s, device))
+    if not args.write:
+        print("(re-run with --write to put these values into the stage.toml files)")
+    return 0
+
+
+def cmd_doctor(args) -> int:
+    from . import doctor
+
+    lines, rc = doctor.report(doctor.checks())
+    print("\n".join(lines))
+    return rc
+
+
+def cmd_report(args) -> int:
+    from . import grade, table
+    from .model import GradeReport
+
+    report = GradeReport.from_dict(json.loads(Path(args.grade_json).read_text()))
+    table.print_report(report)
+    for p in grade.write_outputs(report, Path(args.out or Path(args.grade_json).parent), tuple(args.format)):
+        print(f"wrote {p}")
+    return grade.exit_status(report)
 
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="tilelab", description="Tiled matrix multiplication course kit")
     sub = ap.add_subparsers(dest="command", required=True)
+    cpus = os.cpu_count() or 1
 
     p = sub.add_parser("setup", help="install what the kit needs, build it, grade the reference solutions")
     p.add_argument("--no-grade", action="store_true", help="install and build only")
     p.add_argument("-y", "--yes", action="store_true", help="do not ask before installing packages")
     p.set_defaults(func=cmd_setup)
 
-    p = sub.add_parser("grade", help="build and check stages; print a score table")
+    p = sub.add_parser("grade", help="build and check stages; print a score table; write results.json")
     p.add_argument("stages", nargs="*", help="stages to grade (default: all)")
-    p.add_argument("--submission", help="a folder shaped like starter/ (default: your starter/ files)")
+    p.add_argument("--submission", help="a folder or zip shaped like starter/ (default: your starter/ files)")
+    p.add_argument("--impl", choices=["starter", "solution", "submission"], help=argparse.SUPPRESS)
     p.add_argument("--backend", choices=["gpu", "emu", "auto"], default="auto")
     p.add_argument("--hidden", action="store_true", help="also run the hidden datasets")
     p.add_argument("--seed", help="grading seed for --hidden")
     p.add_argument("--build-dir", help="build tree to use (default: a scratch folder under build/)")
+    p.add_argument("--out", help="where results.json and grade.json go (default: the build tree)")
+    p.add_argument("--format", action="append", choices=["gradescope", "prairielearn", "classroom", "grade", "html"],
+                   help="outputs to write (repeatable; default: gradescope and grade)")
+    p.add_argument("-j", "--jobs", type=int, default=cpus, help="parallel compile jobs")
     p.set_defaults(func=cmd_grade)
+
+    p = sub.add_parser("batch", help="grade a folder of submissions into a gradebook")
+    p.add_argument("submissions", help="one folder or .zip per student")
+    p.add_argument("--out", required=True, help="gradebook.csv, index.html and students/<name>/ go here")
+    p.add_argument("-j", "--jobs", type=int, default=max(1, cpus // 2), help="submissions built at once")
+    p.add_argument("--backend", choices=["gpu", "emu", "auto"], default="auto")
+    p.add_argument("--stage", action="append", help="grade only this stage (repeatable)")
+    p.add_argument("--hidden", action="store_true")
+    p.add_argument("--seed")
+    p.add_argument("--timeout", type=float, default=1200, help="seconds per stage, for the build and the checks each")
+    p.add_argument("--memory-mib", type=float, default=8192, help="memory limit per build or check run (0: none)")
+    p.add_argument("--allow-network", action="store_true", help="do not cut the network for student code")
+    p.add_argument("--keep-builds", action="store_true", help="keep each student's build tree")
+    p.add_argument("--regrade", action="store_true", help="regrade everyone, even students already done")
+    p.set_defaults(func=cmd_batch)
+
+    p = sub.add_parser("release", help="write the student repository (no solutions, no seeds)")
+    p.add_argument("out")
+    p.add_argument("--force", action="store_true", help="replace OUT if it exists")
+    p.set_defaults(func=cmd_release)
 
     p = sub.add_parser("starter", help="regenerate starter/ from solutions/")
     p.add_argument("--check", action="store_true", help="only report starters that drifted")
     p.set_defaults(func=cmd_starter)
+
+    p = sub.add_parser("gradescope", help="autograder entry (Gradescope, PrairieLearn) and its zip")
+    p.add_argument("--submission", help="default /autograder/submission (PrairieLearn: /grade/student)")
+    p.add_argument("--results", help="default /autograder/results/results.json (PrairieLearn: /grade/results/results.json)")
+    p.add_argument("--build-dir", help="default /autograder/build")
+    p.add_argument("--prairielearn", action="store_true", help="write PrairieLearn's results format")
+    p.add_argument("--prepare", action="store_true", help="build the kit once (setup.sh does this)")
+    p.add_argument("--make-zip", metavar="ZIP", help="write the Gradescope autograder zip and stop")
+    p.add_argument("--stage", action="append", help="with --make-zip: the stages this assignment grades")
+    p.add_argument("--seed", help="with --make-zip: the grading seed for the hidden datasets")
+    p.add_argument("--backend", choices=["gpu", "emu", "auto"], default="auto")
+    p.add_argument("--hidden-visibility", default="after_published",
+                   choices=["hidden", "after_due_date", "after_published", "visible"])
+    p.set_defaults(func=cmd_gradescope)
+
+    p = sub.add_parser("bench", help="time every stage's solution and cuBLAS at several sizes")
+    p.add_argument("--stage", action="append")
+    p.add_argument("--sizes", type=int, nargs="+", default=[256, 512, 1024, 2048, 4096])
+    p.add_argument("--timeout", type=float, default=300)
+    p.add_argument("--build-dir", default=str(ROOT / "build" / "bench"))
+    p.add_argument("--out", default=str(ROOT / "build" / "bench" / "out"))
+    p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("calibrate", help="suggest stage.toml performance thresholds for this GPU")
+    p.add_argument("--stage", action="append")
+    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--write", action="store_true", help="write the suggestions into assignments/*/stage.toml")
+    p.add_argument("--build-dir", default=str(ROOT / "build" / "calibrate"))
+    p.set_defaults(func=cmd_calibrate)
+
+    p = sub.add_parser("doctor", help="what this machine has, and how to get what is missing")
+    p.set_defaults(func=cmd_doctor)
+
+    p = sub.add_parser("report", help="re-render a grade.json as a table, results.json, HTML ...")
+    p.add_argument("grade_json")
+    p.add_argument("--out")
+    p.add_argument("--format", action="append", default=None,
+                   choices=["gradescope", "prairielearn", "classroom", "grade", "html"])
+    p.set_defaults(func=cmd_report)
     return ap
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if getattr(args, "command", "") == "report" and not args.format:
+        args.format = ["html"]
     return args.func(args)
 
 

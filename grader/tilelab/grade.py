@@ -1,141 +1,215 @@
 """`tilelab grade`: configure a scratch build tree, build each stage's runner, run its checks
-through CTest, read the runner's JSON results and print a score table.
+through CTest, read the runner's JSON results and score them (scoring.py).
 
-Measuring stays in C++ (the runner) and scoring in scoring.py; this module only drives CMake and
-CTest and reads result files -- it never parses human-readable output.
+run() returns a GradeReport (model.py) and prints nothing; grade() is the command: it prints the
+table and writes results.json. Nothing here parses human-readable output.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
 import subprocess
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
-from . import ROOT, spec
-from .scoring import StageScore, score_stage
+from . import ROOT, forbidden, results as results_mod, spec, submission as submission_mod
+from .model import GradeReport, device_of
+from .scoring import StageScore, fail_stage, score_stage
+from .tree import Tree, compile_excerpt, log_tail, select
 
 BUILD_ROOT = ROOT / "build"
 
 
-def _run(cmd: list[str], log: Path | None = None, **kw) -> subprocess.CompletedProcess:
-    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
-    if log:
-        log.parent.mkdir(parents=True, exist_ok=True)
-        log.write_text(f"$ {' '.join(cmd)}\n{p.stdout}\n{p.stderr}")
-    return p
+@dataclass
+class GradeOptions:
+    stages: list[str] | None = None       # default: every stage (of the submission, when given)
+    submission: Path | None = None        # a folder or zip shaped like starter/
+    name: str = ""                        # shown in reports (default: the submission's name)
+    impl: str | None = None               # solution | starter | submission (default from submission)
+    backend: str = "auto"                 # gpu | emu | auto
+    hidden: bool = False
+    seed: str | None = None
+    build_dir: Path | None = None
+    jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
+    build_timeout: float = 1800
+    check_timeout: float | None = None    # per stage; default: the sum of its checks' timeouts
+    memory_bytes: int | None = None
+    isolate_network: bool = False
+    check_lock: contextlib.AbstractContextManager | None = None   # held while checks run (the GPU)
+    on_step: Callable[[str], None] | None = None                  # progress: "building 02-tiled" ...
 
 
-def configure(build: Path, impl: str, submission: Path | None, seed: str | None,
-              backend: str = "auto") -> subprocess.CompletedProcess:
-    cmd = ["cmake", "-S", str(ROOT), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release",
-           f"-DTILELAB_IMPLS={impl if impl != 'submission' else ''}",
-           "-DTILELAB_STARTER_EXPECT_FAIL=OFF",
-           f"-DTILELAB_GRADING_SEED={seed or ''}",
-           f"-DTILELAB_CUDA={'OFF' if backend == 'emu' else 'AUTO'}"]
-    if submission:
-        cmd.append(f"-DTILELAB_SUBMISSION={submission.resolve()}")
-    return _run(cmd, build / "logs" / "configure.log")
-
-
-def build_stage(build: Path, impl: str, stage_id: str, backend: str) -> subprocess.CompletedProcess:
-    target = f"run-{impl}-{stage_id}-{backend}"
-    return _run(["cmake", "--build", str(build), "--parallel", "--target", "datasets", target],
-                build / "logs" / f"build-{stage_id}.log")
-
-
-def run_checks(build: Path, impl: str, stage_id: str, backend: str) -> None:
-    junit = build / "results" / f"junit-{impl}-{stage_id}.xml"
-    _run(["ctest", "--test-dir", str(build), "-L", f"^{stage_id}$", "-L", f"^{impl}$", "-L", f"^{backend}$",
-          "--output-junit", str(junit), "--timeout", "900"], build / "logs" / f"ctest-{stage_id}.log")
-
-
-def read_results(build: Path, impl: str, stage_id: str) -> dict[str, dict]:
-    out = {}
-    for f in (build / "results").glob(f"{impl}.{stage_id}.*.json"):
-        try:
-            out[f.stem] = json.loads(f.read_text())
-        except ValueError:
-            pass  # a half-written file is a missing result
-    return out
+class UsageError(ValueError):
+    pass
 
 
 def gpu_available() -> bool:
     smi = shutil.which("nvidia-smi")
     if not smi:
         return False
-    return subprocess.run([smi, "-L"], capture_output=True).returncode == 0
-
-
-def print_table(scores: list[StageScore]) -> None:
     try:
-        from rich.console import Console
-        from rich.table import Table
-    except ImportError:  # before ./tilelab setup has installed rich
-        for s in scores:
-            print(f"== {s.stage}: {s.points:.1f} / {s.max_points:.1f}")
-            for c in s.checks:
-                print(f"  {c.dataset:14} {c.check:8} {c.verdict:8} {c.points:5.1f}/{c.max_points:<5.1f} {c.message}")
-                if c.hint and c.verdict != "pass":
-                    print(f"      hint: {c.hint}")
-        return
-    console = Console()
-    for s in scores:
-        t = Table(title=f"{s.stage}: {s.points:.1f} / {s.max_points:.1f} points", title_justify="left")
-        for col in ("dataset", "check", "verdict", "GFLOP/s", "% of ref", "% of cuBLAS", "points"):
-            t.add_column(col)
-        for c in s.checks:
-            timing = (c.result or {}).get("timing", {})
-            mine = timing.get("impls", {}).get((c.result or {}).get("impl", ""), {})
-            style = {"pass": "green", "skipped": "yellow"}.get(c.verdict, "red")
-            t.add_row(c.dataset, c.check, f"[{style}]{c.verdict}[/]",
-                      f"{mine['gflops']:.0f}" if mine else "",
-                      f"{100 * timing['ratio_to_reference']:.0f}%" if "ratio_to_reference" in timing else "",
-                      f"{100 * timing['ratio_to_cublas']:.0f}%" if "ratio_to_cublas" in timing else "",
-                      f"{c.points:.1f}/{c.max_points:.1f}")
-        console.print(t)
-        for c in s.checks:
-            if c.verdict not in ("pass", "skipped"):
-                console.print(f"  [bold]{c.dataset}[/]: {c.message}")
-                if c.hint:
-                    console.print(f"    hint: {c.hint}")
-            elif c.verdict == "skipped":
-                console.print(f"  [yellow]{c.dataset}[/]: skipped ({c.message})")
+        return subprocess.run([smi, "-L"], capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+def resolve_backend(backend: str) -> str:
+    return ("gpu" if gpu_available() else "emu") if backend == "auto" else backend
+
+
+def _hidden_count(stage: spec.Stage, opts: GradeOptions) -> int:
+    return stage.hidden.count if opts.hidden and opts.seed and stage.hidden else 0
+
+
+def _grade_stage(tree: Tree, stage: spec.Stage, impl: str, backend: str, registered, opts: GradeOptions) -> StageScore:
+    nh = _hidden_count(stage, opts)
+    tests = select(registered, impl, stage.id, backend)
+    if not tests:
+        return fail_stage(stage, impl, "missing", f"no {backend} checks are registered for {stage.id} in this "
+                          f"build (is the {backend} backend available here? see ./tilelab doctor)", nh, backend)
+    step = opts.on_step or (lambda s: None)
+    step(f"building {stage.id}")
+    runners = tree.runner_targets(impl, stage.id, backend)
+    if not runners:
+        return fail_stage(stage, impl, "missing", f"no {backend} runner target for {stage.id} in this build "
+                          f"(see {tree.logs / 'configure.log'})", nh, backend)
+    b = tree.build_targets(["datasets", *runners], stage.id, opts.build_timeout)
+    if not b.ok:
+        why = "the build timed out" if b.timed_out else "the build failed"
+        excerpt = compile_excerpt(b.output, str(tree.build / "submission-src"))
+        return fail_stage(stage, impl, "compile", f"{why}:\n{excerpt}", nh, backend)
+    found = forbidden.scan(forbidden.student_objects(tree.build, impl, stage.id))
+    if found:
+        lines = "; ".join(sorted({f"{f.symbol} ({f.reason})" for f in found}))
+        return fail_stage(stage, impl, "forbidden", f"the code calls what this assignment forbids: {lines}", nh, backend)
+    prefix = f"{impl}.{stage.id}."
+    results_mod.clear(tree.results, prefix)
+    junit = tree.results / f"junit-{impl}-{stage.id}-{backend}.xml"
+    junit.unlink(missing_ok=True)
+    limit = opts.check_timeout or (sum(t.timeout for t in tests) + 120)
+    step(f"checking {stage.id}")
+    with opts.check_lock or contextlib.nullcontext():
+        ran = tree.run_tests([impl, stage.id, backend], junit, f"{stage.id}-{backend}", limit,
+                             parallel=1 if backend == "gpu" else max(1, tree.jobs))
+    found_results = results_mod.collect(tree.results, junit, prefix)
+    score = score_stage(stage, impl, found_results, nh, backend)
+    if ran.timed_out or ran.out_of_memory:
+        why = (f"the checks were stopped after {limit:.0f} s" if ran.timed_out
+               else "the checks were stopped: memory limit")
+        score.error = why
+        for c in score.checks:
+            if c.verdict == "missing":
+                c.verdict, c.message = ("timeout" if ran.timed_out else "crash"), why
+    return score
+
+
+def run(opts: GradeOptions) -> GradeReport:
+    """Grade one implementation; every failure of the code under test ends up in the report."""
+    started = time.monotonic()
+    all_stages = {s.id: s for s in spec.load_all(ROOT)}
+    unknown = [s for s in opts.stages or [] if s not in all_stages]
+    if unknown:
+        raise UsageError(f"unknown stage(s) {unknown}; stages are {list(all_stages)}")
+    if opts.hidden and not opts.seed:
+        raise UsageError("--hidden needs --seed (the grading seed)")
+    impl = opts.impl or ("submission" if opts.submission else "starter")
+    backend = resolve_backend(opts.backend)
+    build = Path(opts.build_dir or BUILD_ROOT / f"grade-{impl}-{backend}")
+    tree = Tree(build, jobs=opts.jobs, memory_bytes=opts.memory_bytes, isolate_network=opts.isolate_network)
+    name = opts.name or (Path(opts.submission).stem if opts.submission else impl)
+    report = GradeReport(name, impl, backend, hidden=bool(opts.hidden and opts.seed))
+    wanted = list(opts.stages or all_stages)
+    sub_root = None
+    if opts.submission:
+        try:
+            mat = submission_mod.materialize(Path(opts.submission), build / "submission-src", list(all_stages))
+        except submission_mod.SubmissionError as e:
+            report.status, report.message = "error", str(e)
+            return report
+        report.digest = mat.digest
+        sub_root = mat.root
+        if not mat.stages:
+            report.status = "empty"
+            report.message = "no <stage>/matmul.cu found in the submission" + "".join(f"; {n}" for n in mat.notes)
+            return report
+        if not opts.stages:
+            wanted = mat.stages
+    (opts.on_step or (lambda s: None))("configuring")
+    c = tree.configure([] if impl == "submission" else [impl], sub_root,
+                       opts.seed if opts.hidden else None, backend)
+    if not c.ok:
+        report.status, report.message = "error", f"configuring the build failed:\n{log_tail(c.output)}"
+        return report
+    registered = tree.tests()
+    for sid in wanted:
+        stage = all_stages[sid]
+        if sub_root and not (sub_root / sid / "matmul.cu").exists():
+            report.stages.append(fail_stage(stage, impl, "missing", f"no {sid}/matmul.cu in the submission",
+                                            _hidden_count(stage, opts), backend))
+            continue
+        report.stages.append(_grade_stage(tree, stage, impl, backend, registered, opts))
+    if report.stages and all(any(c.verdict == "compile" for c in s.checks) for s in report.stages):
+        report.status, report.message = "build-failed", "no stage compiled"
+    report.device = device_of(report.stages)
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def write_outputs(report: GradeReport, out: Path, formats: tuple[str, ...] = ("gradescope", "grade")) -> list[Path]:
+    """results.json (Gradescope), prairielearn.json, classroom.json, grade.json, report.html, as asked."""
+    from . import classroom_format, gradescope_format, prairielearn_format
+
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    docs = {"gradescope": ("results.json", lambda: gradescope_format.results(report)),
+            "prairielearn": ("prairielearn.json", lambda: prairielearn_format.results(report)),
+            "classroom": ("classroom.json", lambda: classroom_format.results(report)),
+            "grade": ("grade.json", report.to_dict)}
+    for fmt in formats:
+        if fmt in docs:
+            fname, make = docs[fmt]
+            (out / fname).write_text(json.dumps(make(), indent=2) + "\n")
+            written.append(out / fname)
+        elif fmt == "html":
+            from . import html_report
+            (out / "report.html").write_text(html_report.render(report))
+            written.append(out / "report.html")
+    return written
+
+
+def exit_status(report: GradeReport) -> int:
+    """0: everything passed; 1: something failed or did not compile; 2: the grader could not run;
+    77: nothing could be checked here (every check skipped: no GPU, or a tool missing)."""
+    if report.status == "error":
+        return 2
+    if report.stages and all(s.all_skipped for s in report.stages):
+        return 77
+    return 0 if report.passed else 1
 
 
 def grade(stages: list[str] | None = None, submission: str | None = None, backend: str = "auto",
           hidden: bool = False, seed: str | None = None, build_dir: str | None = None,
-          impl: str | None = None) -> int:
-    all_stages = {s.id: s for s in spec.load_all(ROOT)}
-    wanted = stages or list(all_stages)
-    unknown = [s for s in wanted if s not in all_stages]
-    if unknown:
-        print(f"tilelab: unknown stage(s) {unknown}; stages are {list(all_stages)}")
+          impl: str | None = None, out: str | None = None, formats: tuple[str, ...] = ("gradescope", "grade"),
+          jobs: int | None = None) -> int:
+    """The `tilelab grade` command."""
+    from . import table
+
+    opts = GradeOptions(stages=stages or None, submission=Path(submission) if submission else None, impl=impl,
+                        backend=backend, hidden=hidden, seed=seed,
+                        build_dir=Path(build_dir) if build_dir else None,
+                        jobs=jobs or os.cpu_count() or 1, on_step=table.step_printer())
+    try:
+        report = run(opts)
+    except UsageError as e:
+        print(f"tilelab: {e}")
         return 4
-    sub = Path(submission) if submission else None
-    impl = impl or ("submission" if sub else "starter")
-    if backend == "auto":
-        backend = "gpu" if gpu_available() else "emu"
-    build = Path(build_dir) if build_dir else BUILD_ROOT / f"grade-{impl}"
-    if hidden and not seed:
-        print("tilelab: --hidden needs --seed (the grading seed)")
-        return 4
-    p = configure(build, impl, sub, seed if hidden else None, backend)
-    if p.returncode != 0:
-        print(p.stdout[-3000:], p.stderr[-3000:])
-        return 2
-    scores = []
-    for sid in wanted:
-        stage = all_stages[sid]
-        b = build_stage(build, impl, sid, backend)
-        if b.returncode != 0:
-            s = score_stage(stage, impl, {}, stage.hidden.count if hidden and stage.hidden else 0)
-            for c in s.checks:
-                c.verdict, c.message = "compile", f"build failed: see {build / 'logs' / f'build-{sid}.log'}"
-            scores.append(s)
-            continue
-        run_checks(build, impl, sid, backend)
-        results = read_results(build, impl, sid)
-        scores.append(score_stage(stage, impl, results, stage.hidden.count if hidden and stage.hidden else 0))
-    print_table(scores)
-    return 0 if all(s.passed for s in scores) else 1
+    table.print_report(report)
+    dest = Path(out) if out else Path(build_dir or BUILD_ROOT / f"grade-{report.impl}-{report.backend}")
+    for p in write_outputs(report, dest, formats):
+        print(f"wrote {p}")
+    return exit_status(report)

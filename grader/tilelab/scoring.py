@@ -7,24 +7,36 @@ from dataclasses import dataclass, field
 
 from .spec import Stage
 
+# The check that decides correctness on each backend (DESIGN.md, "Runner and CTest").
+CORRECT_CHECK = {"gpu": "correct", "emu": "emu"}
+# Memory-safety checks: reported, worth no points, but a failure means the stage did not pass.
+SAFETY_CHECKS = ("memcheck", "racecheck", "synccheck", "emu-asan", "emu-race")
+
 
 @dataclass
 class CheckScore:
     name: str           # <impl>.<stage>.<dataset>.<check>
     dataset: str
     check: str
-    verdict: str        # pass, wrong, error, timeout, bad_input, skipped, crash, missing
+    verdict: str        # pass, wrong, error, timeout, bad_input, skipped, crash, missing, compile, forbidden
     points: float
     max_points: float
     message: str = ""
     hint: str = ""
     result: dict | None = None
+    hidden: bool = False
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict == "pass"
 
 
 @dataclass
 class StageScore:
     stage: str
     checks: list[CheckScore] = field(default_factory=list)
+    title: str = ""
+    error: str = ""     # why the stage could not be checked at all (build failed, forbidden call)
 
     @property
     def points(self) -> float:
@@ -36,7 +48,15 @@ class StageScore:
 
     @property
     def passed(self) -> bool:
-        return all(c.verdict == "pass" for c in self.checks if c.verdict != "skipped")
+        return not self.error and all(c.verdict == "pass" for c in self.checks if c.verdict != "skipped")
+
+    @property
+    def all_skipped(self) -> bool:
+        return bool(self.checks) and all(c.verdict == "skipped" for c in self.checks)
+
+    def check(self, kind: str) -> CheckScore | None:
+        """The first check of a kind (e.g. 'perf'), or None."""
+        return next((c for c in self.checks if c.check == kind), None)
 
 
 def perf_fraction(ratio: float | None, full: float, zero: float) -> float:
@@ -48,45 +68,84 @@ def perf_fraction(ratio: float | None, full: float, zero: float) -> float:
     return (ratio - zero) / (full - zero)
 
 
-def _check(name: str, result: dict | None, max_points: float, points_if_pass: float | None = None) -> CheckScore:
+def _check(name: str, result: dict | None, max_points: float, points_if_pass: float | None = None,
+           hidden: bool = False) -> CheckScore:
     parts = name.split(".")
     dataset, check = (parts[2], parts[3]) if len(parts) == 4 else ("?", "?")
     if result is None:
         return CheckScore(name, dataset, check, "missing", 0.0, max_points,
-                          "no result: the check did not run (build failed, or it was killed)")
+                          "no result: the check did not run (build failed, or it was killed)", hidden=hidden)
     verdict = result.get("verdict", "crash")
     ok = verdict == "pass"
     pts = (max_points if points_if_pass is None else points_if_pass) if ok else 0.0
     return CheckScore(name, dataset, check, verdict, pts, max_points, result.get("message", ""),
-                      result.get("hint", ""), result)
+                      result.get("hint", ""), result, hidden)
 
 
-def score_stage(stage: Stage, impl: str, results: dict[str, dict], hidden_count: int = 0) -> StageScore:
+def _perf(stage: Stage, impl: str, results: dict[str, dict], backend: str) -> CheckScore:
+    name = f"{impl}.{stage.id}.{stage.performance.dataset}.perf"
+    pts = stage.points.performance
+    if backend != "gpu":
+        return CheckScore(name, stage.performance.dataset, "perf", "skipped", 0.0, pts,
+                          "not timed: performance is measured on a GPU only (the emulator's times mean nothing)")
+    r = results.get(name)
+    timing = (r or {}).get("timing", {})
+    ratio = timing.get("ratio_to_reference")
+    c = _check(name, r, pts, pts * perf_fraction(ratio, stage.performance.full_credit_ratio,
+                                                 stage.performance.zero_credit_ratio))
+    full, zero = stage.performance.full_credit_ratio, stage.performance.zero_credit_ratio
+    if c.passed and ratio is not None and ratio < full:
+        c.message += (f"; {ratio:.0%} of the reference's speed: full credit from {full:.0%}, "
+                      f"none at or below {zero:.0%}")
+    if c.passed and ratio is None:
+        c.message += "; no reference solution here to compare with, so no performance points"
+    elif c.passed and r is not None and timing.get("meaningful") is False:
+        c.points, c.message = 0.0, c.message + "; these timings are not meaningful on this backend"
+    return c
+
+
+def score_stage(stage: Stage, impl: str, results: dict[str, dict], hidden_count: int = 0,
+                backend: str = "gpu") -> StageScore:
     """results maps CTest names (<impl>.<stage>.<dataset>.<check>) to runner JSON objects."""
-    out = StageScore(stage.id)
+    out = StageScore(stage.id, title=stage.title)
+    kind = CORRECT_CHECK.get(backend, "correct")
     public = stage.correctness_datasets
     each = stage.points.public / len(public) if public else 0.0
     for d in public:
-        name = f"{impl}.{stage.id}.{d.name}.correct"
+        name = f"{impl}.{stage.id}.{d.name}.{kind}"
         out.checks.append(_check(name, results.get(name), each))
     if stage.host_function and public:
         # matmul_host: its points when every public dataset's host result passed.
-        host_ok = all((results.get(f"{impl}.{stage.id}.{d.name}.correct") or {}).get("host", {}).get("pass")
-                      for d in public)
-        out.checks.append(CheckScore(f"{impl}.{stage.id}.matmul_host.correct", "matmul_host", "correct",
-                                     "pass" if host_ok else "wrong",
+        rs = [results.get(f"{impl}.{stage.id}.{d.name}.{kind}") or {} for d in public]
+        host_ok = all(r.get("host", {}).get("pass") for r in rs)
+        skipped = all(r.get("verdict") == "skipped" for r in rs)
+        out.checks.append(CheckScore(f"{impl}.{stage.id}.matmul_host.{kind}", "matmul_host", kind,
+                                     "pass" if host_ok else "skipped" if skipped else "wrong",
                                      stage.points.host_function if host_ok else 0.0,
                                      stage.points.host_function,
                                      "matmul_host correct on every public dataset" if host_ok
+                                     else "not run: the datasets were skipped" if skipped
                                      else "matmul_host wrong or not run on some dataset"))
     if hidden_count and stage.hidden:
         each_h = stage.points.hidden / hidden_count
         for i in range(hidden_count):
-            name = f"{impl}.{stage.id}.hidden{i}.correct"
-            out.checks.append(_check(name, results.get(name), each_h))
-    name = f"{impl}.{stage.id}.{stage.performance.dataset}.perf"
-    r = results.get(name)
-    ratio = (r or {}).get("timing", {}).get("ratio_to_reference")
-    frac = perf_fraction(ratio, stage.performance.full_credit_ratio, stage.performance.zero_credit_ratio)
-    out.checks.append(_check(name, r, stage.points.performance, stage.points.performance * frac))
+            name = f"{impl}.{stage.id}.hidden{i}.{kind}"
+            out.checks.append(_check(name, results.get(name), each_h, hidden=True))
+    out.checks.append(_perf(stage, impl, results, backend))
+    prefix = f"{impl}.{stage.id}."
+    for name in sorted(results):
+        parts = name.split(".")
+        if name.startswith(prefix) and len(parts) == 4 and parts[3] in SAFETY_CHECKS:
+            out.checks.append(_check(name, results[name], 0.0, hidden=parts[2].startswith("hidden")))
     return out
+
+
+def fail_stage(stage: Stage, impl: str, verdict: str, error: str, hidden_count: int = 0,
+               backend: str = "gpu") -> StageScore:
+    """A stage that could not be checked (build failed, forbidden call): every check gets the verdict."""
+    s = score_stage(stage, impl, {}, hidden_count, backend)
+    s.error = error
+    s.checks = [c for c in s.checks if c.max_points > 0 or c.verdict != "missing"]
+    for c in s.checks:
+        c.verdict, c.message, c.points = verdict, error, 0.0
+    return s

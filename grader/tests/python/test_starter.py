@@ -4,12 +4,17 @@ import pytest
 
 from tilelab import ROOT, starter
 
+needs_solutions = pytest.mark.skipif(not (ROOT / "solutions").exists(),
+                                     reason="a student release has no solutions/ to compare with")
 
+
+@needs_solutions
 def test_committed_starters_match_their_solutions():
     drifts = starter.generate(ROOT, check=True)
     assert drifts == [], f"regenerate with ./tilelab starter: {drifts}"
 
 
+@needs_solutions
 def test_every_solution_has_a_starter():
     assert starter.stages(ROOT), "no solutions found"
     for stage in starter.stages(ROOT):
@@ -25,6 +30,7 @@ def test_block_becomes_todo_and_keeps_starter_lines():
     assert "BEGIN SOLUTION" not in out and "STARTER" not in out
 
 
+@needs_solutions
 def test_no_solution_code_leaks_into_any_starter():
     for stage in starter.stages(ROOT):
         sol = (ROOT / "solutions" / stage / "matmul.cu").read_text()
@@ -35,7 +41,8 @@ def test_no_solution_code_leaks_into_any_starter():
                 inside = True
             elif "END SOLUTION" in line:
                 inside = False
-            elif inside and line.strip() and "STARTER:" not in line and len(line.strip()) > 12:
+            elif (inside and line.strip() and "STARTER:" not in line and len(line.strip()) > 12
+                  and not line.strip().startswith("#")):  # preprocessor lines (#pragma unroll) recur legitimately
                 assert line not in st.splitlines(), f"{stage}: solution line in starter: {line!r}"
 
 

@@ -1,0 +1,145 @@
+"""Batch grading with a fake grader (no builds): one row per student whatever happens to their
+submission, per-student outputs, and resuming without regrading finished students."""
+
+import csv
+import json
+import threading
+
+import pytest
+
+import fakes
+from tilelab import batch, sandbox
+from tilelab.model import GradeReport
+
+STAGE = "01-basic"
+
+
+def make_subs(root, contents: dict[str, str]):
+    for name, text in contents.items():
+        d = root / name / STAGE
+        d.mkdir(parents=True)
+        (d / "matmul.cu").write_text(text)
+    return root
+
+
+class FakeGrader:
+    """Reads the student's file and behaves as it says: good, wrong, raise, hang."""
+
+    def __init__(self):
+        self.calls = []
+        self.lock = threading.Lock()
+
+    def __call__(self, go):
+        with self.lock:
+            self.calls.append(go.name)
+        text = (go.submission / STAGE / "matmul.cu").read_text()
+        if text == "raise":
+            raise RuntimeError("the grader tripped")
+        if text == "hang":
+            ran = sandbox.run_limited(["sleep", "30"], timeout=go.build_timeout)
+            r = GradeReport(go.name, "submission", go.backend, status="timeout" if ran.timed_out else "graded",
+                            message="the build timed out")
+            return r
+        if text == "interrupt":
+            raise KeyboardInterrupt
+        assert go.check_lock is not None, "GPU checks run under the batch's lock"
+        return fakes.report(go.name, verdict="pass" if text == "good" else "wrong", hidden=False)
+
+
+def opts(tmp_path, **kw):
+    base = dict(out=tmp_path / "out", jobs=2, backend="gpu", stages=[STAGE], build_timeout=0.5,
+                formats=("gradescope", "grade"))
+    return batch.BatchOptions(**(base | kw))
+
+
+def rows(out):
+    return {r["student"]: r for r in csv.DictReader(open(out / batch.GRADEBOOK))}
+
+
+def test_every_student_gets_a_row_whatever_their_code_does(tmp_path):
+    subs = make_subs(tmp_path / "subs", {"alice": "good", "bob": "wrong", "carol": "raise", "dave": "hang"})
+    (tmp_path / "subs" / "erin.zip").write_bytes(b"not a zip")
+    g = FakeGrader()
+    s = batch.run_batch(subs, opts(tmp_path), grader=g)
+    assert sorted(g.calls) == ["alice", "bob", "carol", "dave", "erin"]
+    book = rows(tmp_path / "out")
+    assert set(book) == {"alice", "bob", "carol", "dave", "erin"}
+    assert book["alice"]["status"] == "graded" and float(book["alice"]["total"]) > 0
+    assert float(book["bob"]["total"]) == 0
+    assert book["carol"]["status"] == "error" and "tripped" in book["carol"]["note"]
+    assert book["dave"]["status"] == "timeout"
+    assert s.problems == ["carol", "dave", "erin"] and book["erin"]["status"] == "error"
+
+
+def test_each_student_gets_their_files(tmp_path):
+    subs = make_subs(tmp_path / "subs", {"alice": "good"})
+    batch.run_batch(subs, opts(tmp_path, formats=("gradescope", "grade", "html")), grader=FakeGrader())
+    d = batch.student_dir(tmp_path / "out", "alice")
+    gs = json.loads((d / "results.json").read_text())
+    assert gs["score"] > 0 and gs["tests"]
+    assert GradeReport.from_dict(json.loads((d / "grade.json").read_text())).submission == "alice"
+    assert "<html" in (d / "report.html").read_text()
+    assert "alice" in (tmp_path / "out" / "index.html").read_text()
+    done = json.loads((d / batch.DONE).read_text())
+    assert done["status"] == "graded" and done["digest"]
+
+
+def test_a_second_run_regrades_only_what_changed(tmp_path):
+    subs = make_subs(tmp_path / "subs", {"alice": "good", "bob": "wrong", "carol": "good"})
+    batch.run_batch(subs, opts(tmp_path), grader=FakeGrader())
+    g = FakeGrader()
+    s = batch.run_batch(subs, opts(tmp_path), grader=g)
+    assert g.calls == [] and sorted(s.reused) == ["alice", "bob", "carol"]
+    assert set(rows(tmp_path / "out")) == {"alice", "bob", "carol"}
+    (subs / "bob" / STAGE / "matmul.cu").write_text("good")
+    g = FakeGrader()
+    batch.run_batch(subs, opts(tmp_path), grader=g)
+    assert g.calls == ["bob"]
+    assert float(rows(tmp_path / "out")["bob"]["total"]) > 0
+    g = FakeGrader()
+    batch.run_batch(subs, opts(tmp_path, hidden=True, seed="7"), grader=g)
+    assert sorted(g.calls) == ["alice", "bob", "carol"], "other settings: everyone is regraded"
+
+
+def test_an_interrupted_batch_resumes_where_it_stopped(tmp_path):
+    subs = make_subs(tmp_path / "subs", {"alice": "good", "bob": "interrupt"})
+    s = batch.run_batch(subs, opts(tmp_path, jobs=1), grader=FakeGrader())
+    assert s.interrupted and "alice" in s.reports and "bob" not in s.reports
+    assert not (batch.student_dir(tmp_path / "out", "bob") / batch.DONE).exists()
+    (subs / "bob" / STAGE / "matmul.cu").write_text("good")
+    g = FakeGrader()
+    s = batch.run_batch(subs, opts(tmp_path, jobs=1), grader=g)
+    assert g.calls == ["bob"] and s.reused == ["alice"] and not s.interrupted
+    assert not sandbox.STOP.is_set()
+
+
+def test_a_half_written_student_folder_is_regraded(tmp_path):
+    subs = make_subs(tmp_path / "subs", {"alice": "good"})
+    batch.run_batch(subs, opts(tmp_path), grader=FakeGrader())
+    (batch.student_dir(tmp_path / "out", "alice") / "grade.json").write_text("{trunc")
+    g = FakeGrader()
+    batch.run_batch(subs, opts(tmp_path), grader=g)
+    assert g.calls == ["alice"]
+
+
+def test_builds_overlap_but_checks_take_turns(tmp_path):
+    subs = make_subs(tmp_path / "subs", {f"s{i}": "good" for i in range(4)})
+    active, peak, lock = [0], [0], threading.Lock()
+
+    def grader(go):
+        with go.check_lock:
+            with lock:
+                active[0] += 1
+                peak[0] = max(peak[0], active[0])
+            threading.Event().wait(0.05)
+            with lock:
+                active[0] -= 1
+        return fakes.report(go.name, hidden=False)
+
+    batch.run_batch(subs, opts(tmp_path, jobs=4), grader=grader)
+    assert peak[0] == 1
+
+
+@pytest.mark.parametrize("name, safe", [("alice", "alice"), ("a b/c", "a_b_c"), ("..", "_.."), ("", "_"), (".git", "_.git")])
+def test_student_folders_have_safe_names(tmp_path, name, safe):
+    assert batch.student_dir(tmp_path, name).name == safe

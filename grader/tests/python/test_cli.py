@@ -1,0 +1,92 @@
+"""The CLI is a thin layer: each command parses, calls one function and reports its result."""
+
+import json
+import subprocess
+
+import pytest
+
+import fakes
+from tilelab import ROOT, batch, cli, grade
+from tilelab.model import GradeReport
+
+COMMANDS = ["setup", "grade", "batch", "release", "starter", "gradescope", "bench", "calibrate", "doctor", "report"]
+
+
+def test_every_command_has_help():
+    p = cli.build_parser()
+    for c in COMMANDS:
+        with pytest.raises(SystemExit) as e:
+            p.parse_args([c, "--help"])
+        assert e.value.code == 0
+
+
+def test_the_launcher_runs_the_cli():
+    p = subprocess.run([str(ROOT / "tilelab"), "--help"], capture_output=True, text=True)
+    assert p.returncode == 0 and all(c in p.stdout for c in COMMANDS)
+
+
+@pytest.mark.parametrize("verdict, rc", [("pass", 0), ("wrong", 1), ("skipped", 77)])
+def test_grade_prints_the_table_writes_results_and_exits_by_verdict(tmp_path, monkeypatch, capsys, verdict, rc):
+    monkeypatch.setattr(grade, "run", lambda opts: fakes.report("starter", verdict=verdict, hidden=False))
+    code = cli.main(["grade", "--out", str(tmp_path), "--format", "gradescope", "--format", "grade",
+                     "--format", "html", "--format", "prairielearn"])
+    assert code == rc
+    out = capsys.readouterr().out
+    assert "GFLOP/s" in out and "points" in out
+    for f in ("results.json", "grade.json", "report.html", "prairielearn.json"):
+        assert (tmp_path / f).exists(), f
+
+
+def test_grade_usage_errors_exit_4(capsys):
+    assert cli.main(["grade", "99-nope"]) == 4
+    assert "unknown stage" in capsys.readouterr().out
+    assert cli.main(["grade", "--hidden"]) == 4
+
+
+def test_grader_failure_exits_2():
+    assert grade.exit_status(GradeReport("x", "starter", "gpu", status="error")) == 2
+
+
+def test_report_rerenders_a_grade_json(tmp_path, capsys):
+    (tmp_path / "grade.json").write_text(json.dumps(fakes.report().to_dict()))
+    assert cli.main(["report", str(tmp_path / "grade.json")]) == 0
+    assert (tmp_path / "report.html").exists()
+
+
+def test_batch_command(tmp_path, monkeypatch, capsys):
+    for name in ("alice", "bob"):
+        (tmp_path / "subs" / name / "01-basic").mkdir(parents=True)
+        (tmp_path / "subs" / name / "01-basic" / "matmul.cu").write_text(name)
+    monkeypatch.setattr(batch, "grade_run", lambda go: fakes.report(go.name, hidden=False))
+    monkeypatch.setattr(batch, "resolve_backend", lambda b: "gpu")
+    assert cli.main(["batch", str(tmp_path / "subs"), "--out", str(tmp_path / "out"), "--stage", "01-basic"]) == 0
+    out = capsys.readouterr().out
+    assert "[2/2]" in out and "gradebook" in out
+    assert (tmp_path / "out" / "gradebook.csv").read_text().count("\n") == 3
+    assert cli.main(["batch", str(tmp_path / "subs"), "--out", str(tmp_path / "out"), "--stage", "01-basic"]) == 0
+    assert "reused 2" in capsys.readouterr().out
+
+
+def test_release_and_zip_commands(tmp_path, capsys):
+    if not (ROOT / "solutions").exists():
+        pytest.skip("needs the instructor's kit")
+    assert cli.main(["release", str(tmp_path / "rel")]) == 0
+    assert cli.main(["release", str(tmp_path / "rel")]) == 4, "no silent overwrite"
+    assert cli.main(["gradescope", "--make-zip", str(tmp_path / "ag.zip"), "--seed", "5"]) == 0
+    assert (tmp_path / "ag.zip").exists()
+
+
+def test_doctor_names_a_fix_for_everything_missing(capsys):
+    rc = cli.main(["doctor"])
+    out = capsys.readouterr().out
+    assert rc in (0, 1) and "nvcc" in out and "NVIDIA GPU" in out
+    lines = out.splitlines()
+    for i, line in enumerate(lines):
+        if line.lower().startswith("[missing"):
+            assert lines[i + 1].strip().startswith("->"), line
+
+
+def test_bench_and_calibrate_skip_without_a_gpu(monkeypatch, capsys):
+    monkeypatch.setattr(grade, "gpu_available", lambda: False)
+    assert cli.main(["bench"]) == 77 and cli.main(["calibrate"]) == 77
+    assert "no usable NVIDIA GPU" in capsys.readouterr().out

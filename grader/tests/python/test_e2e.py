@@ -1,0 +1,34 @@
+"""One real end-to-end run (slow: configure, compile, CTest): the reference solution of the first
+stage, handed in as a student submission, is graded without a single failure. Without a GPU the
+checks are skipped (or run on the CPU emulator, when it is built), never failed."""
+
+import os
+import shutil
+
+import pytest
+
+from tilelab import ROOT, grade, spec
+
+
+@pytest.mark.slow
+def test_the_reference_solution_as_a_submission_loses_nothing(tmp_path):
+    first = spec.load_all(ROOT)[0].id
+    sub = tmp_path / "student" / first
+    sub.mkdir(parents=True)
+    shutil.copy(ROOT / "solutions" / first / "matmul.cu", sub / "matmul.cu")
+    def run(backend):
+        return grade.run(grade.GradeOptions(stages=[first], submission=tmp_path / "student", name="e2e",
+                                            backend=backend, build_dir=tmp_path / f"build-{backend}", jobs=2,
+                                            isolate_network=True))
+    report = run("auto")
+    if "no emu checks are registered" in report.stages[0].error:
+        if not shutil.which("nvcc") and not os.path.exists("/usr/local/cuda/bin/nvcc"):
+            pytest.skip("neither the CPU emulator nor nvcc is available here")
+        report = run("gpu")  # no GPU: the GPU runner still builds, and its checks skip
+    assert report.status == "graded", report.message
+    (stage,) = report.stages
+    assert not stage.error, stage.error
+    assert {c.verdict for c in stage.checks} <= {"pass", "skipped"}, [(c.name, c.verdict, c.message) for c in stage.checks]
+    assert grade.exit_status(report) in (0, 77)
+    written = grade.write_outputs(report, tmp_path / "out", ("gradescope", "grade", "html"))
+    assert len(written) == 3

@@ -1,0 +1,147 @@
+"""Every output format, checked field by field against its documented schema:
+Gradescope's results.json, PrairieLearn's results.json, the CSV gradebook, grade.json, HTML."""
+
+import csv
+import json
+import numbers
+
+import pytest
+
+import fakes
+from tilelab import gradebook, gradescope_format, html_report, prairielearn_format, table
+from tilelab.model import GradeReport
+
+GS_TOP = {"score", "execution_time", "output", "output_format", "visibility", "stdout_visibility", "tests", "leaderboard"}
+GS_TEST_REQUIRED = {"name", "score", "max_score", "status", "output", "visibility"}
+GS_TEST_ALLOWED = GS_TEST_REQUIRED | {"number", "output_format", "tags", "name_format", "extra_data"}
+
+
+def _is_num(x):
+    return isinstance(x, numbers.Real) and not isinstance(x, bool)
+
+
+def test_gradescope_results_follow_the_spec():
+    r = fakes.report(ratio=0.7)
+    doc = json.loads(json.dumps(gradescope_format.results(r)))   # what is written is plain JSON
+    assert set(doc) == GS_TOP
+    assert _is_num(doc["score"]) and doc["score"] == pytest.approx(r.points, abs=1e-3)
+    assert isinstance(doc["execution_time"], int)
+    assert doc["visibility"] in gradescope_format.VISIBILITIES
+    assert doc["stdout_visibility"] in gradescope_format.VISIBILITIES
+    assert len(doc["tests"]) == sum(len(s.checks) for s in r.stages)
+    names = [t["name"] for t in doc["tests"]]
+    assert len(set(names)) == len(names), "test names are unique"
+    for t in doc["tests"]:
+        assert GS_TEST_REQUIRED <= set(t) <= GS_TEST_ALLOWED
+        assert isinstance(t["name"], str) and t["name"]
+        assert _is_num(t["score"]) and _is_num(t["max_score"]) and 0 <= t["score"] <= t["max_score"] + 1e-9
+        assert t["status"] in ("passed", "failed")
+        assert isinstance(t["output"], str)
+        assert t["visibility"] in gradescope_format.VISIBILITIES
+        assert t["output_format"] in ("text", "html", "simple_format", "md", "ansi")
+        assert all(isinstance(tag, str) for tag in t["tags"])
+    assert sum(t["score"] for t in doc["tests"]) == pytest.approx(doc["score"], abs=0.01)
+
+
+def test_hidden_tests_are_shown_after_publishing_and_public_ones_at_once():
+    doc = gradescope_format.results(fakes.report())
+    hidden = [t for t in doc["tests"] if "(hidden)" in t["name"]]
+    assert hidden and all(t["visibility"] == "after_published" for t in hidden)
+    assert all(t["visibility"] == "visible" for t in doc["tests"] if "(hidden)" not in t["name"])
+
+
+def test_leaderboard_holds_each_timed_stage_gflops():
+    r = fakes.report()
+    doc = gradescope_format.results(r)
+    timed = [s for s in r.stages if s.check("perf") and s.check("perf").passed]
+    assert len(doc["leaderboard"]) == len(timed)
+    for entry in doc["leaderboard"]:
+        assert set(entry) <= {"name", "value", "order"}
+        assert entry["name"].endswith("GFLOP/s") and _is_num(entry["value"]) and entry["value"] > 0
+        assert entry.get("order", "desc") in ("asc", "desc")
+
+
+def test_wrong_results_fail_with_the_hint_and_the_first_wrong_elements():
+    doc = gradescope_format.results(fakes.report(verdict="wrong"))
+    t = doc["tests"][0]
+    assert t["status"] == "failed" and t["score"] == 0
+    assert "Hint:" in t["output"] and "expected" in t["output"]
+    assert doc["leaderboard"] == []
+
+
+def test_a_broken_submission_still_makes_a_valid_results_file():
+    r = GradeReport("bob", "submission", "gpu", status="error", message="the grader failed: boom")
+    doc = gradescope_format.results(r)
+    assert doc["score"] == 0 and doc["tests"] == [] and "boom" in doc["output"]
+
+
+def test_prairielearn_results_follow_the_spec():
+    r = fakes.report(ratio=0.7)
+    doc = prairielearn_format.results(r)
+    assert doc["gradable"] is True
+    assert 0.0 <= doc["score"] <= 1.0 and doc["score"] == pytest.approx(r.points / r.max_points, abs=1e-6)
+    assert isinstance(doc["message"], str) and isinstance(doc["output"], str) and doc["images"] == []
+    for t in doc["tests"]:
+        assert set(t) == {"name", "description", "points", "max_points", "message", "output"}
+        assert _is_num(t["points"]) and _is_num(t["max_points"]) and t["points"] <= t["max_points"] + 1e-9
+    assert len(json.dumps(doc)) < 1_000_000, "PrairieLearn limits results to 1 MB"
+
+
+def test_prairielearn_does_not_count_an_attempt_that_does_not_compile():
+    r = GradeReport("bob", "submission", "gpu", status="build-failed", message="no stage compiled")
+    doc = prairielearn_format.results(r)
+    assert doc["gradable"] is False and doc["format_errors"]
+
+
+def test_gradebook_has_a_row_per_student_and_a_column_per_stage(tmp_path):
+    reps = [fakes.report("bob", verdict="wrong"), fakes.report("alice"),
+            GradeReport("carol", "submission", "gpu", status="build-failed", message="no stage compiled\nmore")]
+    ids = [s.id for s in fakes.stages()]
+    gradebook.write(tmp_path / "g.csv", reps, ids)
+    rows = list(csv.DictReader(open(tmp_path / "g.csv")))
+    assert [r["student"] for r in rows] == ["alice", "bob", "carol"]
+    assert list(rows[0]) == ["student", "status", *ids, "total", "max", "note"]
+    alice = rows[0]
+    assert float(alice["total"]) == pytest.approx(sum(float(alice[i]) for i in ids), abs=0.05)
+    assert float(alice["total"]) == pytest.approx(float(alice["max"]), abs=0.05)
+    assert float(rows[1]["total"]) == 0 and rows[2]["status"] == "build-failed"
+    assert rows[2]["note"] == "no stage compiled" and rows[2][ids[0]] == ""
+
+
+def test_grade_json_round_trips():
+    r = fakes.report(ratio=0.8)
+    again = GradeReport.from_dict(json.loads(json.dumps(r.to_dict())))
+    assert again.to_dict() == r.to_dict()
+    assert again.points == pytest.approx(r.points)
+    with pytest.raises(ValueError):
+        GradeReport.from_dict({"format": "something else"})
+
+
+def test_html_report_shows_verdicts_hints_resources_and_the_plot():
+    r = fakes.report(verdict="wrong")
+    r.stages[0].checks[0].message = "<script>alert(1)</script>"
+    html = html_report.render(r)
+    assert "<script>alert" not in html, "everything from results is escaped"
+    assert "Hint:" in html and "wrong" in html
+    good = html_report.render(fakes.report())
+    assert "data:image/png;base64," in good and "registers per thread" in good
+    assert "limited by <strong>registers</strong>" in good
+
+
+def test_terminal_table_has_every_column(capsys):
+    table.print_report(fakes.report(ratio=0.7))
+    out = capsys.readouterr().out
+    for col in ("dataset", "verdict", "error", "GFLOP/s", "% of ref", "% of cuBLAS", "points"):
+        assert col in out
+    assert "70%" in out
+
+
+def test_github_classroom_payload():
+    from tilelab import classroom_format
+    r = fakes.report(verdict="wrong")
+    doc = classroom_format.results(r)
+    assert doc["version"] == 1 and doc["status"] == "fail"
+    assert doc["max_score"] == pytest.approx(r.max_points, abs=1e-3)
+    for t in doc["tests"]:
+        assert {"name", "status", "score", "message"} <= set(t) and t["status"] in ("pass", "fail")
+    assert classroom_format.results(fakes.report())["status"] == "pass"

@@ -1,0 +1,67 @@
+"""The Gradescope autograder zip, and the in-container entry: a results file is always written."""
+
+import json
+import stat
+import zipfile
+
+import pytest
+
+import fakes
+from tilelab import ROOT, gradescope
+
+
+def test_zip_has_the_entry_points_the_kit_and_the_config(tmp_path):
+    cfg = gradescope.AutograderConfig(stages=["01-basic"], seed="1234")
+    names = gradescope.make_zip(tmp_path / "ag.zip", cfg)
+    assert {"setup.sh", "run_autograder", f"tilelab/{gradescope.CONFIG}"} <= set(names)
+    assert "tilelab/tilelab" in names and "tilelab/grader/tilelab/cli.py" in names
+    if (ROOT / "solutions").exists():
+        assert "tilelab/solutions/01-basic/matmul.cu" in names, "the reference is needed for timing"
+    assert not any(n.startswith(("tilelab/build/", "tilelab/.venv/", "tilelab/.git/")) for n in names)
+    with zipfile.ZipFile(tmp_path / "ag.zip") as z:
+        for n in ("setup.sh", "run_autograder", "tilelab/tilelab"):
+            assert (z.getinfo(n).external_attr >> 16) & stat.S_IXUSR, f"{n} is executable"
+        conf = json.loads(z.read(f"tilelab/{gradescope.CONFIG}"))
+        assert conf["seed"] == "1234" and conf["hidden_visibility"] == "after_published"
+        assert "/autograder/results/results.json" in z.read("run_autograder").decode()
+
+
+def test_unknown_stages_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="unknown stage"):
+        gradescope.make_zip(tmp_path / "z.zip", gradescope.AutograderConfig(stages=["99-nope"]))
+
+
+def test_config_round_trips(tmp_path):
+    (tmp_path / gradescope.CONFIG).write_text(json.dumps({"seed": "9", "stages": ["01-basic"], "extra": 1}))
+    cfg = gradescope.AutograderConfig.load(tmp_path)
+    assert cfg.seed == "9" and cfg.stages == ["01-basic"]
+    assert gradescope.AutograderConfig.load(tmp_path / "none") == gradescope.AutograderConfig()
+
+
+@pytest.mark.parametrize("fmt", ["gradescope", "prairielearn"])
+def test_results_are_written_even_when_grading_blows_up(tmp_path, monkeypatch, fmt):
+    def boom(opts):
+        raise RuntimeError("disk full")
+    monkeypatch.setattr(gradescope, "grade_run", boom)
+    report, path = gradescope.autograde(fmt, tmp_path / "sub", tmp_path / "res" / "results.json", tmp_path / "b",
+                                        gradescope.AutograderConfig())
+    doc = json.loads(path.read_text())
+    assert report.status == "error"
+    if fmt == "gradescope":
+        assert doc["score"] == 0 and "disk full" in doc["output"]
+    else:
+        assert doc["gradable"] is False and any("disk full" in e for e in doc["format_errors"])
+
+
+def test_hidden_runs_use_the_seed_and_after_published(tmp_path, monkeypatch):
+    seen = {}
+
+    def fake(opts):
+        seen.update(hidden=opts.hidden, seed=opts.seed, impl=opts.impl, net=opts.isolate_network)
+        return fakes.report("submission")
+    monkeypatch.setattr(gradescope, "grade_run", fake)
+    _, path = gradescope.autograde("gradescope", tmp_path, tmp_path / "r.json", tmp_path / "b",
+                                   gradescope.AutograderConfig(seed="42"))
+    assert seen == {"hidden": True, "seed": "42", "impl": "submission", "net": True}
+    doc = json.loads(path.read_text())
+    assert {t["visibility"] for t in doc["tests"] if "(hidden)" in t["name"]} == {"after_published"}

@@ -1,0 +1,60 @@
+"""Reading what CTest left: the runner's JSON files first, CTest's JUnit report for the gaps."""
+
+import json
+import shutil
+
+import fakes
+from tilelab import results
+
+JUNIT = fakes.DATA / "junit.xml"
+
+
+def test_junit_statuses_are_read():
+    cases = results.read_junit(JUNIT)
+    assert {n: c.status for n, c in cases.items()} == {
+        "submission.01-basic.w1.correct": "notrun", "submission.01-basic.w15.correct": "run",
+        "submission.01-basic.w16.correct": "fail", "submission.01-basic.w17.correct": "fail"}
+    assert cases["submission.01-basic.w16.correct"].message == "Timeout"
+    assert cases["submission.01-basic.w16.correct"].seconds > 90
+
+
+def test_missing_or_broken_junit_is_empty(tmp_path):
+    assert results.read_junit(tmp_path / "none.xml") == {}
+    (tmp_path / "bad.xml").write_text("<testsuite")
+    assert results.read_junit(tmp_path / "bad.xml") == {}
+
+
+def test_json_results_win_and_junit_fills_the_gaps(tmp_path):
+    r = fakes.result("01-basic", "submission", "w15", "correct")
+    (tmp_path / "submission.01-basic.w15.correct.json").write_text(json.dumps(r))
+    (tmp_path / "submission.01-basic.w2-int.correct.json").write_text("{half a fi")   # killed mid-write
+    (tmp_path / "other.01-basic.w15.correct.json").write_text(json.dumps(r))
+    got = results.collect(tmp_path, JUNIT, "submission.01-basic.")
+    assert got["submission.01-basic.w15.correct"]["verdict"] == "pass"
+    assert got["submission.01-basic.w16.correct"]["verdict"] == "timeout"
+    assert got["submission.01-basic.w17.correct"]["verdict"] == "crash"
+    assert got["submission.01-basic.w1.correct"]["verdict"] == "skipped"
+
+    assert "submission.01-basic.w2-int.correct" not in got and "other.01-basic.w15.correct" not in got
+
+
+def test_clear_removes_only_the_prefix(tmp_path):
+    for n in ("submission.01-basic.a.correct", "submission.02-tiled.a.correct"):
+        (tmp_path / f"{n}.json").write_text("{}")
+    results.clear(tmp_path, "submission.01-basic.")
+    assert [p.name for p in tmp_path.iterdir()] == ["submission.02-tiled.a.correct.json"]
+
+
+def test_every_fixture_is_a_result_of_the_documented_schema():
+    for f in (fakes.DATA / "results").glob("*.json"):
+        r = json.loads(f.read_text())
+        assert r["schema"] == results.SCHEMA
+        for key in ("stage", "impl", "backend", "dataset", "check", "verdict", "exit_code", "message"):
+            assert key in r, f"{f.name}: {key}"
+    assert shutil.which("true")  # sanity: a POSIX userland for the other tests
+
+
+def test_a_check_ctest_could_not_start_is_missing_not_skipped():
+    case = results.JunitCase("x.s.d.correct", "notrun", 0.0, "Unable to find executable")
+    assert results.synthesize(case)["verdict"] == "missing"
+    assert results.synthesize(results.JunitCase("x", "notrun", 0.0, "SKIP_RETURN_CODE=77"))["verdict"] == "skipped"

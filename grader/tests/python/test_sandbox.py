@@ -1,0 +1,95 @@
+"""Untrusted code: time and memory limits end the whole process group; forbidden calls are found
+in the compiled object; submissions are copied safely (zips included)."""
+
+import sys
+import zipfile
+
+import pytest
+
+from tilelab import forbidden, sandbox, submission
+
+
+def test_a_command_runs_and_its_output_is_kept(tmp_path):
+    ran = sandbox.run_limited([sys.executable, "-c", "print('hi')"], timeout=30, log=tmp_path / "x.log")
+    assert ran.ok and "hi" in ran.output and "hi" in (tmp_path / "x.log").read_text()
+
+
+def test_a_hang_is_ended_with_its_children(tmp_path):
+    marker = tmp_path / "child-alive"
+    code = ("import subprocess, sys, time; "
+            f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(3); open(r\"{marker}\", \"w\")']); "
+            "time.sleep(60)")
+    ran = sandbox.run_limited([sys.executable, "-c", code], timeout=0.5, poll=0.05)
+    assert ran.timed_out and not ran.ok and ran.seconds < 10
+    import time
+    time.sleep(0.2)
+    assert not marker.exists()
+
+
+def test_memory_over_the_limit_is_ended():
+    code = "import time; b = bytearray(300 << 20); b[::4096] = b'x' * len(b[::4096]); time.sleep(30)"
+    ran = sandbox.run_limited([sys.executable, "-c", code], timeout=20, memory_bytes=100 << 20, poll=0.05)
+    assert ran.out_of_memory and not ran.ok
+
+
+def test_a_missing_program_is_a_result_not_an_exception():
+    ran = sandbox.run_limited(["/nonexistent/tool"], timeout=5)
+    assert ran.returncode == 127 and not ran.ok
+
+
+@pytest.mark.parametrize("symbol, bad", [
+    ("cublasSgemm_v2", True), ("cublasLtMatmul", True), ("cudnnCreate", True), ("dlopen", True),
+    ("system", True), ("popen", True), ("execve", True), ("fopen", True), ("socket", True),
+    ("std::basic_ofstream<char, std::char_traits<char> >::basic_ofstream()", True),
+    ("cudaMalloc", False), ("cudaMemcpy", False), ("fprintf", False), ("__cudaLaunchKernel", False),
+    ("systemd_thing", False), ("printf", False), ("exit", False)])
+def test_forbidden_symbols(symbol, bad):
+    assert (forbidden.classify(symbol) is not None) == bad
+
+
+def test_submission_files_are_found_at_any_depth(tmp_path):
+    sub = tmp_path / "alice" / "my-work"
+    (sub / "01-basic").mkdir(parents=True)
+    (sub / "01-basic" / "matmul.cu").write_text("one")
+    (sub / "notes.txt").write_text("ignored")
+    m = submission.materialize(tmp_path / "alice", tmp_path / "out", ["01-basic", "02-tiled"])
+    assert m.stages == ["01-basic"] and (m.root / "01-basic" / "matmul.cu").read_text() == "one"
+    assert not (m.root / "notes.txt").exists()
+    again = submission.materialize(tmp_path / "alice", tmp_path / "out2", ["01-basic", "02-tiled"])
+    assert again.digest == m.digest
+    (sub / "01-basic" / "matmul.cu").write_text("changed")
+    assert submission.digest_of(tmp_path / "alice", ["01-basic", "02-tiled"]) != m.digest
+
+
+def test_a_lone_file_counts_for_a_single_stage(tmp_path):
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "matmul.cu").write_text("x")
+    assert submission.materialize(tmp_path / "s", tmp_path / "o", ["02-tiled"]).stages == ["02-tiled"]
+    assert submission.materialize(tmp_path / "s", tmp_path / "o", ["01-basic", "02-tiled"]).stages == []
+
+
+def test_zips_are_read_and_unsafe_ones_refused(tmp_path):
+    good = tmp_path / "bob.zip"
+    with zipfile.ZipFile(good, "w") as z:
+        z.writestr("bob/01-basic/matmul.cu", "kernel")
+    m = submission.materialize(good, tmp_path / "o", ["01-basic"])
+    assert m.stages == ["01-basic"]
+    evil = tmp_path / "eve.zip"
+    with zipfile.ZipFile(evil, "w") as z:
+        z.writestr("../../escape/01-basic/matmul.cu", "x")
+    with pytest.raises(submission.SubmissionError, match="unsafe path"):
+        submission.materialize(evil, tmp_path / "o2", ["01-basic"])
+    (tmp_path / "junk.zip").write_bytes(b"not a zip")
+    with pytest.raises(submission.SubmissionError, match="not a readable zip"):
+        submission.materialize(tmp_path / "junk.zip", tmp_path / "o3", ["01-basic"])
+
+
+def test_discover_lists_folders_and_zips(tmp_path):
+    (tmp_path / "alice").mkdir()
+    (tmp_path / ".hidden").mkdir()
+    (tmp_path / "bob.zip").write_bytes(b"")
+    (tmp_path / "readme.txt").write_text("")
+    assert [s.name for s in submission.discover(tmp_path)] == ["alice", "bob"]
+    (tmp_path / "alice.zip").write_bytes(b"")
+    with pytest.raises(submission.SubmissionError, match="share a name"):
+        submission.discover(tmp_path)

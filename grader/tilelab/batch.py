@@ -1,0 +1,194 @@
+"""`tilelab batch SUBMISSIONS --out DIR`: grade a class.
+
+One submission per folder or zip. Submissions build in parallel (--jobs), each in its own build
+tree, and their checks take turns on the GPU (one lock). Each student's folder under DIR gets
+grade.json, results.json (Gradescope) and report.html, then done.json last: a batch that is
+stopped and run again skips every student whose done.json matches the same files and settings.
+Whatever one submission does -- fail to compile, hang, crash, eat memory -- is recorded in its
+row of the gradebook and the batch goes on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import threading
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from . import ROOT, gradebook, sandbox, spec, submission as submission_mod
+from .grade import GradeOptions, resolve_backend, run as grade_run, write_outputs
+from .model import GradeReport
+
+DONE = "done.json"
+GRADEBOOK = "gradebook.csv"
+
+
+@dataclass
+class BatchOptions:
+    out: Path
+    jobs: int = 2
+    backend: str = "auto"
+    stages: list[str] | None = None
+    hidden: bool = False
+    seed: str | None = None
+    build_root: Path | None = None             # default: <out>/.build
+    build_timeout: float = 1200                # per stage
+    check_timeout: float | None = None         # per stage; default from the checks' timeouts
+    memory_bytes: int | None = 8 << 30
+    isolate_network: bool = True
+    keep_builds: bool = False
+    formats: tuple[str, ...] = ("gradescope", "grade", "html")
+    regrade: bool = False                      # ignore done.json
+
+
+@dataclass
+class BatchSummary:
+    reports: dict[str, GradeReport] = field(default_factory=dict)
+    graded: list[str] = field(default_factory=list)
+    reused: list[str] = field(default_factory=list)
+    gradebook: Path | None = None
+    interrupted: bool = False
+
+    @property
+    def problems(self) -> list[str]:
+        return sorted(n for n, r in self.reports.items() if r.status != "graded")
+
+
+Grader = Callable[[GradeOptions], GradeReport]
+
+
+def config_key(opts: BatchOptions, backend: str) -> str:
+    """What a grade depends on besides the submission: settings, specs and reference solutions."""
+    h = hashlib.sha256(json.dumps([opts.stages, backend, opts.hidden, opts.seed if opts.hidden else None]).encode())
+    for p in sorted([*(ROOT / "assignments").glob("*/stage.toml"), *(ROOT / "solutions").glob("*/matmul.cu")]):
+        h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def student_dir(out: Path, name: str) -> Path:
+    safe = "".join(ch if ch.isalnum() or ch in "-_.@" else "_" for ch in name)
+    if not safe or safe.startswith("."):
+        safe = "_" + safe
+    return out / "students" / safe
+
+
+def load_done(folder: Path, digest: str, key: str) -> GradeReport | None:
+    """The finished report of an earlier run, if it graded the same files with the same settings."""
+    try:
+        done = json.loads((folder / DONE).read_text())
+        if done.get("digest") != digest or done.get("config") != key:
+            return None
+        return GradeReport.from_dict(json.loads((folder / "grade.json").read_text()))
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+
+
+def _crash_report(name: str, backend: str, exc: BaseException) -> GradeReport:
+    tb = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    return GradeReport(name, "submission", backend, status="error", message=f"the grader failed: {tb}")
+
+
+def grade_one(sub: submission_mod.Submission, opts: BatchOptions, backend: str, lock, grader: Grader,
+              stage_ids: list[str]) -> GradeReport:
+    build = (opts.build_root or opts.out / ".build") / student_dir(Path(), sub.name).name
+    go = GradeOptions(stages=opts.stages, submission=sub.path, name=sub.name, impl="submission",
+                      backend=backend, hidden=opts.hidden, seed=opts.seed, build_dir=build,
+                      jobs=max(1, (os.cpu_count() or 1) // max(1, opts.jobs)), build_timeout=opts.build_timeout,
+                      check_timeout=opts.check_timeout, memory_bytes=opts.memory_bytes,
+                      isolate_network=opts.isolate_network, check_lock=lock if backend == "gpu" else None)
+    try:
+        report = grader(go)
+    except Exception as e:  # a bug in grading one submission must not end the batch
+        report = _crash_report(sub.name, backend, e)
+    report.submission = sub.name
+    if not opts.keep_builds and build.exists():
+        logs = student_dir(opts.out, sub.name) / "logs"
+        if (build / "logs").exists():
+            shutil.rmtree(logs, ignore_errors=True)
+            shutil.copytree(build / "logs", logs)
+        shutil.rmtree(build, ignore_errors=True)
+    return report
+
+
+def save(report: GradeReport, folder: Path, opts: BatchOptions, key: str, digest: str) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    write_outputs(report, folder, opts.formats)
+    done = {"digest": digest, "config": key, "status": report.status,
+            "points": report.points, "max_points": report.max_points, "finished": time.time()}
+    tmp = folder / (DONE + ".tmp")
+    tmp.write_text(json.dumps(done, indent=2) + "\n")
+    tmp.replace(folder / DONE)
+
+
+def write_index(out: Path, reports: list[GradeReport], stage_ids: list[str]) -> None:
+    from . import html_report
+
+    rows = []
+    for r in sorted(reports, key=lambda r: r.submission):
+        row = gradebook.row(r, stage_ids)
+        row["link"] = str(student_dir(Path(), r.submission) / "report.html")
+        rows.append(row)
+    (out / "index.html").write_text(html_report.render_index(rows, f"tilelab batch: {len(rows)} submissions"))
+
+
+def run_batch(submissions: Path, opts: BatchOptions, grader: Grader | None = None,
+              on_event: Callable[[str, GradeReport, bool], None] | None = None) -> BatchSummary:
+    """Grade every submission under `submissions`; on_event(name, report, reused) after each."""
+    grader = grader or grade_run
+    all_ids = [s.id for s in spec.load_all(ROOT)]
+    stage_ids = opts.stages or all_ids
+    backend = resolve_backend(opts.backend)
+    key = config_key(opts, backend)
+    opts.out.mkdir(parents=True, exist_ok=True)
+    subs = submission_mod.discover(submissions)
+    summary = BatchSummary(gradebook=opts.out / GRADEBOOK)
+    lock, book_lock = threading.Lock(), threading.Lock()
+    todo = []
+    for sub in subs:
+        folder = student_dir(opts.out, sub.name)
+        try:
+            digest = submission_mod.digest_of(sub.path, stage_ids)
+        except submission_mod.SubmissionError:
+            digest = ""
+        prior = None if opts.regrade else load_done(folder, digest, key)
+        if prior is not None:
+            summary.reports[sub.name] = prior
+            summary.reused.append(sub.name)
+            if on_event:
+                on_event(sub.name, prior, True)
+        else:
+            todo.append((sub, folder, digest))
+
+    def finish(sub, folder, digest, report):
+        with book_lock:
+            save(report, folder, opts, key, digest)
+            summary.reports[sub.name] = report
+            summary.graded.append(sub.name)
+            gradebook.write(summary.gradebook, list(summary.reports.values()), stage_ids)
+        if on_event:
+            on_event(sub.name, report, False)
+
+    pool = ThreadPoolExecutor(max_workers=max(1, opts.jobs), thread_name_prefix="tilelab-batch")
+    futures = {pool.submit(grade_one, item[0], opts, backend, lock, grader, stage_ids): item for item in todo}
+    try:
+        for fut in as_completed(futures):
+            sub, folder, digest = futures[fut]
+            finish(sub, folder, digest, fut.result())
+    except KeyboardInterrupt:
+        summary.interrupted = True
+        sandbox.STOP.set()
+        pool.shutdown(wait=True, cancel_futures=True)
+        sandbox.STOP.clear()
+    else:
+        pool.shutdown(wait=True)
+    gradebook.write(summary.gradebook, list(summary.reports.values()), stage_ids)
+    if "html" in opts.formats:
+        write_index(opts.out, list(summary.reports.values()), stage_ids)
+    return summary

@@ -1,0 +1,101 @@
+"""`tilelab bench`: each stage's reference solution and cuBLAS FP32 at several sizes on the GPU.
+
+Runs each stage's solution runner directly with `--shape J K L --check perf` (the runner's bench
+mode) and reads its JSON; prints a table and saves bench.json and bench.png."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from . import ROOT, plot, spec
+from .sandbox import run_limited
+from .tree import Tree, select
+
+DEFAULT_SIZES = (256, 512, 1024, 2048, 4096)
+
+
+@dataclass
+class BenchRow:
+    stage: str
+    size: int
+    verdict: str
+    median_ms: float | None = None
+    gflops: float | None = None
+    cublas_gflops: float | None = None
+    previous_gflops: float | None = None
+    pct_of_cublas: float | None = None
+    pct_of_peak: float | None = None
+    message: str = ""
+
+
+def row_from(stage: str, size: int, r: dict | None, fallback: str = "") -> BenchRow:
+    if not r:
+        return BenchRow(stage, size, "missing", message=fallback or "no result")
+    t = r.get("timing") or {}
+    impls = t.get("impls") or {}
+    mine = impls.get(r.get("impl", ""), {})
+    return BenchRow(stage, size, r.get("verdict", "?"), mine.get("median_ms"), mine.get("gflops"),
+                    impls.get("cublas", {}).get("gflops"), impls.get("previous", {}).get("gflops"),
+                    100 * t["ratio_to_cublas"] if t.get("ratio_to_cublas") is not None else None,
+                    mine.get("pct_of_peak"), r.get("message", ""))
+
+
+def measure(exe: str, spec_path: str, size: int, out: Path, timeout: float) -> dict | None:
+    out.unlink(missing_ok=True)
+    run_limited([exe, "--spec", spec_path, "--shape", str(size), str(size), str(size), "--check", "perf",
+                 "--json", str(out), "--timeout", str(int(timeout))], timeout=timeout + 30, log=out.with_suffix(".log"))
+    try:
+        return json.loads(out.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def run(build: Path, stages: list[str] | None = None, sizes=DEFAULT_SIZES, timeout: float = 300,
+        on_step=None) -> tuple[list[BenchRow], dict]:
+    tree = Tree(Path(build))
+    all_stages = {s.id: s for s in spec.load_all(ROOT)}
+    ids = stages or list(all_stages)
+    if not tree.configure(["solution"], backend="gpu").ok:
+        raise RuntimeError(f"configuring {build} failed: see {tree.logs / 'configure.log'}")
+    registered = tree.tests()
+    rows, device = [], {}
+    for sid in ids:
+        runners = tree.runner_targets("solution", sid, "gpu")
+        if not runners or not select(registered, "solution", sid, "perf", "gpu"):
+            why = f"no GPU runner for this stage in the tree (see {tree.logs / 'configure.log'})"
+            rows += [BenchRow(sid, n, "missing", message=why) for n in sizes]
+            continue
+        if not tree.build_targets(runners, f"bench-{sid}").ok:
+            rows += [BenchRow(sid, n, "compile", message="build failed") for n in sizes]
+            continue
+        exe, spec_path = str(tree.build / "runners" / f"run-solution-{sid}-gpu"), str(all_stages[sid].path)
+        for n in sizes:
+            if on_step:
+                on_step(f"{sid} at {n}")
+            r = measure(exe, spec_path, n, tree.build / "bench" / f"{sid}.{n}.json", timeout)
+            device = device or (r or {}).get("device", {})
+            rows.append(row_from(sid, n, r))
+    return rows, device
+
+
+def save(rows: list[BenchRow], device: dict, out: Path) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    doc = {"format": "tilelab.bench/1", "device": device, "rows": [asdict(r) for r in rows]}
+    (out / "bench.json").write_text(json.dumps(doc, indent=2) + "\n")
+    written = [out / "bench.json"]
+    png = plot.bench_png([asdict(r) for r in rows if r.verdict == "pass"])
+    if png:
+        (out / "bench.png").write_bytes(png)
+        written.append(out / "bench.png")
+    return written
+
+
+def table_lines(rows: list[BenchRow]) -> list[str]:
+    f = lambda v, s: "" if v is None else format(v, s)  # noqa: E731
+    lines = [f"{'stage':16} {'size':>6} {'verdict':8} {'ms':>9} {'GFLOP/s':>9} {'cuBLAS':>9} {'%cuBLAS':>8} {'%peak':>6}"]
+    for r in rows:
+        lines.append(f"{r.stage:16} {r.size:>6} {r.verdict:8} {f(r.median_ms, '.3f'):>9} {f(r.gflops, '.0f'):>9} "
+                     f"{f(r.cublas_gflops, '.0f'):>9} {f(r.pct_of_cublas, '.1f'):>8} {f(r.pct_of_peak, '.1f'):>6}")
+    return lines

@@ -1,0 +1,17 @@
+"""GitHub Classroom's autograding payload, as classroom-resources/autograding-grading-reporter
+reads it (base64 of this JSON in the env var <RUNNER>_RESULTS): version, status, max_score and
+tests[] with name, status, score, message."""
+
+from __future__ import annotations
+
+from .gradescope_format import test_name
+from .model import GradeReport
+
+
+def results(r: GradeReport) -> dict:
+    tests = [{"name": test_name(s.stage, c), "status": "pass" if c.passed else "fail",
+              "score": round(c.points, 4), "message": c.hint or c.message,
+              "line_no": 0, "filename": f"starter/{s.stage}/matmul.cu", "test_code": c.name, "duration": 0}
+             for s in r.stages for c in s.checks]
+    status = "error" if r.status in ("error", "empty") else ("pass" if r.passed else "fail")
+    return {"version": 1, "status": status, "max_score": round(r.max_points, 4), "tests": tests}

@@ -1,0 +1,42 @@
+"""The HTML report of one submission (templates/report.html.j2, jinja2): the score, each stage's
+checks with verdicts and hints, the kernel's resources, and the GFLOP/s plot embedded as a PNG."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import metrics, plot
+from .model import GradeReport
+from .table import notes, summary_line
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+def context(r: GradeReport) -> dict:
+    stages = []
+    for s in r.stages:
+        checks = []
+        for c in s.checks:
+            m = metrics.of(c)
+            checks.append({"c": c, "m": m, "fmt": metrics.fmt, "wrong": metrics.first_wrong_lines(c)})
+        perf = s.check("perf")
+        stages.append({"s": s, "checks": checks, "notes": notes(s),
+                       "resources": metrics.of(perf) if perf and perf.result else None})
+    return {"r": r, "summary": summary_line(r), "stages": stages,
+            "plot": plot.data_url(plot.report_png(r)), "device": r.device}
+
+
+def render(r: GradeReport) -> str:
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
+                             trim_blocks=True, lstrip_blocks=True)
+    return env.get_template("report.html.j2").render(**context(r))
+
+
+def render_index(rows: list[dict], title: str = "tilelab batch") -> str:
+    """The batch's index.html: one line per student, linking to each report."""
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True)
+    return env.get_template("index.html.j2").render(rows=rows, title=title)

@@ -1,0 +1,68 @@
+"""GradeReport: everything one grading run found, as plain data. Every output format (terminal
+table, Gradescope, PrairieLearn, CSV, HTML) is a function of it, and it round-trips through JSON
+(grade.json) so a batch can resume and re-render without re-running anything."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from .scoring import CheckScore, StageScore
+
+FORMAT = "tilelab.grade/1"
+
+
+@dataclass
+class GradeReport:
+    submission: str                     # a student's name, or "starter"/"solution"
+    impl: str
+    backend: str                        # gpu | emu
+    stages: list[StageScore] = field(default_factory=list)
+    status: str = "graded"              # graded | build-failed | timeout | error | empty
+    message: str = ""                   # why, when status is not "graded"
+    hidden: bool = False
+    device: dict = field(default_factory=dict)
+    seconds: float = 0.0
+    digest: str = ""                    # of the submitted files (batch resume)
+
+    @property
+    def points(self) -> float:
+        return sum(s.points for s in self.stages)
+
+    @property
+    def max_points(self) -> float:
+        return sum(s.max_points for s in self.stages)
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "graded" and bool(self.stages) and all(s.passed for s in self.stages)
+
+    def to_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["format"] = FORMAT
+        d["points"], d["max_points"], d["passed"] = self.points, self.max_points, self.passed
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "GradeReport":
+        if d.get("format") != FORMAT:
+            raise ValueError(f"not a {FORMAT} document")
+        names = {f.name for f in dataclasses.fields(cls)}
+        kw = {k: v for k, v in d.items() if k in names and k != "stages"}
+        stage_names = {f.name for f in dataclasses.fields(StageScore)}
+        check_names = {f.name for f in dataclasses.fields(CheckScore)}
+        stages = []
+        for s in d.get("stages", []):
+            st = StageScore(**{k: v for k, v in s.items() if k in stage_names and k != "checks"})
+            st.checks = [CheckScore(**{k: v for k, v in c.items() if k in check_names}) for c in s.get("checks", [])]
+            stages.append(st)
+        return cls(stages=stages, **kw)
+
+
+def device_of(stages: list[StageScore]) -> dict:
+    """The device block of the first result that has one (all checks of a run share a device)."""
+    for s in stages:
+        for c in s.checks:
+            if c.result and c.result.get("device"):
+                return c.result["device"]
+    return {}

@@ -1,0 +1,30 @@
+"""PrairieLearn's external-grader results.json: score in [0, 1], gradable, message, output,
+tests[] (name, description, points, max_points, message, output) and images[] (data URLs).
+
+A submission that does not compile at all is "not gradable" (gradable false, format_errors), so
+PrairieLearn does not count the attempt; anything that compiles is graded."""
+
+from __future__ import annotations
+
+from .gradescope_format import test_name, test_output
+from .model import GradeReport
+from .table import summary_line
+
+
+def results(r: GradeReport, images: list[dict] | None = None) -> dict:
+    if r.status in ("build-failed", "empty", "error"):
+        errs = [r.message] + [s.error for s in r.stages if s.error]
+        return {"gradable": False, "score": 0.0, "message": summary_line(r),
+                "format_errors": [e for e in errs if e]}
+    tests = []
+    for s in r.stages:
+        for c in s.checks:
+            tests.append({"name": test_name(s.stage, c),
+                          "description": f"{s.title}: {c.check} check on {c.dataset}",
+                          "points": round(c.points, 4), "max_points": round(c.max_points, 4),
+                          "message": c.hint if c.verdict not in ("pass", "skipped") else c.message,
+                          "output": test_output(c)})
+    score = r.points / r.max_points if r.max_points else 0.0
+    return {"gradable": True, "score": round(min(1.0, max(0.0, score)), 6), "message": summary_line(r),
+            "output": "\n".join(f"{s.stage}: {s.points:.1f} / {s.max_points:.1f}" for s in r.stages),
+            "tests": tests, "images": images or []}

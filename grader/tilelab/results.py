@@ -1,0 +1,100 @@
+"""Read what a CTest run left behind: the runner's JSON result files and CTest's JUnit report.
+
+The JSON files are the measurements. The JUnit report only fills gaps: a check that CTest killed
+(its hard timeout) or that died without writing its file still gets a result, built from the
+JUnit status -- never from the human-readable output.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+from .exit_codes import ExitCode
+
+SCHEMA = "tilelab.result/1"
+
+
+@dataclass(frozen=True)
+class JunitCase:
+    name: str
+    status: str      # run | fail | notrun | disabled (CTest's own words)
+    seconds: float
+    message: str     # the failure/skip message CTest wrote ("Timeout", "Failed", ...)
+
+
+def read_json_results(results_dir: Path, prefix: str = "") -> dict[str, dict]:
+    """Every <name>.json in results_dir whose name starts with prefix, keyed by test name."""
+    out: dict[str, dict] = {}
+    for f in sorted(Path(results_dir).glob(f"{prefix}*.json")):
+        try:
+            doc = json.loads(f.read_text())
+        except (OSError, ValueError):
+            continue  # a half-written file is a missing result
+        if isinstance(doc, dict) and doc.get("schema", SCHEMA) == SCHEMA:
+            out[f.stem] = doc
+    return out
+
+
+def read_junit(path: Path) -> dict[str, JunitCase]:
+    """CTest's --output-junit file, keyed by test name; empty when it is missing or unreadable."""
+    try:
+        root = ET.parse(path).getroot()
+    except (OSError, ET.ParseError):
+        return {}
+    cases = {}
+    for tc in root.iter("testcase"):
+        name = tc.get("name", "")
+        status = tc.get("status", "")
+        msg = ""
+        for tag in ("failure", "error", "skipped"):
+            el = tc.find(tag)
+            if el is not None:
+                msg = el.get("message", "") or tag
+                if not status:
+                    status = "notrun" if tag == "skipped" else "fail"
+        try:
+            seconds = float(tc.get("time", "0") or 0)
+        except ValueError:
+            seconds = 0.0
+        cases[name] = JunitCase(name, status or "run", seconds, msg)
+    return cases
+
+
+def synthesize(case: JunitCase) -> dict:
+    """A result object for a check that left no JSON file behind."""
+    base = {"schema": SCHEMA, "synthesized": True, "seconds": case.seconds}
+    msg = case.message.lower()
+    if "timeout" in msg:
+        return base | {"verdict": "timeout", "exit_code": int(ExitCode.TIMEOUT),
+                       "message": f"killed by CTest after {case.seconds:.0f} s (hang or far too slow)",
+                       "hint": "A kernel or loop that never ends: check loop bounds and that every thread "
+                               "reaches each __syncthreads()."}
+    if case.status == "disabled" or (case.status == "notrun" and "SKIP" in case.message.upper()):
+        return base | {"verdict": "skipped", "exit_code": int(ExitCode.SKIPPED),
+                       "message": f"not run ({case.message or case.status})"}
+    if case.status == "notrun":
+        return base | {"verdict": "missing", "message": f"not run: {case.message or 'CTest did not start it'}"}
+    if case.status == "run":
+        return base | {"verdict": "missing", "message": "the check passed but wrote no result file"}
+    return base | {"verdict": "crash", "exit_code": -1,
+                   "message": f"the check died without a result ({case.message or 'failed'})",
+                   "hint": "The program was killed (crash, memory limit or signal) before it could report."}
+
+
+def collect(results_dir: Path, junit: Path | None, prefix: str = "") -> dict[str, dict]:
+    """JSON results, plus synthesized ones for JUnit cases (matching prefix) that left no file."""
+    out = read_json_results(results_dir, prefix)
+    if junit is not None:
+        for name, case in read_junit(junit).items():
+            if name.startswith(prefix) and name not in out:
+                out[name] = synthesize(case)
+    return out
+
+
+def clear(results_dir: Path, prefix: str) -> None:
+    """Remove earlier results, so a check that does not run this time cannot reuse an old file."""
+    for f in Path(results_dir).glob(f"{prefix}*.json"):
+        f.unlink(missing_ok=True)

@@ -1,0 +1,105 @@
+"""The terminal view of a GradeReport: one table per stage (dataset, check, verdict, error, time,
+GFLOP/s, % of reference, % of cuBLAS, points), then the hint for each failure. Uses rich when it
+is installed, plain text otherwise (before ./tilelab setup)."""
+
+from __future__ import annotations
+
+import sys
+
+from . import metrics
+from .model import GradeReport
+from .scoring import StageScore
+
+COLUMNS = ("dataset", "check", "verdict", "error", "ms", "GFLOP/s", "% of ref", "% of cuBLAS", "points")
+STYLE = {"pass": "green", "skipped": "yellow"}
+
+
+def rows(s: StageScore) -> list[tuple[str, ...]]:
+    out = []
+    for c in s.checks:
+        m = metrics.of(c)
+        out.append((c.dataset + (" (hidden)" if c.hidden else ""), c.check, c.verdict, m.error,
+                    metrics.fmt(m.median_ms, ".3f"), metrics.fmt(m.gflops, ".0f"),
+                    metrics.fmt(m.pct_of_reference, ".0f", "%"), metrics.fmt(m.pct_of_cublas, ".1f", "%"),
+                    f"{c.points:.1f}/{c.max_points:.1f}"))
+    return out
+
+
+def notes(s: StageScore) -> list[tuple[str, str, str]]:
+    """(datasets, message, hint) for the checks that did not pass; checks sharing a hint are one
+    note ("w1, w15, w17: wrong result on 3 datasets"), so a table of failures stays readable."""
+    groups: dict[str, list] = {}
+    order = []
+    for c in s.checks:
+        if c.verdict == "pass" and c.points >= c.max_points - 1e-9 and "no performance points" not in c.message:
+            continue
+        hint = c.hint if c.verdict != "skipped" else ""
+        key = hint or (f"#{c.verdict}:{c.message}" if c.verdict in ("skipped", "compile", "forbidden", "missing")
+                       else f"#{c.name}")
+        if key not in groups:
+            groups[key] = []
+            order.append(key)
+        groups[key].append(c)
+    out = []
+    for key in order:
+        cs = groups[key]
+        names = ", ".join(c.dataset for c in cs)
+        same = all(c.message == cs[0].message for c in cs)
+        msg = cs[0].message if len(cs) == 1 or same else f"{cs[0].verdict} on {len(cs)} checks"
+        out.append((names, msg, cs[0].hint if not key.startswith("#") else ""))
+    return out
+
+
+def summary_line(r: GradeReport) -> str:
+    dev = r.device.get("name", "") or ("CPU emulator" if r.backend == "emu" else "")
+    head = f"{r.submission}: {r.points:.1f} / {r.max_points:.1f} points on {r.backend}"
+    tail = "" if r.status == "graded" else f" -- {r.status}: {r.message.splitlines()[0] if r.message else ''}"
+    if r.status == "graded" and r.stages and all(s.all_skipped for s in r.stages):
+        tail = " -- nothing was checked here (every check skipped; see ./tilelab doctor)"
+    return head + (f" ({dev})" if dev else "") + tail
+
+
+def _plain(r: GradeReport) -> None:
+    for s in r.stages:
+        print(f"== {s.stage} ({s.title}): {s.points:.1f} / {s.max_points:.1f}")
+        for row in rows(s):
+            print("  " + " ".join(f"{v:>10}" if i > 2 else f"{v:14}" for i, v in enumerate(row)))
+        for ds, msg, hint in notes(s):
+            print(f"  {ds}: {msg}")
+            if hint:
+                print(f"      hint: {hint}")
+    print(summary_line(r))
+
+
+def print_report(r: GradeReport, file=None) -> None:
+    try:
+        from rich.console import Console
+        from rich.markup import escape
+        from rich.table import Table
+    except ImportError:
+        return _plain(r)
+    console = Console(file=file or sys.stdout)
+    if not console.is_terminal:
+        console.width = 150  # logs and pipes: keep every column whole
+    for s in r.stages:
+        t = Table(title=f"{s.stage} -- {s.title}: {s.points:.1f} / {s.max_points:.1f} points",
+                  title_justify="left", title_style="bold")
+        for col in COLUMNS:
+            t.add_column(col, justify="right" if col in ("ms", "GFLOP/s", "% of ref", "% of cuBLAS", "points") else "left")
+        for row in rows(s):
+            style = STYLE.get(row[2], "red")
+            t.add_row(*(escape(v) if i != 2 else f"[{style}]{escape(v)}[/]" for i, v in enumerate(row)))
+        console.print(t)
+        for ds, msg, hint in notes(s):
+            console.print(f"  [bold]{escape(ds)}[/]: {escape(msg)}")
+            if hint:
+                console.print(f"    [cyan]hint:[/] {escape(hint)}")
+    style = "green" if r.passed else "red"
+    console.print(f"[bold {style}]{escape(summary_line(r))}[/]")
+
+
+def step_printer():
+    """A progress callback for single runs: prints each step, dimmed."""
+    def step(text: str) -> None:
+        print(f"tilelab: {text} ...", flush=True)
+    return step

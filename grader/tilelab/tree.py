@@ -1,0 +1,120 @@
+"""Drive one CMake build tree: configure it, build a stage's runner, list its registered checks
+(CTest's machine-readable --show-only=json-v1) and run them with a JUnit report. Every command goes
+through sandbox.run_limited, so a hung compiler or check cannot stop a batch."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import ROOT
+from .sandbox import Ran, run_limited
+
+
+@dataclass(frozen=True)
+class RegisteredTest:
+    name: str
+    labels: tuple[str, ...]
+    command: tuple[str, ...]
+    timeout: float
+
+    @property
+    def check(self) -> str:
+        return self.name.split(".")[-1]
+
+
+@dataclass
+class Tree:
+    build: Path
+    source: Path = ROOT
+    jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
+    memory_bytes: int | None = None
+    isolate_network: bool = False
+
+    @property
+    def logs(self) -> Path:
+        return self.build / "logs"
+
+    @property
+    def results(self) -> Path:
+        return self.build / "results"
+
+    def configure(self, impls: list[str], submission: Path | None = None, seed: str | None = None,
+                  backend: str = "auto", timeout: float = 900) -> Ran:
+        cmd = ["cmake", "-S", str(self.source), "-B", str(self.build), "-DCMAKE_BUILD_TYPE=Release",
+               f"-DTILELAB_IMPLS={';'.join(impls)}", "-DTILELAB_STARTER_EXPECT_FAIL=OFF",
+               f"-DTILELAB_GRADING_SEED={seed or ''}",
+               f"-DTILELAB_CUDA={'OFF' if backend == 'emu' else 'AUTO'}",
+               f"-DTILELAB_SUBMISSION={submission.resolve() if submission else ''}",
+               f"-DPython3_EXECUTABLE={sys.executable}"]   # CMake runs the same Python as the grader
+        query = self.build / ".cmake" / "api" / "v1" / "query" / "codemodel-v2"
+        query.parent.mkdir(parents=True, exist_ok=True)
+        query.touch()   # ask CMake's file API for the target list (read by targets())
+        return run_limited(cmd, timeout=timeout, log=self.logs / "configure.log")
+
+    def targets(self) -> list[str]:
+        """Every target of the configured tree, from CMake's file API (codemodel-v2 reply)."""
+        reply = self.build / ".cmake" / "api" / "v1" / "reply"
+        try:
+            index = json.loads(max(reply.glob("index-*.json")).read_text())
+            ref = next(r for r in index["objects"] if r["kind"] == "codemodel")
+            model = json.loads((reply / ref["jsonFile"]).read_text())
+            return sorted({t["name"] for c in model["configurations"] for t in c["targets"]})
+        except (OSError, ValueError, KeyError, StopIteration):
+            return []
+
+    def runner_targets(self, impl: str, stage: str, backend: str) -> list[str]:
+        """run-<impl>-<stage>-<backend>[-variant]: the runners a stage's checks use on a backend."""
+        base = f"run-{impl}-{stage}-{backend}"
+        return [t for t in self.targets() if t == base or t.startswith(base + "-")]
+
+    def build_targets(self, targets: list[str], log_name: str, timeout: float = 1800) -> Ran:
+        cmd = ["cmake", "--build", str(self.build), "--parallel", str(self.jobs)]
+        for t in targets:
+            cmd += ["--target", t]
+        return run_limited(cmd, timeout=timeout, memory_bytes=self.memory_bytes,
+                           log=self.logs / f"build-{log_name}.log")
+
+    def tests(self) -> list[RegisteredTest]:
+        """Every registered check, from CTest's machine-readable listing (empty when it fails)."""
+        try:
+            p = subprocess.run(["ctest", "--test-dir", str(self.build), "--show-only=json-v1"],
+                               capture_output=True, text=True, timeout=120)
+            doc, _ = json.JSONDecoder().raw_decode(p.stdout[p.stdout.index("{"):])
+        except (OSError, subprocess.SubprocessError, ValueError):
+            return []
+        out = []
+        for t in doc.get("tests", []):
+            props = {p["name"]: p["value"] for p in t.get("properties", [])}
+            out.append(RegisteredTest(t["name"], tuple(props.get("LABELS", [])), tuple(t.get("command", [])),
+                                      float(props.get("TIMEOUT", 0) or 0)))
+        return out
+
+    def run_tests(self, labels: list[str], junit: Path, log_name: str, timeout: float, parallel: int = 1) -> Ran:
+        cmd = ["ctest", "--test-dir", str(self.build), "--output-junit", str(junit.resolve()),
+               "--parallel", str(parallel)]
+        for label in labels:
+            cmd += ["-L", f"^{label}$"]
+        return run_limited(cmd, timeout=timeout, memory_bytes=self.memory_bytes,
+                           isolate_network=self.isolate_network, log=self.logs / f"ctest-{log_name}.log")
+
+
+def select(tests: list[RegisteredTest], *labels: str) -> list[RegisteredTest]:
+    return [t for t in tests if all(label in t.labels for label in labels)]
+
+
+def log_tail(text: str, lines: int = 40) -> str:
+    return "\n".join(text.rstrip().splitlines()[-lines:])
+
+
+def compile_excerpt(text: str, strip: str = "", lines: int = 30) -> str:
+    """For display only: the build log from its first error on (where a compile error is
+    explained), with the scratch folder's path removed so students see '01-basic/matmul.cu(61)'."""
+    all_lines = text.splitlines()
+    first = next((i for i, l in enumerate(all_lines) if "error" in l.lower() and not l.startswith("$ ")), None)
+    out = "\n".join(all_lines[first:first + lines]) if first is not None else log_tail(text, lines)
+    return out.replace(strip.rstrip("/") + "/", "") if strip else out
