@@ -90,15 +90,16 @@ def _perf(stage: Stage, impl: str, results: dict[str, dict], backend: str) -> Ch
                           "not timed: performance is measured on a GPU only (the emulator's times mean nothing)")
     r = results.get(name)
     timing = (r or {}).get("timing", {})
-    ratio = timing.get("ratio_to_reference")
+    ratio = timing.get(stage.performance.ratio_key)
     c = _check(name, r, pts, pts * perf_fraction(ratio, stage.performance.full_credit_ratio,
                                                  stage.performance.zero_credit_ratio))
     full, zero = stage.performance.full_credit_ratio, stage.performance.zero_credit_ratio
     if c.passed and ratio is not None and ratio < full:
-        c.message += (f"; {ratio:.0%} of the reference's speed: full credit from {full:.0%}, "
+        what = "cuBLAS FP32's" if stage.performance.basis == "cublas" else "the reference's"
+        c.message += (f"; {ratio:.0%} of {what} speed: full credit from {full:.0%}, "
                       f"none at or below {zero:.0%}")
     if c.passed and ratio is None:
-        c.message += "; no reference solution here to compare with, so no performance points"
+        c.message += "; nothing here to compare its speed with, so no performance points"
     elif c.passed and r is not None and timing.get("meaningful") is False:
         c.points, c.message = 0.0, c.message + "; these timings are not meaningful on this backend"
     return c

@@ -46,6 +46,12 @@ class Performance:
     dataset: str
     full_credit_ratio: float
     zero_credit_ratio: float
+    basis: str = "reference"  # the speed is a ratio to the stage's reference, or to cuBLAS FP32
+
+    @property
+    def ratio_key(self) -> str:
+        """The runner's timing field the thresholds apply to."""
+        return "ratio_to_cublas" if self.basis == "cublas" else "ratio_to_reference"
 
 
 @dataclass(frozen=True)
@@ -147,7 +153,10 @@ def load(path: Path) -> Stage:
         _need(p, "dataset", str, f"{where} [performance]"),
         _need(p, "full_credit_ratio", float, f"{where} [performance]"),
         _need(p, "zero_credit_ratio", float, f"{where} [performance]"),
+        p.get("basis", "reference"),
     )
+    if perf.basis not in ("reference", "cublas"):
+        raise SpecError(f"{where} [performance]: basis must be 'reference' or 'cublas', got {perf.basis!r}")
     if perf.dataset not in names:
         raise SpecError(f"{where} [performance]: dataset '{perf.dataset}' is not defined")
     if not 0 <= perf.zero_credit_ratio < perf.full_credit_ratio:

@@ -52,3 +52,15 @@ def test_hidden_points_are_shared_by_the_hidden_datasets():
     hidden = [c for c in s.checks if c.dataset.startswith("hidden")]
     assert len(hidden) == STAGE.hidden.count
     assert sum(c.points for c in hidden) == pytest.approx(STAGE.points.hidden / STAGE.hidden.count)
+
+
+def test_a_cublas_basis_grades_the_fraction_of_cublas():
+    stage = spec.load(ROOT / "assignments" / "06-register-tiled" / "stage.toml")
+    assert stage.performance.basis == "cublas"
+    name = f"solution.{stage.id}.{stage.performance.dataset}.perf"
+    full, zero = stage.performance.full_credit_ratio, stage.performance.zero_credit_ratio
+    mid = (full + zero) / 2
+    r = {name: {"verdict": "pass", "timing": {"ratio_to_reference": 1.0, "ratio_to_cublas": mid}}}
+    s = score_stage(stage, "solution", r)
+    perf = [c for c in s.checks if c.check == "perf"][0]
+    assert perf.points == pytest.approx(stage.points.performance / 2)
