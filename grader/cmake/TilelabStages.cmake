@@ -157,3 +157,6 @@ foreach(stage IN LISTS TILELAB_STAGES)
     endif()
   endforeach()
 endforeach()
+
+# The CPU emulator backend: emu, emu-asan and emu-race checks (grader/emu, docs/emulator.md).
+include(TilelabEmu)

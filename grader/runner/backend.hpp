@@ -53,6 +53,13 @@ class Backend {
   virtual std::vector<TimingStats> time(const std::vector<Implementation>& impls, const Matrix& M,
                                         const Matrix& N, const Shape& s, const PerfSpec& perf) = 0;
   virtual bool timings_meaningful() const = 0;
+  // What an analysing backend (the CPU emulator) found during the runs since the last call:
+  // {"findings": [{kind, file, line, message, hint_code, count}, ...], "hint_code", "hint",
+  // "message"}; null for a backend that does not analyse. Any finding fails the check.
+  virtual nlohmann::json findings() { return nullptr; }
+  // Set by the runner: called with an object shaped like findings() when a finding ends the process
+  // (AddressSanitizer halts at its first error), so that the result file is still written.
+  std::function<void(const nlohmann::json&)> on_fatal_findings;
 };
 
 // The backend this runner was built with (gpu_backend.cu, or the emulator's).

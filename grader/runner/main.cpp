@@ -113,6 +113,20 @@ nlohmann::json stats_json(const TimingStats& t, const Shape& s, double peak_gflo
           {"gflops", gflops}, {"pct_of_peak", peak_gflops > 0 ? 100.0 * gflops / peak_gflops : 0.0}};
 }
 
+// The emulator's findings (Backend::findings): kept under "emulator"; true when there is one, which
+// fails the check with the hint about the first to fix.
+bool record_findings(nlohmann::json& r, const nlohmann::json& emu) {
+  if (emu.is_null()) return false;
+  r["emulator"] = emu;
+  if (emu["findings"].empty()) return false;
+  for (const auto& f : emu["findings"])
+    std::cout << f["file"].get<std::string>() << ":" << f["line"].get<int>() << ": " << f["kind"].get<std::string>()
+              << ": " << f["message"].get<std::string>() << "\n";
+  r["hint_code"] = emu["hint_code"];
+  r["hint"] = emu["hint"];
+  return true;
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"tilelab runner: checks (and times) one implementation of one stage on one dataset"};
   std::string spec_path, dataset_dir, check = "correct", json_path;
@@ -162,6 +176,11 @@ int run(int argc, char** argv) {
     g_crash_json = crash.dump(2) + "\n";
     g_timeout_json = hang.dump(2) + "\n";
   }
+  backend->on_fatal_findings = [&r](const nlohmann::json& emu) {
+    record_findings(r, emu);
+    finish(r, kError, emu.value("message", "the emulator stopped the run"));
+    std::cout.flush();  // the process ends without unwinding
+  };
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, on_fatal_signal);
   if (timeout > 0)
     std::thread([timeout] {
@@ -227,6 +246,7 @@ int run(int argc, char** argv) {
     }
     r["hint_code"] = diag.code;
     r["hint"] = diag.hint;
+    if (record_findings(r, backend->findings())) return finish(r, kError, r["emulator"]["message"]);
     if (!pass) return finish(r, kWrong, "wrong result on " + d.spec.name + " (" + s.str() + ")");
     // Read from the compiled kernel's attributes (static + dynamic), never from the source text.
     if (spec.requires_shared_memory && out.launch.contains("kernel")) {
@@ -290,6 +310,7 @@ int run(int argc, char** argv) {
     r["hint_code"] = "cuda-error";
     r["hint"] = "A CUDA call or the kernel failed. An illegal address usually means an index past "
                 "the end of M, N or P: check the bounds tests.";
+    record_findings(r, backend->findings());
     return finish(r, kError, e.what());
   } catch (const BadInput& e) {
     return finish(r, kBadInput, e.what());

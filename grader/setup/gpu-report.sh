@@ -6,6 +6,7 @@
 # pack-offline-deps.sh and carried along.
 #   BUILD=dir        build tree (default build/default)
 #   SKIP_CTEST=1     only build and bench;   IMPLS="solution"  implementations to build
+#   CTEST_ARGS="-L 05-coarsened"   extra ctest arguments
 #   BENCH="01-basic:2048 2048 2048;06-register-tiled:8192 8192 8192"   (default: every stage at 2048 and 4096)
 set -u
 root=$(CDPATH= cd -- "$(dirname -- "$0")/../.." && pwd)
@@ -30,7 +31,7 @@ mkdir -p "$BUILD/results" "$BUILD/bench"
 
 if [ -z "${SKIP_CTEST:-}" ]; then
   echo "== ctest (GPU checks; the pytest suite runs on CI)"
-  ctest --test-dir "$BUILD" -LE python -j4 --output-on-failure --output-junit "$OUT/junit.xml" > "$OUT/ctest.log" 2>&1
+  ctest --test-dir "$BUILD" -LE python -j4 --output-on-failure --output-junit "$OUT/junit.xml" ${CTEST_ARGS:-} > "$OUT/ctest.log" 2>&1
   grep -E "tests passed|tests failed|Failed|\*\*\*" "$OUT/ctest.log" | tail -25
   pack
 fi

@@ -1,0 +1,225 @@
+# The CPU emulator backend (grader/emu; DESIGN.md "Where kernels run"; docs/emulator.md).
+# Included at the end of TilelabStages.cmake, whose tilelab_impl_source, tilelab_api_definitions
+# and tilelab_add_check it uses. For every stage x implementation it builds three runners,
+#   run-<impl>-<stage>-emu        plain build: correctness, barrier checks, guard zones
+#   run-<impl>-<stage>-emu-asan   AddressSanitizer + UBSan: out-of-bounds accesses with the line
+#   run-<impl>-<stage>-emu-race   shared-memory races and reads of unwritten shared memory
+# and registers the checks <impl>.<stage>.<dataset>.emu|emu-asan|emu-race on the stage's small
+# public datasets (label emu). It also builds the known-bad kernels of grader/tests/submissions and
+# registers kit.emu.<bug>.<backend>, which assert each one's diagnosis.
+
+option(TILELAB_EMU "Build the CPU emulator backend (needs Boost.Context)" ON)
+# Largest dataset (max of J, K, L) each build checks: the race build is ~10x slower than plain.
+set(TILELAB_EMU_MAX_SIZE 1024 CACHE STRING "emu checks: largest dataset size")
+set(TILELAB_EMU_ASAN_MAX_SIZE 512 CACHE STRING "emu-asan checks: largest dataset size")
+set(TILELAB_EMU_RACE_MAX_SIZE 256 CACHE STRING "emu-race checks: largest dataset size")
+
+if(NOT TILELAB_EMU)
+  return()
+endif()
+find_package(Boost 1.66 QUIET COMPONENTS context)
+if(NOT Boost_FOUND)
+  message(STATUS "tilelab: Boost.Context not found; the CPU emulator (emu checks) is not built. "
+                 "Install it with: sudo apt-get install libboost-context-dev")
+  return()
+endif()
+
+set(_emu_dir "${PROJECT_SOURCE_DIR}/grader/emu")
+set(_emu_gen "${PROJECT_BINARY_DIR}/generated/emu")
+file(MAKE_DIRECTORY "${_emu_gen}")
+
+# The builds this compiler can make: asan needs libasan and libubsan.
+set(TILELAB_EMU_BUILDS plain race)
+include(CheckCXXSourceCompiles)
+set(CMAKE_REQUIRED_FLAGS "-fsanitize=address,undefined")
+set(CMAKE_REQUIRED_LINK_OPTIONS "-fsanitize=address,undefined")
+check_cxx_source_compiles("int main() { return 0; }" TILELAB_EMU_HAVE_ASAN)
+unset(CMAKE_REQUIRED_FLAGS)
+unset(CMAKE_REQUIRED_LINK_OPTIONS)
+if(TILELAB_EMU_HAVE_ASAN)
+  list(APPEND TILELAB_EMU_BUILDS asan)
+else()
+  message(STATUS "tilelab: no AddressSanitizer in this compiler; the emu-asan checks are not built")
+endif()
+
+# Flags for the student's file in each build. The race build's -fsanitize=kernel-address with an
+# outlined call per access is used only for its instrumentation: the runtime (runtime.cpp)
+# implements the __asan_load*/__asan_store* callbacks, so no sanitizer library is linked.
+set(_emu_flags_plain -O2 -g)
+set(_emu_flags_asan -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all)
+set(_emu_flags_race -O1 -g -fno-omit-frame-pointer -fsanitize=kernel-address
+    "SHELL:--param asan-instrumentation-with-call-threshold=0" "SHELL:--param asan-stack=0"
+    "SHELL:--param asan-globals=0")
+set(_emu_suffix_plain emu)
+set(_emu_suffix_asan emu-asan)
+set(_emu_suffix_race emu-race)
+
+# ---- the rewriter and the runtime, once per build ----
+add_executable(tilelab-emu-rewrite "${_emu_dir}/rewrite.cpp" "${_emu_dir}/rewrite_main.cpp")
+target_compile_options(tilelab-emu-rewrite PRIVATE -Wall -Wextra)
+
+foreach(build IN LISTS TILELAB_EMU_BUILDS)
+  string(TOUPPER "${build}" BUILD)
+  add_library(tilelab_emu_rt_${build} STATIC "${_emu_dir}/runtime.cpp")
+  target_compile_definitions(tilelab_emu_rt_${build} PRIVATE TLEMU_BUILD_${BUILD})
+  target_include_directories(tilelab_emu_rt_${build} PUBLIC "${_emu_dir}" "${_emu_dir}/include")
+  target_link_libraries(tilelab_emu_rt_${build} PUBLIC Boost::context ${CMAKE_DL_LIBS})
+  target_compile_options(tilelab_emu_rt_${build} PRIVATE -Wall -Wextra -O2 -g)
+  if(build STREQUAL "asan")
+    # The runtime is instrumented too: its memcpy of a student's wrong size is caught.
+    target_compile_options(tilelab_emu_rt_asan PRIVATE -fsanitize=address,undefined -fno-sanitize-recover=all
+                                                       -fno-omit-frame-pointer)
+    target_link_options(tilelab_emu_rt_asan INTERFACE -fsanitize=address,undefined)
+  endif()
+endforeach()
+
+# The runner's main and the backend do not depend on the build or the implementation.
+add_library(tilelab_emu_runner_main OBJECT "${PROJECT_SOURCE_DIR}/grader/runner/main.cpp"
+                                           "${PROJECT_SOURCE_DIR}/grader/runner/emu_backend.cpp")
+target_include_directories(tilelab_emu_runner_main PRIVATE "${PROJECT_SOURCE_DIR}/grader/runner" "${_emu_dir}"
+                                                           "${_emu_dir}/include")
+target_link_libraries(tilelab_emu_runner_main PRIVATE tilelab_core CLI11::CLI11)
+
+# The rewritten student file: generated/emu/<name>.cpp from src.
+function(tilelab_emu_rewrite name src out)
+  set(dst "${_emu_gen}/${name}.cpp")
+  add_custom_command(OUTPUT "${dst}"
+    COMMAND tilelab-emu-rewrite "${src}" "${dst}"
+    DEPENDS "${src}" tilelab-emu-rewrite
+    COMMENT "Rewriting ${src} for the CPU emulator"
+    VERBATIM)
+  set(${out} "${dst}" PARENT_SCOPE)
+endfunction()
+
+# The adapter object (adapter.cpp) of one stage contract and display name; shared by every build.
+function(tilelab_emu_adapter stage display out)
+  string(MAKE_C_IDENTIFIER "emu_adapter_${display}_${stage}" target)
+  if(NOT TARGET ${target})
+    tilelab_api_definitions(${stage} defs)
+    add_library(${target} OBJECT "${PROJECT_SOURCE_DIR}/grader/runner/adapter.cpp")
+    target_compile_definitions(${target} PRIVATE ${defs} "TILELAB_IMPL_VAR=tilelab_impl_under_test"
+                                                 "TILELAB_IMPL_NAME=\"${display}\"")
+    target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/grader/runner")
+    target_link_libraries(${target} PRIVATE tilelab_core)
+  endif()
+  set(${out} ${target} PARENT_SCOPE)
+endfunction()
+
+# Runners <base>-emu, <base>-emu-asan, <base>-emu-race (those of `builds`) for one matmul.cu.
+function(tilelab_emu_runners base display stage src builds)
+  string(MAKE_C_IDENTIFIER "${base}" bid)
+  tilelab_emu_rewrite(${base} "${src}" rewritten)
+  tilelab_emu_adapter(${stage} ${display} adapter)
+  foreach(build IN LISTS builds)
+    if(NOT build IN_LIST TILELAB_EMU_BUILDS)
+      continue()
+    endif()
+    set(obj emu_${build}_${bid})
+    add_library(${obj} OBJECT "${rewritten}")
+    # -include: files that do not include <cuda_runtime.h> (or include it inside a namespace) still
+    # see the emulator's declarations first.
+    target_compile_options(${obj} PRIVATE -include "${_emu_dir}/include/tilelab_emu.h" ${_emu_flags_${build}})
+    target_include_directories(${obj} PRIVATE "${_emu_dir}/include")
+    set(runner "${base}-${_emu_suffix_${build}}")
+    add_executable(${runner} $<TARGET_OBJECTS:tilelab_emu_runner_main> $<TARGET_OBJECTS:${adapter}>
+                             $<TARGET_OBJECTS:${obj}>)
+    target_link_libraries(${runner} PRIVATE tilelab_core CLI11::CLI11 tilelab_emu_rt_${build})
+    set_target_properties(${runner} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/runners"
+                                               LINKER_LANGUAGE CXX)
+  endforeach()
+endfunction()
+
+# ---- the checks of every stage x implementation ----
+foreach(stage IN LISTS TILELAB_STAGES)
+  foreach(impl IN LISTS _impls)
+    tilelab_impl_source(${impl} ${stage} src)
+    if(NOT src)
+      continue()
+    endif()
+    tilelab_emu_runners(run-${impl}-${stage} ${impl} ${stage} "${src}" "${TILELAB_EMU_BUILDS}")
+    foreach(ds IN LISTS TILELAB_${stage}_DATASETS)
+      set(size "${TILELAB_${stage}_${ds}_SIZE}")
+      set(tags "${TILELAB_${stage}_${ds}_TAGS}")
+      if("perf" IN_LIST tags)
+        continue()
+      endif()
+      foreach(build IN LISTS TILELAB_EMU_BUILDS)
+        string(TOUPPER "${build}" BUILD)
+        set(cap "${TILELAB_EMU_MAX_SIZE}")
+        if(NOT build STREQUAL "plain")
+          set(cap "${TILELAB_EMU_${BUILD}_MAX_SIZE}")
+          if("large" IN_LIST tags)
+            continue()
+          endif()
+        endif()
+        if(size GREATER cap)
+          continue()
+        endif()
+        set(check ${_emu_suffix_${build}})
+        tilelab_add_check(${impl} ${stage} ${ds} ${check} ${check}
+          ARGS --dataset "${TILELAB_DATASETS_DIR}/${stage}/${ds}" --check correct
+          TIMEOUT ${TILELAB_${stage}_TIMEOUT_CORRECT} LABELS "public;emu")
+      endforeach()
+    endforeach()
+    # Hidden datasets (made from the grading seed, sizes unknown until then): plain build only.
+    if(NOT TILELAB_GRADING_SEED STREQUAL "" AND TILELAB_${stage}_HIDDEN_COUNT GREATER 0)
+      math(EXPR last "${TILELAB_${stage}_HIDDEN_COUNT} - 1")
+      foreach(i RANGE ${last})
+        tilelab_add_check(${impl} ${stage} hidden${i} emu emu
+          ARGS --hidden ${i} --seed ${TILELAB_GRADING_SEED} --check correct
+          TIMEOUT ${TILELAB_${stage}_TIMEOUT_CORRECT} LABELS "hidden;emu")
+      endforeach()
+    endif()
+  endforeach()
+endforeach()
+
+# ---- the kit's own tests of the emulator ----
+# Known-bad kernels: grader/tests/submissions/<bug>/<stage>/matmul.cu, with expect.toml naming, per
+# backend ([emu], [emu-asan], [emu-race]), the dataset and the verdict, hint or finding it must get.
+set(_subs_dir "${PROJECT_SOURCE_DIR}/grader/tests/submissions")
+file(GLOB _expects CONFIGURE_DEPENDS "${_subs_dir}/*/expect.toml")
+foreach(expect IN LISTS _expects)
+  get_filename_component(bug_dir "${expect}" DIRECTORY)
+  get_filename_component(bug "${bug_dir}" NAME)
+  file(STRINGS "${expect}" stage_line REGEX "^stage *= *\"")
+  string(REGEX REPLACE "^stage *= *\"([^\"]+)\".*" "\\1" stage "${stage_line}")
+  if(NOT stage IN_LIST TILELAB_STAGES OR NOT EXISTS "${bug_dir}/${stage}/matmul.cu")
+    message(WARNING "tilelab: ${expect}: stage '${stage}' unknown or ${stage}/matmul.cu missing")
+    continue()
+  endif()
+  file(STRINGS "${expect}" sections REGEX "^\\[\\[?emu(-asan|-race)?\\]")
+  set(builds "")
+  foreach(sec IN LISTS sections)
+    string(REGEX MATCH "emu[-a-z]*" backend "${sec}")
+    string(REPLACE "emu-" "" b "${backend}")
+    string(REPLACE "emu" "plain" b "${b}")
+    list(APPEND builds ${b})
+  endforeach()
+  list(REMOVE_DUPLICATES builds)
+  tilelab_emu_runners(run-kit-${bug}-${stage} submission ${stage} "${bug_dir}/${stage}/matmul.cu" "${builds}")
+  foreach(build IN LISTS builds)
+    if(NOT build IN_LIST TILELAB_EMU_BUILDS)
+      continue()
+    endif()
+    set(backend ${_emu_suffix_${build}})
+    set(name "kit.emu.${bug}.${backend}")
+    add_test(NAME ${name}
+      COMMAND "${Python3_EXECUTABLE}" "${_subs_dir}/check.py" --expect "${expect}" --backend ${backend}
+              --runner "${PROJECT_BINARY_DIR}/runners/run-kit-${bug}-${stage}-${backend}"
+              --spec "${TILELAB_${stage}_SPEC}" --datasets "${TILELAB_DATASETS_DIR}/${stage}"
+              --json "${TILELAB_RESULTS_DIR}/${name}.json"
+      WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}/grader")
+    set_tests_properties(${name} PROPERTIES LABELS "kit;emu" TIMEOUT 120)
+  endforeach()
+endforeach()
+
+# The rewriter's unit tests, and the emulator's CUDA semantics (launch errors, templates, dynamic
+# shared memory, streams) on a .cu file that goes through the same rewrite and build as a student's.
+tilelab_emu_rewrite(emu-features "${_emu_dir}/tests/features.cu" features_cpp)
+add_executable(tilelab_emu_tests "${_emu_dir}/tests/test_rewrite.cpp" "${_emu_dir}/rewrite.cpp"
+                                 "${PROJECT_SOURCE_DIR}/grader/tests/cpp/main.cpp" "${features_cpp}")
+set_source_files_properties("${features_cpp}" PROPERTIES
+  COMPILE_OPTIONS "-include;${_emu_dir}/include/tilelab_emu.h")
+target_include_directories(tilelab_emu_tests PRIVATE "${_emu_dir}" "${_emu_dir}/include")
+target_link_libraries(tilelab_emu_tests PRIVATE doctest::doctest tilelab_emu_rt_plain)
+doctest_discover_tests(tilelab_emu_tests TEST_PREFIX "kit.emu." PROPERTIES LABELS "kit;emu" TIMEOUT 120)

@@ -1,0 +1,354 @@
+// tilelab CPU emulator: the header force-included (g++ -include) into every student .cu file that is
+// compiled for the emulator, after grader/emu/rewrite has turned its launches `k<<<g, b, s, st>>>(a)`
+// into tlemu::launch(...) calls and its `__shared__` declarations into references to the per-block
+// shared arena. It provides what CUDA's compiler and runtime would: the execution-space keywords,
+// the built-in variables, dim3, __syncthreads(), and the runtime API subset the kit's stages use,
+// on host memory. Error codes have CUDA's numeric values (driver_types.h), so a student's checks and
+// messages behave as on a GPU.
+//
+// Contract with the runtime (grader/emu/runtime.cpp): one emulated CUDA thread runs at a time, on its
+// own fiber; the runtime sets threadIdx/blockIdx/blockDim/gridDim before it resumes a thread, and a
+// thread gives up the CPU only inside __syncthreads() or when it returns. Nothing here may be used
+// from more than one OS thread at a time.
+#ifndef TILELAB_EMU_H
+#define TILELAB_EMU_H
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#define TILELAB_EMULATOR 1
+
+// ---- execution spaces and qualifiers: host code, every one of them ----
+#define __global__
+#define __device__
+#define __host__
+#define __constant__
+#define __managed__
+#define __forceinline__ inline __attribute__((always_inline))
+#define __launch_bounds__(...)
+#define __align__(n) alignas(n)
+#define __grid_constant__
+// __restrict__ is understood by g++ itself; __noinline__ is left undefined because libstdc++ uses
+// it as an attribute name. __shared__ is rewritten by grader/emu/rewrite before
+// compilation; one that survives (inside a macro body, which the rewriter leaves alone) becomes a
+// static: correct for the plain build, since blocks run one at a time, but not analysed.
+#define __shared__ static
+
+// ---- vector types ----
+struct uint3 { unsigned int x, y, z; };
+struct int2 { int x, y; };
+struct int4 { int x, y, z, w; };
+struct float2 { float x, y; };
+struct float4 { float x, y, z, w; };
+inline int2 make_int2(int x, int y) { return {x, y}; }
+inline int4 make_int4(int x, int y, int z, int w) { return {x, y, z, w}; }
+inline float2 make_float2(float x, float y) { return {x, y}; }
+inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
+inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) { return {x, y, z}; }
+
+struct dim3 {
+  unsigned int x, y, z;
+  constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
+  constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+  constexpr operator uint3() const { return {x, y, z}; }
+};
+
+// ---- built-in variables: set by the runtime for the thread that runs ----
+extern uint3 threadIdx;
+extern uint3 blockIdx;
+extern dim3 blockDim;
+extern dim3 gridDim;
+constexpr int warpSize = 32;
+
+// ---- errors: the numeric values of CUDA's driver_types.h ----
+enum cudaError {
+  cudaSuccess = 0,
+  cudaErrorInvalidValue = 1,
+  cudaErrorMemoryAllocation = 2,
+  cudaErrorInitializationError = 3,
+  cudaErrorInvalidConfiguration = 9,
+  cudaErrorInvalidSymbol = 13,
+  cudaErrorInvalidDevicePointer = 17,
+  cudaErrorInvalidMemcpyDirection = 21,
+  cudaErrorInvalidDeviceFunction = 98,
+  cudaErrorNoDevice = 100,
+  cudaErrorInvalidDevice = 101,
+  cudaErrorInvalidResourceHandle = 400,
+  cudaErrorNotReady = 600,
+  cudaErrorIllegalAddress = 700,
+  cudaErrorLaunchOutOfResources = 701,
+  cudaErrorLaunchFailure = 719,
+  cudaErrorNotSupported = 801,
+  cudaErrorUnknown = 999
+};
+typedef enum cudaError cudaError_t;
+
+enum cudaMemcpyKind {
+  cudaMemcpyHostToHost = 0,
+  cudaMemcpyHostToDevice = 1,
+  cudaMemcpyDeviceToHost = 2,
+  cudaMemcpyDeviceToDevice = 3,
+  cudaMemcpyDefault = 4
+};
+
+enum cudaFuncAttribute {
+  cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+  cudaFuncAttributePreferredSharedMemoryCarveout = 9
+};
+
+enum cudaDeviceAttr {
+  cudaDevAttrMaxThreadsPerBlock = 1,
+  cudaDevAttrMaxSharedMemoryPerBlock = 8,
+  cudaDevAttrWarpSize = 10,
+  cudaDevAttrClockRate = 13,
+  cudaDevAttrMultiProcessorCount = 16,
+  cudaDevAttrMemoryClockRate = 36,
+  cudaDevAttrL2CacheSize = 38,
+  cudaDevAttrMaxThreadsPerMultiProcessor = 39,
+  cudaDevAttrComputeCapabilityMajor = 75,
+  cudaDevAttrComputeCapabilityMinor = 76,
+  cudaDevAttrMaxSharedMemoryPerBlockOptin = 97
+};
+
+// The fields of CUDA's cudaDeviceProp that course code reads; values describe an H100 SXM.
+struct cudaDeviceProp {
+  char name[256];
+  size_t totalGlobalMem;
+  size_t sharedMemPerBlock;
+  int regsPerBlock;
+  int warpSize;
+  size_t memPitch;
+  int maxThreadsPerBlock;
+  int maxThreadsDim[3];
+  int maxGridSize[3];
+  int clockRate;
+  size_t totalConstMem;
+  int major;
+  int minor;
+  int multiProcessorCount;
+  int memoryClockRate;
+  int memoryBusWidth;
+  int l2CacheSize;
+  int maxThreadsPerMultiProcessor;
+  size_t sharedMemPerMultiprocessor;
+  int regsPerMultiprocessor;
+  size_t sharedMemPerBlockOptin;
+  int maxBlocksPerMultiProcessor;
+  size_t reservedSharedMemPerBlock;
+  int concurrentKernels;
+  int deviceOverlap;
+  int asyncEngineCount;
+  int unifiedAddressing;
+  int ECCEnabled;
+};
+
+struct CUstream_st;
+typedef CUstream_st* cudaStream_t;
+struct CUevent_st;
+typedef CUevent_st* cudaEvent_t;
+
+const char* cudaGetErrorString(cudaError_t error);
+const char* cudaGetErrorName(cudaError_t error);
+cudaError_t cudaGetLastError();
+cudaError_t cudaPeekAtLastError();
+cudaError_t cudaDeviceSynchronize();
+cudaError_t cudaDeviceReset();
+cudaError_t cudaGetDeviceCount(int* count);
+cudaError_t cudaGetDevice(int* device);
+cudaError_t cudaSetDevice(int device);
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device);
+cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device);
+
+cudaError_t cudaMalloc(void** ptr, size_t size);
+cudaError_t cudaFree(void* ptr);
+cudaError_t cudaMallocHost(void** ptr, size_t size);
+cudaError_t cudaFreeHost(void* ptr);
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind);
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                            cudaStream_t stream = nullptr);
+cudaError_t cudaMemset(void* ptr, int value, size_t count);
+cudaError_t cudaMemsetAsync(void* ptr, int value, size_t count, cudaStream_t stream = nullptr);
+template <class T>
+inline cudaError_t cudaMalloc(T** ptr, size_t size) {
+  return cudaMalloc(reinterpret_cast<void**>(ptr), size);
+}
+template <class T>
+inline cudaError_t cudaMallocHost(T** ptr, size_t size) {
+  return cudaMallocHost(reinterpret_cast<void**>(ptr), size);
+}
+// __constant__ and __device__ variables are plain host variables here.
+template <class T>
+inline cudaError_t cudaMemcpyToSymbol(T& symbol, const void* src, size_t count, size_t offset = 0,
+                                      cudaMemcpyKind = cudaMemcpyHostToDevice) {
+  if (offset + count > sizeof(T)) return cudaErrorInvalidValue;
+  std::memcpy(reinterpret_cast<char*>(&symbol) + offset, src, count);
+  return cudaSuccess;
+}
+template <class T>
+inline cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, size_t count, size_t offset = 0,
+                                        cudaMemcpyKind = cudaMemcpyDeviceToHost) {
+  if (offset + count > sizeof(T)) return cudaErrorInvalidValue;
+  std::memcpy(dst, reinterpret_cast<const char*>(&symbol) + offset, count);
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreate(cudaStream_t* stream);
+cudaError_t cudaStreamDestroy(cudaStream_t stream);
+cudaError_t cudaStreamSynchronize(cudaStream_t stream);
+cudaError_t cudaEventCreate(cudaEvent_t* event);
+cudaError_t cudaEventDestroy(cudaEvent_t event);
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = nullptr);
+cudaError_t cudaEventSynchronize(cudaEvent_t event);
+cudaError_t cudaEventQuery(cudaEvent_t event);
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end);
+
+// Kernel attributes: recorded (a dynamic shared size above 48 KiB must be opted into, as on a GPU).
+cudaError_t tlemu_func_set_attribute(const void* key, cudaFuncAttribute attr, int value);
+template <class F>
+inline cudaError_t cudaFuncSetAttribute(F* func, cudaFuncAttribute attr, int value) {
+  return tlemu_func_set_attribute(reinterpret_cast<const void*>(func), attr, value);
+}
+
+// ---- device functions the stages may call ----
+namespace tlemu_math {
+template <class A, class B>
+inline auto min(A a, B b) -> decltype(a < b ? a : b) { return b < a ? b : a; }
+template <class A, class B>
+inline auto max(A a, B b) -> decltype(a < b ? a : b) { return a < b ? b : a; }
+}  // namespace tlemu_math
+using tlemu_math::max;
+using tlemu_math::min;
+inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fdividef(float a, float b) { return a / b; }
+inline float __saturatef(float x) { return x < 0.f ? 0.f : (x > 1.f ? 1.f : x); }
+template <class T>
+inline T __ldg(const T* p) { return *p; }
+
+// Warp-level operations and atomics are not emulated (docs/emulator.md says why): using one stops
+// the compilation with this message instead of computing something wrong.
+namespace tlemu {
+template <class...>
+constexpr bool unsupported = false;  // dependent, so only a use triggers the assertion
+}  // namespace tlemu
+#define TLEMU_UNSUPPORTED(name)                                                               \
+  template <class... A>                                                                       \
+  inline auto name(A...) {                                                                    \
+    static_assert(::tlemu::unsupported<A...>, #name " is not supported by the tilelab CPU "   \
+                                              "emulator (docs/emulator.md): run this on a GPU"); \
+  }
+TLEMU_UNSUPPORTED(__syncwarp)
+TLEMU_UNSUPPORTED(__shfl_sync)
+TLEMU_UNSUPPORTED(__shfl_up_sync)
+TLEMU_UNSUPPORTED(__shfl_down_sync)
+TLEMU_UNSUPPORTED(__shfl_xor_sync)
+TLEMU_UNSUPPORTED(__ballot_sync)
+TLEMU_UNSUPPORTED(atomicAdd)
+TLEMU_UNSUPPORTED(atomicSub)
+TLEMU_UNSUPPORTED(atomicExch)
+TLEMU_UNSUPPORTED(atomicMin)
+TLEMU_UNSUPPORTED(atomicMax)
+TLEMU_UNSUPPORTED(atomicCAS)
+TLEMU_UNSUPPORTED(tex2D)
+#undef TLEMU_UNSUPPORTED
+
+// ---- barriers: the call site names the barrier in findings ----
+namespace tlemu {
+// Blocks the calling emulated thread until every thread of its block has arrived at a barrier (or
+// has returned); returns the number of threads whose `predicate` was non-zero.
+int syncthreads(const char* file, int line, int predicate);
+}  // namespace tlemu
+#define __syncthreads() ::tlemu::syncthreads(__FILE__, __LINE__, 0)
+#define __syncthreads_count(p) ::tlemu::syncthreads(__FILE__, __LINE__, (p) ? 1 : 0)
+#define __syncthreads_and(p) (::tlemu::syncthreads(__FILE__, __LINE__, (p) ? 1 : 0) == \
+                              int(blockDim.x * blockDim.y * blockDim.z))
+#define __syncthreads_or(p) (::tlemu::syncthreads(__FILE__, __LINE__, (p) ? 1 : 0) > 0)
+#define __threadfence() ((void)0)
+#define __threadfence_block() ((void)0)
+
+// ---- launches and shared memory: the targets of grader/emu/rewrite ----
+namespace tlemu {
+
+struct LaunchSite {
+  const char* file;
+  int line;
+  const char* kernel;  // the kernel expression as written, e.g. "MatrixMulKernel<16>"
+};
+
+// Validates the configuration (CUDA's limits and error codes), then runs thread(ctx) once for every
+// thread of every block, blocks in order, each thread on its own fiber. `pointers` are the kernel's
+// pointer arguments, checked to lie in memory from cudaMalloc. Errors go where CUDA puts them:
+// cudaGetLastError().
+void launch_erased(const LaunchSite& site, dim3 grid, dim3 block, size_t dynamic_shared, cudaStream_t stream,
+                   void (*thread)(void*), void* ctx, const void* const* pointers, int n_pointers);
+
+template <class T>
+inline void collect_pointer(const T& arg, const void** out, int& n) {
+  if constexpr (std::is_pointer<T>::value) out[n++] = reinterpret_cast<const void*>(arg);
+}
+
+// k<<<g, b, s, st>>>(args...) becomes launch(site, g, b, s, st, [&](auto&&... a) { k(a...); }, args...).
+// The arguments are evaluated and copied once, as CUDA copies them at the launch; each thread then
+// receives its own by-value parameters.
+template <class F, class... A>
+inline void launch(const LaunchSite& site, dim3 grid, dim3 block, size_t dynamic_shared, cudaStream_t stream,
+                   F&& kernel, A&&... args) {
+  std::tuple<std::decay_t<A>...> copied(std::forward<A>(args)...);
+  struct Ctx {
+    std::remove_reference_t<F>* kernel;
+    std::tuple<std::decay_t<A>...>* args;
+  } ctx{&kernel, &copied};
+  const void* pointers[sizeof...(A) + 1] = {};
+  int n = 0;
+  std::apply([&](const auto&... a) { (collect_pointer(a, pointers, n), ...); }, copied);
+  launch_erased(site, grid, block, dynamic_shared, stream,
+                [](void* c) {
+                  Ctx* x = static_cast<Ctx*>(c);
+                  std::apply(*x->kernel, *x->args);
+                },
+                &ctx, pointers, n);
+}
+
+// Shape of a __shared__ array, for messages such as "Mds[3][15]".
+template <class T>
+struct SharedShape {
+  static void fill(int* dims, int& rank) {
+    if constexpr (std::rank<T>::value > 0) {
+      dims[rank++] = int(std::extent<T>::value);
+      SharedShape<std::remove_extent_t<T>>::fill(dims, rank);
+    }
+  }
+};
+
+// Storage for one `__shared__` variable: the rewriter turns `__shared__ T name[A][B];` into a
+// function-local static reference bound on first execution. Blocks run one after another, so one
+// address serves every block (as one SM's shared memory serves the blocks it runs in turn).
+void* shared_alloc(size_t bytes, size_t align, size_t elem_bytes, const int* dims, int rank, const char* name,
+                   const char* file, int line);
+template <class T>
+inline T& shared_var(const char* name, const char* file, int line) {
+  int dims[8] = {};
+  int rank = 0;
+  SharedShape<T>::fill(dims, rank);
+  return *static_cast<T*>(shared_alloc(sizeof(T), alignof(T), sizeof(std::remove_all_extents_t<T>), dims, rank,
+                                       name, file, line));
+}
+// `extern __shared__ T name[];`: the launch's dynamic shared memory.
+void* dynamic_shared_base(const char* name, size_t elem_bytes);
+template <class T>
+inline T& dynamic_shared(const char* name, const char*, int) {
+  return *static_cast<T*>(dynamic_shared_base(name, sizeof(std::remove_all_extents_t<T>)));
+}
+
+}  // namespace tlemu
+
+#endif  // TILELAB_EMU_H

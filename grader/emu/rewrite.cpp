@@ -1,0 +1,438 @@
+// The emulator's source rewriter (contract in rewrite.hpp). It works on characters, not on a full
+// C++ parse: a first pass marks which characters are code (not comment, literal or preprocessor
+// line), and the two constructs are then matched on code characters only, with brackets balanced.
+#include "rewrite.hpp"
+
+#include <cctype>
+#include <string>
+#include <vector>
+
+namespace tlemu_rewrite {
+namespace {
+
+bool is_ident(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// What each character of the source is.
+enum class Kind : char { Code, Comment, Literal, Directive };
+
+std::vector<Kind> classify(const std::string& s) {
+  const size_t n = s.size();
+  std::vector<Kind> k(n, Kind::Code);
+  size_t i = 0;
+  bool line_start = true;  // only whitespace since the last newline
+  while (i < n) {
+    const char c = s[i];
+    if (c == '\n') {
+      line_start = true;
+      ++i;
+      continue;
+    }
+    if (line_start && c == '#') {  // a preprocessor line, continued by backslash-newline
+      while (i < n && s[i] != '\n') {
+        if (s[i] == '\\' && i + 1 < n && s[i + 1] == '\n') {
+          k[i] = k[i + 1] = Kind::Directive;
+          i += 2;
+          continue;
+        }
+        if (s[i] == '/' && i + 1 < n && s[i + 1] == '*') {  // a block comment may leave the line
+          size_t e = s.find("*/", i + 2);
+          e = e == std::string::npos ? n : e + 2;
+          for (; i < e; ++i) k[i] = Kind::Directive;
+          continue;
+        }
+        k[i++] = Kind::Directive;
+      }
+      continue;
+    }
+    if (!std::isspace(static_cast<unsigned char>(c))) line_start = false;
+    if (c == '/' && i + 1 < n && s[i + 1] == '/') {
+      while (i < n && s[i] != '\n') k[i++] = Kind::Comment;
+      continue;
+    }
+    if (c == '/' && i + 1 < n && s[i + 1] == '*') {
+      size_t e = s.find("*/", i + 2);
+      e = e == std::string::npos ? n : e + 2;
+      for (; i < e; ++i) k[i] = Kind::Comment;
+      continue;
+    }
+    if (c == '"') {
+      // Raw string: the identifier right before the quote is R, LR, uR, UR or u8R.
+      size_t b = i;
+      while (b > 0 && is_ident(s[b - 1])) --b;
+      const std::string prefix = s.substr(b, i - b);
+      if (prefix == "R" || prefix == "LR" || prefix == "uR" || prefix == "UR" || prefix == "u8R") {
+        const size_t open = s.find('(', i);
+        const std::string delim = open == std::string::npos ? "" : s.substr(i + 1, open - i - 1);
+        size_t e = open == std::string::npos ? n : s.find(")" + delim + "\"", open);
+        e = e == std::string::npos ? n : e + delim.size() + 2;
+        for (; i < e; ++i) k[i] = Kind::Literal;
+        continue;
+      }
+      k[i++] = Kind::Literal;
+      while (i < n && s[i] != '"' && s[i] != '\n') {
+        if (s[i] == '\\' && i + 1 < n) k[i++] = Kind::Literal;
+        k[i++] = Kind::Literal;
+      }
+      if (i < n) k[i++] = Kind::Literal;
+      continue;
+    }
+    if (c == '\'') {
+      // A digit separator (1'000) follows a digit or letter of a number; a character literal
+      // follows anything else, or one of the prefixes L, u, U, u8.
+      size_t b = i;
+      while (b > 0 && is_ident(s[b - 1])) --b;
+      const std::string prefix = s.substr(b, i - b);
+      const bool literal = prefix.empty() || prefix == "L" || prefix == "u" || prefix == "U" || prefix == "u8";
+      if (literal) {
+        k[i++] = Kind::Literal;
+        while (i < n && s[i] != '\'' && s[i] != '\n') {
+          if (s[i] == '\\' && i + 1 < n) k[i++] = Kind::Literal;
+          k[i++] = Kind::Literal;
+        }
+        if (i < n) k[i++] = Kind::Literal;
+        continue;
+      }
+    }
+    ++i;
+  }
+  return k;
+}
+
+class Rewriter {
+ public:
+  Rewriter(const std::string& s) : s_(s), k_(classify(s)) {}
+
+  std::string run(const std::string& path) {
+    struct Edit {
+      size_t begin, end;
+      std::string text;
+    };
+    std::vector<Edit> edits;
+    size_t covered = 0;  // edits do not overlap: nothing before this is matched again
+    for (size_t i = 0; i < s_.size(); ++i) {
+      if (i < covered || !code(i)) continue;
+      if (s_.compare(i, 3, "<<<") == 0 && code(i + 1) && code(i + 2)) {
+        Edit e;
+        e.text = launch(i, e.begin, e.end);
+        if (e.begin < covered) fail(i, "a kernel launch overlaps an earlier construct");
+        edits.push_back(e);
+        covered = e.end;
+        i = e.end - 1;
+      } else if (s_.compare(i, 10, "__shared__") == 0 && (i == 0 || !is_ident(s_[i - 1])) &&
+                 (i + 10 >= s_.size() || !is_ident(s_[i + 10]))) {
+        Edit e;
+        e.text = shared(i, e.begin, e.end);
+        if (e.begin < covered) fail(i, "a __shared__ declaration overlaps an earlier construct");
+        edits.push_back(e);
+        covered = e.end;
+        i = e.end - 1;
+      }
+    }
+    std::string out = "#line 1 \"" + escape(path) + "\"\n";
+    size_t at = 0;
+    for (const auto& e : edits) {
+      out.append(s_, at, e.begin - at);
+      out += e.text;
+      at = e.end;
+    }
+    out.append(s_, at, std::string::npos);
+    return out;
+  }
+
+ private:
+  bool code(size_t i) const { return i < s_.size() && k_[i] == Kind::Code; }
+  bool space(size_t i) const { return std::isspace(static_cast<unsigned char>(s_[i])) != 0; }
+
+  int line_of(size_t pos) const {
+    int line = 1;
+    for (size_t i = 0; i < pos && i < s_.size(); ++i) line += s_[i] == '\n';
+    return line;
+  }
+  [[noreturn]] void fail(size_t pos, const std::string& what) const {
+    throw RewriteError("line " + std::to_string(line_of(pos)) + ": " + what);
+  }
+  static std::string escape(const std::string& t) {
+    std::string o;
+    for (char c : t) {
+      if (c == '"' || c == '\\') o += '\\';
+      o += c;
+    }
+    return o;
+  }
+  int newlines(size_t b, size_t e) const {
+    int n = 0;
+    for (size_t i = b; i < e; ++i) n += s_[i] == '\n';
+    return n;
+  }
+  // The code of [b, e) on one line: comments dropped, whitespace runs collapsed, ends trimmed.
+  std::string flat(size_t b, size_t e) const {
+    std::string o;
+    for (size_t i = b; i < e; ++i) {
+      if (k_[i] == Kind::Comment || k_[i] == Kind::Directive) continue;
+      const char c = s_[i];
+      if (std::isspace(static_cast<unsigned char>(c))) {
+        if (!o.empty() && o.back() != ' ') o += ' ';
+      } else {
+        o += c;
+      }
+    }
+    while (!o.empty() && o.back() == ' ') o.pop_back();
+    return o;
+  }
+  // Skips whitespace and comments forward (returns the first other position).
+  size_t skip_fwd(size_t i) const {
+    while (i < s_.size() && (space(i) || k_[i] == Kind::Comment)) ++i;
+    return i;
+  }
+  // Skips whitespace and comments backward from i (inclusive); returns the position of the first
+  // other character, or npos.
+  size_t skip_back(size_t i) const {
+    while (i != std::string::npos && (space(i) || k_[i] == Kind::Comment)) i = i == 0 ? std::string::npos : i - 1;
+    return i;
+  }
+  // Position of the bracket closing the one at `open`, counting only code characters.
+  size_t match_fwd(size_t open) const {
+    int depth = 0;
+    for (size_t i = open; i < s_.size(); ++i) {
+      if (!code(i)) continue;
+      const char c = s_[i];
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      if (c == ')' || c == ']' || c == '}') {
+        if (--depth == 0) return i;
+      }
+    }
+    fail(open, "unbalanced brackets");
+  }
+
+  // The kernel expression ending right before `<<<` at p: [::]name[<...>][::name[<...>]]...
+  size_t kernel_start(size_t p) const {
+    size_t j = skip_back(p - 1);
+    size_t start = std::string::npos;
+    while (j != std::string::npos) {
+      if (s_[j] == '>') {  // template arguments, balanced
+        int depth = 0;
+        size_t i = j;
+        for (;; --i) {
+          if (code(i)) {
+            if (s_[i] == '>' || s_[i] == ')') ++depth;
+            if (s_[i] == '<' || s_[i] == '(') --depth;
+            if (depth == 0) break;
+          }
+          if (i == 0) fail(p, "cannot find the start of the kernel's template arguments");
+        }
+        j = skip_back(i - 1);
+      }
+      if (j == std::string::npos || !is_ident(s_[j])) fail(p, "cannot find the kernel name before <<<");
+      while (j > 0 && is_ident(s_[j - 1])) --j;
+      start = j;
+      if (j < 2) break;
+      const size_t c = skip_back(j - 1);
+      if (c == std::string::npos || c < 1 || s_[c] != ':' || s_[c - 1] != ':') break;
+      start = c - 1;  // a qualified name, or a leading ::
+      const size_t q = c < 2 ? std::string::npos : skip_back(c - 2);
+      if (q == std::string::npos || !(is_ident(s_[q]) || s_[q] == '>')) break;
+      j = q;
+    }
+    return start;
+  }
+
+  std::string launch(size_t p, size_t& begin, size_t& end) {
+    begin = kernel_start(p);
+    const std::string kernel = flat(begin, p);
+    // The configuration: up to four expressions, up to the `>>>` at depth 0.
+    std::vector<std::string> cfg;
+    size_t piece = p + 3, close = std::string::npos;
+    int depth = 0;
+    for (size_t i = p + 3; i < s_.size(); ++i) {
+      if (!code(i)) continue;
+      const char c = s_[i];
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      if (c == ')' || c == ']' || c == '}') --depth;
+      if (depth < 0) fail(p, "unbalanced brackets in the launch configuration");
+      if (depth == 0 && c == ',') {
+        cfg.push_back(flat(piece, i));
+        piece = i + 1;
+      }
+      if (depth == 0 && s_.compare(i, 3, ">>>") == 0) {
+        cfg.push_back(flat(piece, i));
+        close = i;
+        break;
+      }
+    }
+    if (close == std::string::npos) fail(p, "<<< without a matching >>>");
+    if (cfg.size() < 2 || cfg.size() > 4) fail(p, "a launch configuration takes 2 to 4 values: <<<grid, block[, shared bytes[, stream]]>>>");
+    for (const auto& c : cfg)
+      if (c.empty()) fail(p, "an empty value in the launch configuration");
+    if (cfg.size() < 3) cfg.push_back("0");
+    if (cfg.size() < 4) cfg.push_back("nullptr");
+    const size_t open = skip_fwd(close + 3);
+    if (open >= s_.size() || s_[open] != '(') fail(p, "expected the kernel's arguments in ( ) after >>>");
+    const size_t rpar = match_fwd(open);
+    end = rpar + 1;
+    const std::string args = s_.substr(open + 1, rpar - open - 1);
+    const bool no_args = flat(open + 1, rpar).empty();
+    std::string o = "::tlemu::launch({__FILE__, __LINE__, \"" + escape(kernel) + "\"}, " + cfg[0] + ", " + cfg[1] +
+                    ", " + cfg[2] + ", " + cfg[3] + ", [&](auto&&... tlemu_a) { " + kernel + "(tlemu_a...); }";
+    if (!no_args) o += ", " + args;
+    o += ")";
+    o.append(size_t(newlines(begin, open + 1) + newlines(rpar, end)), '\n');
+    return o;
+  }
+
+  std::string shared(size_t p, size_t& begin, size_t& end) {
+    // The declaration runs from the code after the previous ; { } (or a label's :) to the next ;.
+    size_t b = p;
+    while (b > 0) {
+      const size_t i = b - 1;
+      if (code(i) && (s_[i] == ';' || s_[i] == '{' || s_[i] == '}' ||
+                      (s_[i] == ':' && !(i > 0 && s_[i - 1] == ':') && !(i + 1 < s_.size() && s_[i + 1] == ':'))))
+        break;
+      if (k_[i] == Kind::Directive) break;
+      b = i;
+    }
+    begin = skip_fwd(b);
+    size_t semi = std::string::npos;
+    int depth = 0;
+    for (size_t i = p; i < s_.size(); ++i) {
+      if (!code(i)) continue;
+      const char c = s_[i];
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      if (c == ')' || c == ']' || c == '}') --depth;
+      if (depth == 0 && c == ';') {
+        semi = i;
+        break;
+      }
+      if (depth < 0) break;
+    }
+    if (semi == std::string::npos) fail(p, "a __shared__ declaration without its closing ;");
+    end = semi + 1;
+    const std::string decl = flat(begin, semi);
+
+    // Drop the storage and alignment specifiers; remember `extern` (dynamic shared memory).
+    std::string rest;
+    bool dynamic = false;
+    for (size_t i = 0; i < decl.size();) {
+      if (is_ident(decl[i]) && (i == 0 || !is_ident(decl[i - 1]))) {
+        size_t j = i;
+        while (j < decl.size() && is_ident(decl[j])) ++j;
+        const std::string word = decl.substr(i, j - i);
+        if (word == "__shared__" || word == "static" || word == "__device__") {
+          i = j;
+          continue;
+        }
+        if (word == "extern") {
+          dynamic = true;
+          i = j;
+          continue;
+        }
+        if (word == "__align__" || word == "alignas") {  // the runtime aligns every variable to 16
+          size_t k = j;
+          while (k < decl.size() && decl[k] == ' ') ++k;
+          if (k < decl.size() && decl[k] == '(') {
+            int d = 0;
+            for (; k < decl.size(); ++k) {
+              if (decl[k] == '(') ++d;
+              if (decl[k] == ')' && --d == 0) break;
+            }
+            i = k + 1;
+            continue;
+          }
+        }
+        rest += word;
+        i = j;
+        continue;
+      }
+      rest += decl[i++];
+    }
+    {  // removing words leaves runs of spaces
+      std::string t;
+      for (char c : rest)
+        if (!(c == ' ' && (t.empty() || t.back() == ' '))) t += c;
+      rest = t;
+    }
+    // Declarators, split at top-level commas.
+    std::vector<std::string> parts;
+    {
+      int d = 0;
+      std::string cur;
+      for (char c : rest) {
+        if (c == '(' || c == '[' || c == '{' || c == '<') ++d;
+        if (c == ')' || c == ']' || c == '}' || c == '>') --d;
+        if (c == ',' && d == 0) {
+          parts.push_back(cur);
+          cur.clear();
+        } else {
+          cur += c;
+        }
+      }
+      parts.push_back(cur);
+    }
+    auto trim = [](std::string t) {
+      while (!t.empty() && t.front() == ' ') t.erase(t.begin());
+      while (!t.empty() && t.back() == ' ') t.pop_back();
+      return t;
+    };
+    // Splits "T *name[A][B]" into the text before the name, the name and the array bounds.
+    auto split = [&](const std::string& t, std::string& before, std::string& name, std::string& dims) {
+      size_t br = std::string::npos;
+      int d = 0;
+      for (size_t i = 0; i < t.size(); ++i) {
+        if (t[i] == '<' || t[i] == '(') ++d;
+        if (t[i] == '>' || t[i] == ')') --d;
+        if (t[i] == '[' && d == 0) {
+          br = i;
+          break;
+        }
+      }
+      std::string head = trim(t.substr(0, br));
+      dims = br == std::string::npos ? "" : trim(t.substr(br));
+      if (head.find('=') != std::string::npos) fail(p, "a __shared__ variable cannot have an initializer");
+      size_t n = head.size();
+      while (n > 0 && is_ident(head[n - 1])) --n;
+      name = head.substr(n);
+      before = trim(head.substr(0, n));
+      if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])))
+        fail(p, "cannot read the __shared__ declaration: " + decl);
+    };
+    std::string type, name, dims;
+    split(parts[0], type, name, dims);
+    if (type.empty()) fail(p, "a __shared__ declaration without a type: " + decl);
+    std::string base = type;  // without the first declarator's * and &
+    while (!base.empty() && (base.back() == '*' || base.back() == '&' || base.back() == ' ')) base.pop_back();
+
+    std::string o;
+    for (size_t k = 0; k < parts.size(); ++k) {
+      std::string t = type, nm = name, dm = dims;
+      if (k > 0) {
+        std::string stars;
+        split(parts[k], stars, nm, dm);
+        t = base + (stars.empty() ? "" : " " + stars);
+      }
+      if (!o.empty()) o += ' ';
+      if (dynamic) {
+        if (dm.empty() || dm.find_first_not_of("[ ]") != std::string::npos)
+          fail(p, "extern __shared__ takes an array of unknown size, e.g. extern __shared__ float " + nm + "[];");
+        o += "static " + t + " (&" + nm + ")[] = ::tlemu::dynamic_shared<" + t + "[]>(\"" + nm +
+             "\", __FILE__, __LINE__);";
+      } else if (dm.empty()) {
+        o += "static " + t + "& " + nm + " = ::tlemu::shared_var<" + t + ">(\"" + nm + "\", __FILE__, __LINE__);";
+      } else {
+        o += "static " + t + " (&" + nm + ")" + dm + " = ::tlemu::shared_var<" + t + dm + ">(\"" + nm +
+             "\", __FILE__, __LINE__);";
+      }
+    }
+    o.append(size_t(newlines(begin, end)), '\n');
+    return o;
+  }
+
+  const std::string& s_;
+  std::vector<Kind> k_;
+};
+
+}  // namespace
+
+std::string rewrite(const std::string& source, const std::string& path) {
+  return Rewriter(source).run(path);
+}
+
+}  // namespace tlemu_rewrite

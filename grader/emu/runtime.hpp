@@ -1,0 +1,60 @@
+// The emulator runtime as the runner's backend (grader/runner/emu_backend.cpp) sees it: findings,
+// launch records and buffer names. The student-facing half is include/tilelab_emu.h.
+//
+// The runtime is built three times from the same sources (grader/cmake/TilelabEmu.cmake):
+//   plain  correctness; cudaMalloc buffers sit inside NaN-filled guard zones (an overrun reads NaN,
+//          as a GPU reads garbage, and a write there is reported after the launch);
+//   asan   AddressSanitizer + UBSan: exact-size cudaMalloc buffers and a poisoned shared arena, so
+//          an out-of-bounds access stops the run with the student's line;
+//   race   every shared-memory access of the student's file is seen (through g++'s
+//          -fsanitize=kernel-address callbacks): read/write conflicts between two barriers and
+//          reads of shared memory no thread of the block has written.
+// All three report barrier divergence and barriers skipped by threads that returned.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tilelab_emu.h"
+
+namespace tlemu {
+
+// One problem the emulator saw, deduplicated by kind and source lines: `count` occurrences.
+struct Finding {
+  std::string kind;     // barrier-divergence, barrier-skipped, race, uninitialized-shared,
+                        // out-of-bounds-global, out-of-bounds-shared, out-of-bounds-local,
+                        // memory-error, undefined-behavior, global-overrun, host-pointer-argument
+  std::string file;     // the student's source file (as compiled)
+  int line = 0;         // 0 when unknown (e.g. global-overrun in the plain build)
+  std::string message;  // one sentence, without the file:line prefix
+  std::string hint_code;  // refines kind for the hint, e.g. missing-barrier-before-use
+  long count = 1;
+};
+
+// "emu", "emu-asan" or "emu-race": which build of the runtime this is.
+const char* backend_name();
+
+// Findings since the last call (and forgets them).
+std::vector<Finding> take_findings();
+
+// A finding that ends the process (AddressSanitizer and UBSan halt on the first error) is handed to
+// this function with every finding so far, just before the process exits with status 2.
+void set_fatal_handler(std::function<void(const std::vector<Finding>&)> handler);
+
+// Names a cudaMalloc buffer in findings ("M", "N", "P").
+void name_buffer(const void* device_ptr, const std::string& name);
+
+struct LaunchRecord {
+  std::string kernel, file;
+  int line = 0;
+  dim3 grid, block;
+  size_t dynamic_shared = 0;
+  size_t static_shared = 0;  // bytes of the __shared__ variables the kernel declared
+  bool default_stream = true;
+  double seconds = 0;
+  cudaError_t error = cudaSuccess;
+};
+void start_recording();
+std::vector<LaunchRecord> stop_recording();
+
+}  // namespace tlemu

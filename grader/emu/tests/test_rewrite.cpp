@@ -1,0 +1,91 @@
+// The rewriter (grader/emu/rewrite.hpp) on the constructs students write: what it must change,
+// what it must leave alone, and that every line keeps its number.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "rewrite.hpp"
+
+using tlemu_rewrite::rewrite;
+using tlemu_rewrite::RewriteError;
+
+namespace {
+std::string rw(const std::string& s) { return rewrite(s, "k.cu"); }
+long lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
+bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+}  // namespace
+
+TEST_CASE("rewrite: a plain launch becomes a call, with #line naming the file") {
+  const std::string out = rw("void f() { k<<<g, b>>>(M, N, P, W); }\n");
+  CHECK(out.rfind("#line 1 \"k.cu\"\n", 0) == 0);
+  CHECK(has(out, "::tlemu::launch({__FILE__, __LINE__, \"k\"}, g, b, 0, nullptr, [&](auto&&... tlemu_a) { "
+                 "k(tlemu_a...); }, M, N, P, W)"));
+  CHECK(!has(out, "<<<"));
+}
+
+TEST_CASE("rewrite: shared size, stream, templates, qualified names, no arguments") {
+  CHECK(has(rw("k<<<g, b, 64 * sizeof(float), s>>>(x);"), "g, b, 64 * sizeof(float), s, "));
+  CHECK(has(rw("MatMul<float, 16><<<g, b>>>(x);"), "{ MatMul<float, 16>(tlemu_a...); }, x)"));
+  CHECK(has(rw("ns::k<T><<<g, b>>>(x);"), "\"ns::k<T>\""));
+  CHECK(has(rw("::k<<<g, b>>>(x);"), "\"::k\""));
+  CHECK(has(rw("k<<<dim3(f(a, b), 2), dim3(x >> 1)>>>();"), "dim3(f(a, b), 2), dim3(x >> 1), 0, nullptr, "
+                                                            "[&](auto&&... tlemu_a) { k(tlemu_a...); })"));
+}
+
+TEST_CASE("rewrite: a launch over several lines keeps the line count and drops its comments") {
+  const std::string src =
+      "void f() {\n"
+      "  Kernel<<<grid,   // one block per tile\n"
+      "           block /* 16 x 16 */>>>(M,\n"
+      "                                  N);\n"
+      "  after();\n"
+      "}\n";
+  const std::string out = rw(src);
+  CHECK(lines(out) == lines(src) + 1);  // + the #line directive
+  CHECK(has(out, "Kernel\"}, grid, block, 0, nullptr"));
+  // after() stays on its line (5 of the source, 6 of the output)
+  size_t at = 0;
+  for (int i = 0; i < 5; ++i) at = out.find('\n', at) + 1;
+  CHECK(out.compare(at, 10, "  after();") == 0);
+}
+
+TEST_CASE("rewrite: comments, strings, raw strings, characters and directives are left alone") {
+  const std::string src =
+      "// k<<<g, b>>>(x);\n"
+      "/* __shared__ float a[4]; */\n"
+      "const char* s = \"k<<<g, b>>>(x) __shared__\";\n"
+      "const char* r = R\"(k<<<g, b>>>(x))\";\n"
+      "char c = '<'; int big = 1'000'000;\n"
+      "#define LAUNCH k<<<g, b>>>(x)\n";
+  CHECK(rw(src) == "#line 1 \"k.cu\"\n" + src);
+}
+
+TEST_CASE("rewrite: static __shared__ declarations become references to the arena") {
+  const std::string out = rw("__global__ void k() {\n  __shared__ float Mds[TILE_WIDTH][TILE_WIDTH];\n}\n");
+  CHECK(has(out, "static float (&Mds)[TILE_WIDTH][TILE_WIDTH] = ::tlemu::shared_var<float[TILE_WIDTH][TILE_WIDTH]>"
+                 "(\"Mds\", __FILE__, __LINE__);"));
+  const std::string two = rw("{ __shared__ __align__(16) float a[4], *p, b[2][3]; }");
+  CHECK(has(two, "static float (&a)[4] = ::tlemu::shared_var<float[4]>(\"a\""));
+  CHECK(has(two, "static float *& p = ::tlemu::shared_var<float *>(\"p\""));
+  CHECK(has(two, "static float (&b)[2][3] = ::tlemu::shared_var<float[2][3]>(\"b\""));
+  CHECK(has(rw("{ volatile __shared__ int count; }"), "static volatile int& count = ::tlemu::shared_var<volatile int>"));
+  CHECK(has(rw("{ __shared__ T tile[N]; }"), "static T (&tile)[N] = ::tlemu::shared_var<T[N]>"));
+}
+
+TEST_CASE("rewrite: extern __shared__ is the launch's dynamic shared memory") {
+  CHECK(has(rw("extern __shared__ float smem[];\n"),
+            "static float (&smem)[] = ::tlemu::dynamic_shared<float[]>(\"smem\", __FILE__, __LINE__);"));
+  CHECK_THROWS_AS(rw("extern __shared__ float smem[16];"), RewriteError);
+}
+
+TEST_CASE("rewrite: a declaration over several lines keeps the line count") {
+  const std::string src = "{\n  __shared__ float\n    Mds[16][16];\n  x = 1;\n}\n";
+  CHECK(lines(rw(src)) == lines(src) + 1);
+}
+
+TEST_CASE("rewrite: malformed launches are reported with their line") {
+  CHECK_THROWS_WITH_AS(rw("\n\nk<<<g, b(x);"), doctest::Contains("line 3"), RewriteError);
+  CHECK_THROWS_AS(rw("k<<<g>>>(x);"), RewriteError);
+  CHECK_THROWS_AS(rw("k<<<g, b>>>;"), RewriteError);
+}

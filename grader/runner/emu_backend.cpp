@@ -1,0 +1,221 @@
+// The CPU emulator backend (DESIGN.md, "Where kernels run"): the same runner as on a GPU, with the
+// kernels run by grader/emu's runtime on host memory. Its times mean nothing and are never taken;
+// what it adds are findings -- barrier divergence, skipped barriers and, depending on the build,
+// out-of-bounds accesses or shared-memory races -- each naming the student's file and line.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include <cblas.h>
+
+#include "backend.hpp"
+#include "runtime.hpp"
+
+namespace tilelab {
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess)
+    throw DeviceError(std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
+}
+
+struct DeviceBuffer {
+  float* p = nullptr;
+  size_t n = 0;
+  DeviceBuffer(size_t count, const char* name) : n(count) {
+    check(cudaMalloc(&p, std::max<size_t>(n, 1) * sizeof(float)), "cudaMalloc");
+    tlemu::name_buffer(p, name);
+  }
+  ~DeviceBuffer() { cudaFree(p); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void upload(const Matrix& m) {
+    check(cudaMemcpy(p, m.data.data(), n * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy H2D");
+  }
+  void download(Matrix& m) const {
+    check(cudaMemcpy(m.data.data(), p, n * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
+  }
+};
+
+bool same_bits(const Matrix& a, const Matrix& b) {
+  return a.data.size() == b.data.size() &&
+         std::equal(a.data.begin(), a.data.end(), b.data.begin(),
+                    [](float x, float y) { return std::memcmp(&x, &y, sizeof x) == 0; });
+}
+
+// Which finding the hint is about: the one a student should fix first.
+int priority(const std::string& kind) {
+  static const char* order[] = {"barrier-divergence",   "barrier-skipped",      "host-pointer-argument",
+                                "out-of-bounds-global", "out-of-bounds-shared", "out-of-bounds-index",  "out-of-bounds-local",
+                                "global-overrun",       "memory-error",         "undefined-behavior",
+                                "race",                 "uninitialized-shared"};
+  for (size_t i = 0; i < std::size(order); ++i)
+    if (kind == order[i]) return int(i);
+  return int(std::size(order));
+}
+
+std::string advice(const tlemu::Finding& f) {
+  const std::string& c = f.hint_code;
+  if (c == "barrier-divergence")
+    return "Every thread of a block must call the same __syncthreads() the same number of times: move the "
+           "barriers out of if/else branches and loops whose condition differs between threads.";
+  if (c == "barrier-skipped")
+    return "Threads that return early, or skip an if around the tile loop (such as if (Row < Width && Col < "
+           "Width)), never reach the barrier the others wait at. Keep every thread in the loop and at each "
+           "__syncthreads(); guard only the loads (load 0 outside the matrix) and the final store.";
+  if (c == "missing-barrier-before-use")
+    return "A __syncthreads() is missing between loading the tiles and using them: without it a thread reads "
+           "elements other threads have not stored yet.";
+  if (c == "missing-barrier-before-overwrite")
+    return "A __syncthreads() is missing at the end of the loop, after the tiles are used and before the next "
+           "phase overwrites them: without it a fast thread replaces elements others still need.";
+  if (c == "race-write-write")
+    return "Two threads write the same shared element between two barriers: each element of a tile should "
+           "have exactly one writer per phase.";
+  if (c == "uninitialized-shared")
+    return "A thread reads a tile element that no thread of its block stored: does every thread load its "
+           "element (0 when it lies outside the matrix), and is there a __syncthreads() before the reads?";
+  if (c == "out-of-bounds-global" || c == "global-overrun")
+    return "An index runs past the end of M, N or P: check the bounds test (Row < Width && Col < Width) "
+           "before the loop and the store, and the row*Width + col indexing.";
+  if (c == "out-of-bounds-shared")
+    return "An index runs past the end of a __shared__ tile: tile indices must stay below TILE_WIDTH.";
+  if (c == "out-of-bounds-index")
+    return "An index runs past the declared size of an array (a __shared__ tile or a local array): loops "
+           "over a tile run k = 0 .. TILE_WIDTH-1, and tile indices must stay below TILE_WIDTH.";
+  if (c == "out-of-bounds-local")
+    return "An index runs past the end of a local array.";
+  if (c == "host-pointer-argument")
+    return "Kernels can only use device memory: pass pointers from cudaMalloc (M_d, N_d, P_d), not the host "
+           "arrays.";
+  if (c == "undefined-behavior")
+    return "The arithmetic is undefined in C++ (e.g. a signed integer overflow in an index): use wider "
+           "types or fix the expression.";
+  return "Fix the error reported at this line.";
+}
+
+std::string where(const tlemu::Finding& f) {
+  std::string file = f.file;
+  const size_t s = file.find_last_of('/');
+  if (s != std::string::npos) file = file.substr(s + 1);
+  if (file.empty()) return "";
+  return file + (f.line > 0 ? ":" + std::to_string(f.line) : "") + ": ";
+}
+
+// The "emulator" object of the result: every finding, and the hint about the first to fix.
+nlohmann::json findings_json(std::vector<tlemu::Finding> fs) {
+  nlohmann::json j = {{"build", tlemu::backend_name()}, {"findings", nlohmann::json::array()}};
+  std::stable_sort(fs.begin(), fs.end(), [](const auto& a, const auto& b) { return priority(a.kind) < priority(b.kind); });
+  for (const auto& f : fs)
+    j["findings"].push_back({{"kind", f.kind},
+                             {"file", f.file},
+                             {"line", f.line},
+                             {"message", f.message},
+                             {"hint_code", f.hint_code},
+                             {"count", f.count}});
+  if (!fs.empty()) {
+    const auto& top = fs.front();
+    j["hint_code"] = top.hint_code;
+    j["hint"] = where(top) + top.message + ". " + advice(top);
+    j["message"] = "the emulator found " + std::to_string(fs.size()) + " problem" + (fs.size() > 1 ? "s" : "") +
+                   ": " + where(top) + top.kind;
+  }
+  return j;
+}
+
+class EmuBackend final : public Backend {
+ public:
+  EmuBackend() {
+    // The emulator runs on one core; OpenBLAS helpers spinning after the reference product would
+    // take the others' time (and, on 2 cores, the emulator's).
+    openblas_set_num_threads(1);
+    tlemu::set_fatal_handler([this](const std::vector<tlemu::Finding>& fs) {
+      if (on_fatal_findings) on_fatal_findings(findings_json(fs));
+    });
+  }
+  const char* name() const override { return tlemu::backend_name(); }
+  bool timings_meaningful() const override { return false; }
+  std::string unavailable() override { return ""; }
+
+  nlohmann::json device() override {
+    cudaDeviceProp p;
+    cudaGetDeviceProperties(&p, 0);
+    return {{"name", p.name},
+            {"compute_capability", std::to_string(p.major) + "." + std::to_string(p.minor)},
+            {"sms", p.multiProcessorCount},
+            {"emulated", true},
+            {"build", tlemu::backend_name()}};
+  }
+
+  RunOutcome run(const Implementation& impl, const Matrix& M, const Matrix& N, const Shape& s) override {
+    RunOutcome out;
+    DeviceBuffer dM(M.size(), "M"), dN(N.size(), "N"), dP(size_t(s.J * s.L), "P");
+    dM.upload(M);
+    dN.upload(N);
+    check(cudaMemset(dP.p, 0xFF, dP.n * sizeof(float)), "cudaMemset");  // NaN in every element
+    tlemu::start_recording();
+    impl.launch(dM.p, dN.p, dP.p, int(s.J), int(s.K), int(s.L));
+    out.launch = report(tlemu::stop_recording());
+    check(cudaGetLastError(), "kernel launch");
+    check(cudaDeviceSynchronize(), "kernel execution");
+    out.P = Matrix(s.J, s.L);
+    dP.download(out.P);
+    Matrix M2(M.rows, M.cols), N2(N.rows, N.cols);
+    dM.download(M2);
+    dN.download(N2);
+    out.inputs_unchanged = same_bits(M, M2) && same_bits(N, N2);
+    return out;
+  }
+
+  RunOutcome run_host(const Implementation& impl, const Matrix& M, const Matrix& N, const Shape& s) override {
+    RunOutcome out;
+    Matrix M2 = M, N2 = N;
+    out.P = Matrix(s.J, s.L);
+    std::fill(out.P.data.begin(), out.P.data.end(), std::numeric_limits<float>::quiet_NaN());
+    tlemu::start_recording();
+    impl.host(M2.data.data(), N2.data.data(), out.P.data.data(), int(s.K));
+    out.launch = report(tlemu::stop_recording());
+    check(cudaGetLastError(), "after matmul_host");
+    out.inputs_unchanged = same_bits(M, M2) && same_bits(N, N2);
+    return out;
+  }
+
+  RunOutcome run_library(const Matrix&, const Matrix&, const Shape&) override { return {}; }
+
+  std::vector<TimingStats> time(const std::vector<Implementation>&, const Matrix&, const Matrix&, const Shape&,
+                                const PerfSpec&) override {
+    return {};
+  }
+
+  nlohmann::json findings() override { return findings_json(tlemu::take_findings()); }
+
+ private:
+  // The launch report in the GPU backend's shape (launch_probe.hpp), from what the emulator saw.
+  static nlohmann::json report(const std::vector<tlemu::LaunchRecord>& launches) {
+    nlohmann::json out = {{"launches", launches.size()}};
+    if (launches.empty()) return out;
+    bool side_stream = false;
+    double seconds = 0;
+    for (const auto& l : launches) {
+      side_stream = side_stream || !l.default_stream;
+      seconds += l.seconds;
+    }
+    const auto& l = launches.back();
+    out["non_default_stream"] = side_stream;
+    out["grid"] = {l.grid.x, l.grid.y, l.grid.z};
+    out["block"] = {l.block.x, l.block.y, l.block.z};
+    out["dynamic_shared_bytes"] = l.dynamic_shared;
+    out["kernel"] = {{"name", l.kernel}, {"static_shared_bytes", l.static_shared},
+                     {"source", l.file + ":" + std::to_string(l.line)}};
+    if (l.error != cudaSuccess) out["error"] = cudaGetErrorName(l.error);
+    out["emulated_seconds"] = seconds;
+    return out;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_backend() { return std::make_unique<EmuBackend>(); }
+
+}  // namespace tilelab

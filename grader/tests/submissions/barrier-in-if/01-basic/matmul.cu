@@ -1,0 +1,59 @@
+// Known-bad submission for stage 01-basic: the whole tile loop, barriers included, sits inside if (Row < Width && Col < Width).
+// The kit's self-test (grader/tests/submissions/check.py) asserts the diagnosis in ../expect.toml.
+#include <cuda_runtime.h>
+#include <cstdio>
+
+#define BLOCK_WIDTH 16
+#define TILE_WIDTH 16
+
+#define CUDA_CHECK(call)                                                             \
+    do {                                                                             \
+        cudaError_t err_ = (call);                                                   \
+        if (err_ != cudaSuccess) {                                                   \
+            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
+                    cudaGetErrorString(err_));                                       \
+            return;                                                                  \
+        }                                                                            \
+    } while (0)
+
+// Tiled (PMPP Fig. 5.9 with boundary checks): a 01-basic submission may use shared memory.
+__global__ void MatrixMulKernel(const float* M, const float* N, float* P, int Width) {
+    __shared__ float Mds[TILE_WIDTH][TILE_WIDTH];
+    __shared__ float Nds[TILE_WIDTH][TILE_WIDTH];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int Row = blockIdx.y * TILE_WIDTH + ty;
+    int Col = blockIdx.x * TILE_WIDTH + tx;
+    if (Row < Width && Col < Width) {
+        float Pvalue = 0;
+        for (int ph = 0; ph < (Width + TILE_WIDTH - 1) / TILE_WIDTH; ++ph) {
+            Mds[ty][tx] = (Row < Width && ph * TILE_WIDTH + tx < Width) ? M[Row * Width + ph * TILE_WIDTH + tx] : 0.0f;
+            Nds[ty][tx] = (ph * TILE_WIDTH + ty < Width && Col < Width) ? N[(ph * TILE_WIDTH + ty) * Width + Col] : 0.0f;
+            __syncthreads();
+            for (int k = 0; k < TILE_WIDTH; ++k) Pvalue += Mds[ty][k] * Nds[k][tx];
+            __syncthreads();
+        }
+        P[Row * Width + Col] = Pvalue;
+    }
+}
+
+void launch_matmul(const float* M, const float* N, float* P, int Width) {
+    dim3 dimBlock(BLOCK_WIDTH, BLOCK_WIDTH);
+    dim3 dimGrid((Width + BLOCK_WIDTH - 1) / BLOCK_WIDTH, (Width + BLOCK_WIDTH - 1) / BLOCK_WIDTH);
+    MatrixMulKernel<<<dimGrid, dimBlock>>>(M, N, P, Width);
+}
+
+void matmul_host(const float* M_h, const float* N_h, float* P_h, int Width) {
+    size_t size = (size_t)Width * Width * sizeof(float);
+    float *M_d = nullptr, *N_d = nullptr, *P_d = nullptr;
+    CUDA_CHECK(cudaMalloc((void**)&M_d, size));
+    CUDA_CHECK(cudaMalloc((void**)&N_d, size));
+    CUDA_CHECK(cudaMalloc((void**)&P_d, size));
+    CUDA_CHECK(cudaMemcpy(M_d, M_h, size, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(N_d, N_h, size, cudaMemcpyHostToDevice));
+    launch_matmul(M_d, N_d, P_d, Width);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaMemcpy(P_h, P_d, size, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(M_d));
+    CUDA_CHECK(cudaFree(N_d));
+    CUDA_CHECK(cudaFree(P_d));
+}

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Asserts the diagnosis of one known-bad submission under one emulator build.
+
+    check.py --expect <bug>/expect.toml --backend emu|emu-asan|emu-race --runner RUNNER
+             --spec stage.toml --datasets DATASETS_DIR/<stage> --json RESULT
+
+expect.toml has, per backend, a table ([emu]) or several ([[emu]]), each a case:
+
+    dataset   = "w17"                  # a dataset of the stage (required)
+    verdict   = "error"                # the runner's verdict and exit code (required)
+    hint_code = "barrier-skipped"      # optional: the result's hint_code
+    finding   = "race"                 # optional: a finding of this kind must be reported ...
+    line      = 31                     # ... optionally at this line of the submission
+    message_contains = "..."           # optional: text the result's message must contain
+    no_findings = true                 # optional: the emulator must report nothing
+
+Registered by grader/cmake/TilelabEmu.cmake as kit.emu.<bug>.<backend>. Exits 0 when every case
+holds, 1 (saying which expectation failed and what the runner said) otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # grader/, for tilelab.exit_codes
+from tilelab.exit_codes import ExitCode  # noqa: E402
+
+
+def check_case(case: dict, a: argparse.Namespace) -> list[str]:
+    """Runs one case; returns what did not match (empty when it held)."""
+    for key in ("dataset", "verdict"):
+        if key not in case:
+            return [f"expect.toml: a [{a.backend}] case has no '{key}'"]
+    want = ExitCode[case["verdict"].upper()]
+    a.json.unlink(missing_ok=True)
+    cmd = [str(a.runner), "--spec", str(a.spec), "--dataset", str(a.datasets / case["dataset"]),
+           "--check", "correct", "--json", str(a.json), "--timeout", "60"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    sys.stdout.write(proc.stdout)
+    try:
+        r = json.loads(a.json.read_text())
+    except (OSError, ValueError) as e:
+        return [f"{case['dataset']}: no readable result ({e}); exit {proc.returncode}\n{proc.stderr[-3000:]}"]
+    bad = []
+    if proc.returncode != want:
+        bad.append(f"exit code {proc.returncode}, expected {int(want)} ({want.name.lower()})")
+    if r.get("verdict") != want.name.lower():
+        bad.append(f"verdict '{r.get('verdict')}', expected '{want.name.lower()}'")
+    if "hint_code" in case and r.get("hint_code") != case["hint_code"]:
+        bad.append(f"hint_code '{r.get('hint_code')}', expected '{case['hint_code']}'")
+    if "message_contains" in case and case["message_contains"] not in r.get("message", ""):
+        bad.append(f"message '{r.get('message')}' lacks '{case['message_contains']}'")
+    findings = r.get("emulator", {}).get("findings", [])
+    if case.get("no_findings") and findings:
+        bad.append(f"expected no findings, got {[f['kind'] for f in findings]}")
+    if "finding" in case:
+        kinds = [f for f in findings if f["kind"] == case["finding"]]
+        if not kinds:
+            bad.append(f"no '{case['finding']}' finding; got {[f['kind'] for f in findings]}")
+        elif "line" in case and not any(f["line"] == case["line"] for f in kinds):
+            bad.append(f"'{case['finding']}' reported at lines {[f['line'] for f in kinds]}, expected {case['line']}")
+    if bad:
+        bad = [f"{case['dataset']}: {b}" for b in bad] + [f"  hint: {r.get('hint', '')}"]
+    return bad
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="check.py", description=__doc__.splitlines()[0])
+    ap.add_argument("--expect", required=True, type=Path)
+    ap.add_argument("--backend", required=True, choices=["emu", "emu-asan", "emu-race"])
+    ap.add_argument("--runner", required=True, type=Path)
+    ap.add_argument("--spec", required=True, type=Path)
+    ap.add_argument("--datasets", required=True, type=Path)
+    ap.add_argument("--json", required=True, type=Path)
+    a = ap.parse_args(argv)
+    cases = tomllib.loads(a.expect.read_text()).get(a.backend)
+    if cases is None:
+        print(f"{a.expect}: no [{a.backend}] expectation")
+        return 1
+    cases = cases if isinstance(cases, list) else [cases]
+    failures = []
+    for case in cases:
+        failures += check_case(case, a)
+    if failures:
+        print(f"{a.expect.parent.name} under {a.backend}: NOT as expected")
+        print("\n".join(failures))
+        return 1
+    print(f"{a.expect.parent.name} under {a.backend}: as expected ({len(cases)} case{'s' * (len(cases) > 1)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
