@@ -75,7 +75,8 @@ endforeach()
 
 # The runner's main and the backend do not depend on the build or the implementation.
 add_library(tilelab_emu_runner_main OBJECT "${PROJECT_SOURCE_DIR}/grader/runner/main.cpp"
-                                           "${PROJECT_SOURCE_DIR}/grader/runner/emu_backend.cpp")
+                                           "${PROJECT_SOURCE_DIR}/grader/runner/emu_backend.cpp"
+                                           "${PROJECT_SOURCE_DIR}/grader/runner/isolation.cpp")
 target_include_directories(tilelab_emu_runner_main PRIVATE "${PROJECT_SOURCE_DIR}/grader/runner" "${_emu_dir}"
                                                            "${_emu_dir}/include")
 target_link_libraries(tilelab_emu_runner_main PRIVATE tilelab_core CLI11::CLI11)
@@ -223,3 +224,4 @@ set_source_files_properties("${features_cpp}" PROPERTIES
 target_include_directories(tilelab_emu_tests PRIVATE "${_emu_dir}" "${_emu_dir}/include")
 target_link_libraries(tilelab_emu_tests PRIVATE doctest::doctest tilelab_emu_rt_plain)
 doctest_discover_tests(tilelab_emu_tests TEST_PREFIX "kit.emu." PROPERTIES LABELS "kit;emu" TIMEOUT 120)
+include(TilelabSubmissions)

@@ -55,7 +55,8 @@ endfunction()
 # The GPU backend and the launch probe, compiled once and linked into every GPU runner. The
 # probe wraps the runtime's launch entry points at link time (see launch_probe.hpp).
 if(TILELAB_HAVE_CUDA)
-  add_library(tilelab_gpu_backend STATIC "${_runner_dir}/gpu_backend.cu" "${_runner_dir}/launch_probe.cpp")
+  add_library(tilelab_gpu_backend STATIC "${_runner_dir}/gpu_backend.cu" "${_runner_dir}/launch_probe.cpp"
+                                         "${_runner_dir}/isolation.cpp")
   target_include_directories(tilelab_gpu_backend PUBLIC "${_runner_dir}")
   target_link_libraries(tilelab_gpu_backend PUBLIC tilelab_core CUDA::cudart CUDA::cublas)
   set(wraps "-Wl,--wrap=cudaLaunchKernel")
@@ -160,3 +161,4 @@ endforeach()
 
 # The CPU emulator backend: emu, emu-asan and emu-race checks (grader/emu, docs/emulator.md).
 include(TilelabEmu)
+include(TilelabSanitizer)

@@ -10,9 +10,9 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
-#include <thread>
 
 #include "backend.hpp"
+#include "isolation.hpp"
 #include "tilelab/dataset.hpp"
 #include "tilelab/diagnose.hpp"
 #include "tilelab/exit_codes.hpp"
@@ -33,29 +33,7 @@ extern const Implementation tilelab_impl_previous;
 namespace tilelab {
 namespace {
 
-// ---- last-resort reporting: a crash or a hang still leaves a result file behind ----
-std::string g_result_path;
-std::string g_crash_json, g_timeout_json;
-
-void write_raw(const std::string& text) {  // async-signal-safe: open, write, rename, _exit only
-  if (g_result_path.empty()) return;
-  const std::string tmp = g_result_path + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) return;
-  ssize_t ignored = ::write(fd, text.data(), text.size());
-  (void)ignored;
-  ::close(fd);
-  ::rename(tmp.c_str(), g_result_path.c_str());
-}
-
-extern "C" void on_fatal_signal(int sig) {
-  write_raw(g_crash_json);
-  const char msg[] = "tilelab: the program crashed (fatal signal); see the result file\n";
-  ssize_t ignored = ::write(2, msg, sizeof msg - 1);
-  (void)ignored;
-  ::_exit(kError);
-  (void)sig;
-}
+std::string g_result_path;  // written by the parent only (isolation.hpp)
 
 nlohmann::json base_result(const std::string& stage, const std::string& dataset, const std::string& check,
                            const char* backend) {
@@ -71,12 +49,18 @@ int finish(nlohmann::json& r, ExitCode code, const std::string& message) {
   r["verdict"] = verdict_name(code);
   r["exit_code"] = int(code);
   r["message"] = message;
-  if (!g_result_path.empty()) write_result(g_result_path, r);
+  if (isolation::in_child()) {
+    const std::string text = r.dump();
+    isolation::send(isolation::kResult, text.data(), text.size());
+  } else if (!g_result_path.empty()) {
+    write_result(g_result_path, r);
+  }
   std::cout << r.value("stage", "") << " " << r.value("dataset", "") << " " << r.value("check", "")
             << ": " << verdict_name(code) << " -- " << message << "\n";
   if (r.contains("hint") && !r["hint"].get<std::string>().empty())
     std::cout << "hint: " << r["hint"].get<std::string>() << "\n";
-  if (g_result_path.empty()) std::cout << r.dump(2) << "\n";
+  if (g_result_path.empty() && !isolation::in_child()) std::cout << r.dump(2) << "\n";
+  std::cout.flush();
   return code;
 }
 
@@ -127,6 +111,174 @@ bool record_findings(nlohmann::json& r, const nlohmann::json& emu) {
   return true;
 }
 
+void send_matrix(char type, const Matrix& m) {
+  isolation::send(type, m.data.data(), m.data.size() * sizeof(float));
+}
+
+// The checks themselves; in the child process (isolation.hpp), which runs the code under test.
+// Each P it sees goes to the parent too, which judges them again.
+int run_checks(Backend& backend, nlohmann::json& r, const StageSpec& spec, const Dataset& d,
+               const std::vector<double>& absMN, const Dataset& fresh,
+               const std::vector<double>& fresh_absMN, const std::string& check) {
+  const Shape& s = d.spec.shape;
+  backend.on_fatal_findings = [&r](const nlohmann::json& emu) {
+    record_findings(r, emu);
+    finish(r, kError, emu.value("message", "the emulator stopped the run"));
+  };
+  try {
+    const std::string reason = backend.unavailable();
+    if (!reason.empty()) return finish(r, kSkipped, reason);
+    r["device"] = backend.device();
+    const Implementation& impl = tilelab_impl_under_test;
+    RunOutcome out = backend.run(impl, d.M, d.N, s);
+    send_matrix(isolation::kKernelP, out.P);
+    r["launch"] = out.launch;
+    Checked k = check_outcome(out, d, absMN, spec);
+    r["kernel"] = to_json(k.report);
+    r["inputs_unchanged"] = k.inputs_unchanged;
+    bool pass = k.report.pass;
+    Diagnosis diag = k.diagnosis;
+    if (!pass) print_wrong(k.report, "launch_matmul");
+
+    if (spec.host_function && impl.host && check == "correct") {
+      RunOutcome hout = backend.run_host(impl, d.M, d.N, s);
+      send_matrix(isolation::kHostP, hout.P);
+      Checked h = check_outcome(hout, d, absMN, spec);
+      r["host"] = to_json(h.report);
+      if (!h.report.pass) {
+        print_wrong(h.report, "matmul_host");
+        if (pass) diag = {"host-" + h.diagnosis.code, "matmul_host: " + h.diagnosis.hint +
+                          " (launch_matmul alone passed: check the copies, sizes in bytes, and the "
+                          "copy of P back to P_h.)"};
+        pass = false;
+      }
+    }
+    r["hint_code"] = diag.code;
+    r["hint"] = diag.hint;
+    if (record_findings(r, backend.findings())) return finish(r, kError, r["emulator"]["message"]);
+    if (!pass) return finish(r, kWrong, "wrong result on " + d.spec.name + " (" + s.str() + ")");
+    // Read from the compiled kernel's attributes (static + dynamic), never from the source text.
+    if (spec.requires_shared_memory && out.launch.contains("kernel")) {
+      const auto shared = out.launch["kernel"].value("static_shared_bytes", int64_t(0)) +
+                          out.launch.value("dynamic_shared_bytes", int64_t(0));
+      if (shared == 0) {
+        r["hint_code"] = "no-shared-memory";
+        r["hint"] = "The result is right, but the kernel uses no shared memory: this stage is about "
+                    "loading tiles of M and N into __shared__ arrays (Mds, Nds) and reusing them.";
+        return finish(r, kWrong, "kernel uses no shared memory");
+      }
+    }
+    if (check == "correct") return finish(r, kPass, "correct on " + d.spec.name + " (" + s.str() + ")");
+
+    // ---- perf: the library reference must itself pass the rule, then everything is timed ----
+    RunOutcome lib = backend.run_library(d.M, d.N, s);
+    if (!lib.P.data.empty()) r["library_check"] = to_json(check_product(lib.P, d.P, absMN, s, {}, spec.tile));
+    std::vector<Implementation> timed = {impl};
+#ifdef TILELAB_HAS_REFERENCE
+    timed.push_back(tilelab_impl_reference);
+#endif
+#ifdef TILELAB_HAS_PREVIOUS
+    timed.push_back(tilelab_impl_previous);
+#endif
+    const std::vector<TimingStats> stats = backend.time(timed, d.M, d.N, s, spec.perf);
+    const double peak = r["device"].value("fp32_peak_gflops", 0.0);
+    nlohmann::json timing = {{"meaningful", backend.timings_meaningful()}, {"flops", s.flops()}};
+    for (const auto& t : stats) timing["impls"][t.name] = stats_json(t, s, peak);
+    auto median = [&](const char* name) {
+      return timing["impls"].contains(name) ? timing["impls"][name]["median_ms"].get<double>() : 0.0;
+    };
+    const double mine = median(impl.name);
+    if (mine > 0) {
+      if (median("reference") > 0) timing["ratio_to_reference"] = median("reference") / mine;
+      if (median("previous") > 0) timing["ratio_to_previous"] = median("previous") / mine;
+      if (median("cublas") > 0) timing["ratio_to_cublas"] = median("cublas") / mine;
+    }
+    r["timing"] = timing;
+
+    // ---- the timed code must still compute: fresh inputs of the same shape, checked again ----
+    RunOutcome again = backend.run(impl, fresh.M, fresh.N, s);
+    send_matrix(isolation::kFreshP, again.P);
+    Checked f = check_outcome(again, fresh, fresh_absMN, spec);
+    r["fresh_inputs"] = to_json(f.report);
+    if (!f.report.pass) {
+      r["hint_code"] = "stale-result";
+      r["hint"] = "Correct on the dataset but wrong on fresh inputs of the same shape: the result "
+                  "must be computed from M and N on every call, never reused from an earlier one.";
+      print_wrong(f.report, "fresh inputs");
+      return finish(r, kWrong, "wrong on fresh inputs after timing");
+    }
+    std::printf("%-12s %10s %10s %9s\n", "impl", "median ms", "GFLOP/s", "% peak");
+    for (const auto& [name, t] : timing["impls"].items())
+      std::printf("%-12s %10.4f %10.1f %8.1f%%\n", name.c_str(), t["median_ms"].get<double>(),
+                  t["gflops"].get<double>(), t["pct_of_peak"].get<double>());
+    return finish(r, kPass, "correct; timed " + std::to_string(stats.empty() ? 0 : stats[0].runs) + " runs");
+  } catch (const DeviceError& e) {
+    r["hint_code"] = "cuda-error";
+    r["hint"] = "A CUDA call or the kernel failed. An illegal address usually means an index past "
+                "the end of M, N or P: check the bounds tests.";
+    record_findings(r, backend.findings());
+    return finish(r, kError, e.what());
+  } catch (const BadInput& e) {
+    return finish(r, kBadInput, e.what());
+  } catch (const std::exception& e) {
+    return finish(r, kError, std::string("runner error: ") + e.what());
+  }
+}
+
+ExitCode code_of(const std::string& verdict) {
+  for (ExitCode c : {kPass, kWrong, kError, kTimeout, kBadInput, kSkipped})
+    if (verdict == verdict_name(c)) return c;
+  return kError;
+}
+
+// The parent's verdict from what the child reported. The child's own account is kept, except
+// that it is never trusted on correctness: every P behind a "pass" is checked again here.
+int judge(const isolation::ChildReport& rep, nlohmann::json& r, const StageSpec& spec, const Dataset& d,
+          const std::vector<double>& absMN, const Dataset& fresh, const std::vector<double>& fresh_absMN,
+          double timeout) {
+  if (rep.timed_out) {
+    r["hint_code"] = "timeout";
+    r["hint"] = "A kernel or loop that never ends: check loop bounds and that every thread reaches "
+                "each __syncthreads().";
+    return finish(r, kTimeout, "the run did not finish within " + std::to_string(int(timeout)) + " s");
+  }
+  if (!rep.has_result) {
+    if (rep.signal) {
+      r["hint_code"] = "crash";
+      r["hint"] = "Look for an out-of-bounds access on the host side, e.g. in matmul_host, or a null "
+                  "or host pointer passed to the kernel.";
+      return finish(r, kError, std::string("the program crashed (") + strsignal(rep.signal) + ") during the run");
+    }
+    r["hint_code"] = "exited-early";
+    r["hint"] = "Something ended the program during the run (exit() or abort() in the submission?): "
+                "report errors by returning, never by exiting.";
+    return finish(r, kError, "the program exited (code " + std::to_string(rep.exit_code) +
+                                 ") before it reported a result");
+  }
+  const nlohmann::json child = rep.result;
+  const Shape& s = d.spec.shape;
+  auto recheck = [&](char type, const Dataset& data, const std::vector<double>& scale) {
+    const auto it = rep.matrices.find(type);
+    if (it == rep.matrices.end() || it->second.size() != size_t(s.J * s.L)) return false;
+    Matrix P(s.J, s.L);
+    P.data = it->second;
+    return check_product(P, data.P, scale, s, {}, spec.tile).pass;
+  };
+  if (child.value("verdict", "") == "pass") {
+    bool ok = recheck(isolation::kKernelP, d, absMN);
+    if (child.contains("host")) ok = ok && recheck(isolation::kHostP, d, absMN);
+    if (child.contains("fresh_inputs")) ok = ok && recheck(isolation::kFreshP, fresh, fresh_absMN);
+    if (!ok) {
+      r["hint_code"] = "forged-result";
+      r["hint"] = "The run reported a pass that its own output does not support.";
+      return finish(r, kWrong, "the result reported from inside the run does not match the P it produced");
+    }
+  }
+  r = child;
+  if (!g_result_path.empty()) write_result(g_result_path, r);
+  return code_of(r.value("verdict", ""));
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"tilelab runner: checks (and times) one implementation of one stage on one dataset"};
   std::string spec_path, dataset_dir, check = "correct", json_path;
@@ -163,40 +315,11 @@ int run(int argc, char** argv) {
                              : !shape.empty()  ? "shape"
                                                : std::filesystem::path(dataset_dir).filename().string();
   nlohmann::json r = base_result(stage_id, dataset_name, check, backend->name());
-  {
-    nlohmann::json crash = r, hang = r;
-    crash.update({{"verdict", "error"}, {"exit_code", int(kError)},
-                  {"message", "the program crashed (segmentation fault, abort or similar) during the run"},
-                  {"hint", "Look for an out-of-bounds access on the host side, e.g. in matmul_host, or a "
-                           "null or host pointer passed to the kernel."}});
-    hang.update({{"verdict", "timeout"}, {"exit_code", int(kTimeout)},
-                 {"message", "the run did not finish within " + std::to_string(int(timeout)) + " s"},
-                 {"hint", "A kernel or loop that never ends: check loop bounds and that every thread "
-                          "reaches each __syncthreads()."}});
-    g_crash_json = crash.dump(2) + "\n";
-    g_timeout_json = hang.dump(2) + "\n";
-  }
-  backend->on_fatal_findings = [&r](const nlohmann::json& emu) {
-    record_findings(r, emu);
-    finish(r, kError, emu.value("message", "the emulator stopped the run"));
-    std::cout.flush();  // the process ends without unwinding
-  };
-  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, on_fatal_signal);
-  if (timeout > 0)
-    std::thread([timeout] {
-      std::this_thread::sleep_for(std::chrono::duration<double>(timeout));
-      write_raw(g_timeout_json);
-      std::fprintf(stderr, "tilelab: timeout after %.0f s\n", timeout);
-      std::_Exit(kTimeout);
-    }).detach();
-
   StageSpec spec;
   Dataset d;
   try {
     spec = load_stage_spec(spec_path);
     r["stage"] = stage_id = spec.id;
-    const std::string reason = backend->unavailable();
-    if (!reason.empty()) return finish(r, kSkipped, reason);
     if (hidden_index >= 0) {
       d = make_dataset(spec.hidden_dataset(seed, hidden_index));
     } else if (!shape.empty()) {
@@ -218,106 +341,24 @@ int run(int argc, char** argv) {
   }
   const Shape& s = d.spec.shape;
   r["shape"] = {{"J", s.J}, {"K", s.K}, {"L", s.L}};
-  r["device"] = backend->device();
 
-  try {
-    const std::vector<double> absMN = product_f64(d.M, d.N, true);
-    const Implementation& impl = tilelab_impl_under_test;
-    RunOutcome out = backend->run(impl, d.M, d.N, s);
-    r["launch"] = out.launch;
-    Checked k = check_outcome(out, d, absMN, spec);
-    r["kernel"] = to_json(k.report);
-    r["inputs_unchanged"] = k.inputs_unchanged;
-    bool pass = k.report.pass;
-    Diagnosis diag = k.diagnosis;
-    if (!pass) print_wrong(k.report, "launch_matmul");
-
-    if (spec.host_function && impl.host && check == "correct") {
-      RunOutcome hout = backend->run_host(impl, d.M, d.N, s);
-      Checked h = check_outcome(hout, d, absMN, spec);
-      r["host"] = to_json(h.report);
-      if (!h.report.pass) {
-        print_wrong(h.report, "matmul_host");
-        if (pass) diag = {"host-" + h.diagnosis.code, "matmul_host: " + h.diagnosis.hint +
-                          " (launch_matmul alone passed: check the copies, sizes in bytes, and the "
-                          "copy of P back to P_h.)"};
-        pass = false;
-      }
-    }
-    r["hint_code"] = diag.code;
-    r["hint"] = diag.hint;
-    if (record_findings(r, backend->findings())) return finish(r, kError, r["emulator"]["message"]);
-    if (!pass) return finish(r, kWrong, "wrong result on " + d.spec.name + " (" + s.str() + ")");
-    // Read from the compiled kernel's attributes (static + dynamic), never from the source text.
-    if (spec.requires_shared_memory && out.launch.contains("kernel")) {
-      const auto shared = out.launch["kernel"].value("static_shared_bytes", int64_t(0)) +
-                          out.launch.value("dynamic_shared_bytes", int64_t(0));
-      if (shared == 0) {
-        r["hint_code"] = "no-shared-memory";
-        r["hint"] = "The result is right, but the kernel uses no shared memory: this stage is about "
-                    "loading tiles of M and N into __shared__ arrays (Mds, Nds) and reusing them.";
-        return finish(r, kWrong, "kernel uses no shared memory");
-      }
-    }
-    if (check == "correct") return finish(r, kPass, "correct on " + d.spec.name + " (" + s.str() + ")");
-
-    // ---- perf: the library reference must itself pass the rule, then everything is timed ----
-    RunOutcome lib = backend->run_library(d.M, d.N, s);
-    if (!lib.P.data.empty()) r["library_check"] = to_json(check_product(lib.P, d.P, absMN, s, {}, spec.tile));
-    std::vector<Implementation> timed = {impl};
-#ifdef TILELAB_HAS_REFERENCE
-    timed.push_back(tilelab_impl_reference);
-#endif
-#ifdef TILELAB_HAS_PREVIOUS
-    timed.push_back(tilelab_impl_previous);
-#endif
-    const std::vector<TimingStats> stats = backend->time(timed, d.M, d.N, s, spec.perf);
-    const double peak = r["device"].value("fp32_peak_gflops", 0.0);
-    nlohmann::json timing = {{"meaningful", backend->timings_meaningful()}, {"flops", s.flops()}};
-    for (const auto& t : stats) timing["impls"][t.name] = stats_json(t, s, peak);
-    auto median = [&](const char* name) {
-      return timing["impls"].contains(name) ? timing["impls"][name]["median_ms"].get<double>() : 0.0;
-    };
-    const double mine = median(impl.name);
-    if (mine > 0) {
-      if (median("reference") > 0) timing["ratio_to_reference"] = median("reference") / mine;
-      if (median("previous") > 0) timing["ratio_to_previous"] = median("previous") / mine;
-      if (median("cublas") > 0) timing["ratio_to_cublas"] = median("cublas") / mine;
-    }
-    r["timing"] = timing;
-
-    // ---- the timed code must still compute: fresh inputs of the same shape, checked again ----
+  // Everything the verdict is judged against is made here, in the parent, before the fork.
+  const std::vector<double> absMN = product_f64(d.M, d.N, true);
+  Dataset fresh;
+  std::vector<double> fresh_absMN;
+  if (check == "perf") {  // the timed code must still compute: fresh inputs of the same shape
     DatasetSpec fresh_spec = d.spec;
     fresh_spec.seed ^= 0x5EEDF2E5ull;
     fresh_spec.name += "-fresh";
-    const Dataset fresh = make_dataset(fresh_spec);
-    RunOutcome again = backend->run(impl, fresh.M, fresh.N, s);
-    Checked f = check_outcome(again, fresh, product_f64(fresh.M, fresh.N, true), spec);
-    r["fresh_inputs"] = to_json(f.report);
-    if (!f.report.pass) {
-      r["hint_code"] = "stale-result";
-      r["hint"] = "Correct on the dataset but wrong on fresh inputs of the same shape: the result "
-                  "must be computed from M and N on every call, never reused from an earlier one.";
-      print_wrong(f.report, "fresh inputs");
-      return finish(r, kWrong, "wrong on fresh inputs after timing");
-    }
-    std::printf("%-12s %10s %10s %9s\n", "impl", "median ms", "GFLOP/s", "% peak");
-    for (const auto& [name, t] : timing["impls"].items())
-      std::printf("%-12s %10.4f %10.1f %8.1f%%\n", name.c_str(), t["median_ms"].get<double>(),
-                  t["gflops"].get<double>(), t["pct_of_peak"].get<double>());
-    return finish(r, kPass, "correct; timed " + std::to_string(stats.empty() ? 0 : stats[0].runs) + " runs");
-  } catch (const DeviceError& e) {
-    r["hint_code"] = "cuda-error";
-    r["hint"] = "A CUDA call or the kernel failed. An illegal address usually means an index past "
-                "the end of M, N or P: check the bounds tests.";
-    record_findings(r, backend->findings());
-    return finish(r, kError, e.what());
-  } catch (const BadInput& e) {
-    return finish(r, kBadInput, e.what());
-  } catch (const std::exception& e) {
-    return finish(r, kError, std::string("runner error: ") + e.what());
+    fresh = make_dataset(fresh_spec);
+    fresh_absMN = product_f64(fresh.M, fresh.N, true);
   }
+
+  const isolation::ChildReport rep = isolation::run_isolated(
+      [&] { return run_checks(*backend, r, spec, d, absMN, fresh, fresh_absMN, check); }, timeout);
+  return judge(rep, r, spec, d, absMN, fresh, fresh_absMN, timeout);
 }
+
 
 }  // namespace
 }  // namespace tilelab
