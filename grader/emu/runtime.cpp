@@ -1155,6 +1155,12 @@ cudaError_t tlemu_func_set_attribute(const void* key, cudaFuncAttribute attr, in
 cudaError_t cudaMalloc(void** ptr, size_t size) {
   TLEMU_STICKY();
   if (!ptr) return set_error(cudaErrorInvalidValue);
+  // More than the emulated device holds fails as it would on the GPU, before any guard zone
+  // (as large as the request) is touched.
+  if (size > (80ull << 30)) {
+    *ptr = nullptr;
+    return set_error(cudaErrorMemoryAllocation);
+  }
   auto& r = rt();
   tlemu::Buffer b{};
   b.size = size;
@@ -1259,6 +1265,9 @@ cudaError_t cudaStreamCreate(cudaStream_t* s) {
   if (!s) return set_error(cudaErrorInvalidValue);
   *s = new CUstream_st;
   return cudaSuccess;
+}
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned int /*flags: every stream is in order here*/) {
+  return cudaStreamCreate(s);
 }
 cudaError_t cudaStreamDestroy(cudaStream_t s) {
   delete s;

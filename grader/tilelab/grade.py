@@ -79,14 +79,16 @@ def _grade_stage(tree: Tree, stage: spec.Stage, impl: str, backend: str, registe
         return fail_stage(stage, impl, "missing", f"no {backend} runner target for {stage.id} in this build "
                           f"(see {tree.logs / 'configure.log'})", nh, backend)
     b = tree.build_targets(["datasets", *runners], stage.id, opts.build_timeout)
-    if not b.ok:
-        why = "the build timed out" if b.timed_out else "the build failed"
-        excerpt = compile_excerpt(b.output, str(tree.build / "submission-src"))
-        return fail_stage(stage, impl, "compile", f"{why}:\n{excerpt}", nh, backend)
+    # Scanned even when the link failed: a call to cuBLAS compiles, then fails to link, and the
+    # student should read "forbidden: cublasSgemm", not a linker message.
     found = forbidden.scan(forbidden.student_objects(tree.build, impl, stage.id))
     if found:
         lines = "; ".join(sorted({f"{f.symbol} ({f.reason})" for f in found}))
         return fail_stage(stage, impl, "forbidden", f"the code calls what this assignment forbids: {lines}", nh, backend)
+    if not b.ok:
+        why = "the build timed out" if b.timed_out else "the build failed"
+        excerpt = compile_excerpt(b.output, str(tree.build / "submission-src"))
+        return fail_stage(stage, impl, "compile", f"{why}:\n{excerpt}", nh, backend)
     prefix = f"{impl}.{stage.id}."
     results_mod.clear(tree.results, prefix)
     junit = tree.results / f"junit-{impl}-{stage.id}-{backend}.xml"

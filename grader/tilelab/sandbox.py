@@ -52,28 +52,40 @@ def network_isolation() -> tuple[str, ...]:
     return ()
 
 
-def _group_rss_bytes(pgid: int) -> int:
-    total = 0
+def _session_pids(sid: int) -> list[int]:
+    """Every process of the session the command started. The runner puts the code under test in
+    a process group of its own (grader/runner/isolation.hpp), so groups would miss it; a new
+    session needs setsid, which the static scan forbids."""
+    pids = []
     for d in Path("/proc").iterdir():
-        if not d.name.isdigit():
-            continue
-        try:
-            if os.getpgid(int(d.name)) != pgid:
+        if d.name.isdigit():
+            try:
+                if os.getsid(int(d.name)) == sid:
+                    pids.append(int(d.name))
+            except (OSError, ProcessLookupError):
                 continue
-            for line in (d / "status").read_text().splitlines():
+    return pids
+
+
+def _group_rss_bytes(sid: int) -> int:
+    total = 0
+    for pid in _session_pids(sid):
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
                     total += int(line.split()[1]) * 1024
                     break
-        except (OSError, ValueError, ProcessLookupError):
+        except (OSError, ValueError):
             continue
     return total
 
 
-def _kill_group(pgid: int) -> None:
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+def _kill_group(sid: int) -> None:
+    for pid in [sid, *_session_pids(sid)]:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
 
 
 def run_limited(cmd: list[str], *, timeout: float | None = None, memory_bytes: int | None = None,

@@ -10,7 +10,7 @@ from .spec import Stage
 # The check that decides correctness on each backend (DESIGN.md, "Runner and CTest").
 CORRECT_CHECK = {"gpu": "correct", "emu": "emu"}
 # Memory-safety checks: reported, worth no points, but a failure means the stage did not pass.
-SAFETY_CHECKS = ("memcheck", "racecheck", "synccheck", "emu-asan", "emu-race")
+SAFETY_CHECKS = ("memcheck", "racecheck", "synccheck", "initcheck", "emu-asan", "emu-race")
 
 
 @dataclass

@@ -115,6 +115,10 @@ def compile_excerpt(text: str, strip: str = "", lines: int = 30) -> str:
     """For display only: the build log from its first error on (where a compile error is
     explained), with the scratch folder's path removed so students see '01-basic/matmul.cu(61)'."""
     all_lines = text.splitlines()
-    first = next((i for i, l in enumerate(all_lines) if "error" in l.lower() and not l.startswith("$ ")), None)
+    # A link error's useful line ("undefined reference to `launch_matmul(...)'") comes before
+    # the linker's own "collect2: error".
+    markers = ("error", "undefined reference")
+    first = next((i for i, l in enumerate(all_lines)
+                  if any(m in l.lower() for m in markers) and not l.startswith("$ ")), None)
     out = "\n".join(all_lines[first:first + lines]) if first is not None else log_tail(text, lines)
     return out.replace(strip.rstrip("/") + "/", "") if strip else out

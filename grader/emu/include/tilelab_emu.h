@@ -201,6 +201,9 @@ inline cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, size_t count
 }
 
 cudaError_t cudaStreamCreate(cudaStream_t* stream);
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags);
+#define cudaStreamDefault 0x00
+#define cudaStreamNonBlocking 0x01
 cudaError_t cudaStreamDestroy(cudaStream_t stream);
 cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 cudaError_t cudaEventCreate(cudaEvent_t* event);

@@ -1,7 +1,8 @@
 // The correctness rule (derivation and measured margins: docs/grading.md).
 //
 // Element (i,j) passes when |P - Pref| <= c * sqrt(K) * 2^-24 * (|M||N|)_ij + K * 2^-126,
-// the whole product passes when, in addition, ||P - Pref||_F / ||Pref||_F <= 1e-5.
+// the whole product passes when, in addition,
+//   ||P - Pref||_F / max(||Pref||_F, || |M||N| ||_F / sqrt(K)) <= 1e-5.
 // NaN and Inf never pass. Pref and |M||N| are float64 products computed through CBLAS.
 #pragma once
 #include <cstdint>

@@ -1,0 +1,169 @@
+"""tilelab.sanitize: parsing compute-sanitizer logs, folding findings into the result, skipping
+where the tool or the GPU is missing (no GPU is needed: the sanitizer is faked)."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from tilelab import forbidden, sanitize
+
+MEMCHECK = """\
+========= COMPUTE-SANITIZER
+========= Invalid __global__ read of size 4 bytes
+=========     at MatrixMulKernel(const float *, const float *, float *, int)+0x1f0 in /tmp/sub/01-basic/matmul.cu:24
+=========     by thread (1,0,0) in block (1,1,0)
+=========     Address 0x7f0000000444 is out of bounds
+=========     Saved host backtrace up to driver entry point at kernel launch time
+=========     Host Frame: [0x2f0e1] in libcuda.so.1
+=========
+========= Invalid __global__ write of size 4 bytes
+=========     at MatrixMulKernel(const float *, const float *, float *, int)+0x2a0 in /tmp/sub/01-basic/matmul.cu:27
+=========     by thread (2,0,0) in block (1,1,0)
+=========
+========= ERROR SUMMARY: 2 errors
+"""
+
+RACECHECK = """\
+========= COMPUTE-SANITIZER
+========= Error: Race reported between Write access at MatrixMulKernel(const float *, const float *, float *, int)+0x1c0 in /s/02-tiled/matmul.cu:31
+=========     and Read access at MatrixMulKernel(const float *, const float *, float *, int)+0x250 in /s/02-tiled/matmul.cu:35 [4096 hazards]
+=========
+========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)
+"""
+
+SYNCCHECK = """\
+========= COMPUTE-SANITIZER
+========= Barrier error detected. Divergent thread(s) in warp
+=========     at MatrixMulKernel(const float *, const float *, float *, int)+0x90 in matmul.cu:29
+=========     by thread (0,0,0) in block (0,0,0)
+=========
+========= ERROR SUMMARY: 1 error
+"""
+
+CLEAN = "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n"
+
+
+def test_memcheck_findings_name_kind_file_and_line():
+    p = sanitize.parse_log(MEMCHECK)
+    assert p["errors"] == 2
+    assert [(f["kind"], Path(f["file"]).name, f["line"]) for f in p["findings"]] == [
+        ("invalid-global-read", "matmul.cu", 24), ("invalid-global-write", "matmul.cu", 27)]
+    assert p["findings"][0]["function"].startswith("MatrixMulKernel")
+
+
+def test_racecheck_and_synccheck():
+    r = sanitize.parse_log(RACECHECK)
+    assert r["errors"] == 1 and r["findings"][0]["kind"] == "race" and r["findings"][0]["line"] == 31
+    s = sanitize.parse_log(SYNCCHECK)
+    assert s["findings"][0]["kind"] == "barrier" and s["findings"][0]["line"] == 29
+
+
+def test_clean_log_has_no_findings():
+    p = sanitize.parse_log(CLEAN)
+    assert p == {"findings": [], "errors": 0, "summary": "ERROR SUMMARY: 0 errors"}
+
+
+def test_merge_turns_a_report_into_error_and_keeps_a_clean_verdict():
+    passed = {"verdict": "pass", "exit_code": 0, "message": "correct"}
+    r = sanitize.merge(dict(passed), "memcheck", sanitize.SANITIZER_ERROR_EXIT, sanitize.parse_log(MEMCHECK), Path("l"))
+    assert r["verdict"] == "error" and r["exit_code"] == 2 and r["hint_code"] == "sanitizer-memcheck"
+    assert "matmul.cu:24" in r["hint"] and r["sanitizer"]["findings"][0]["line"] == 24
+    c = sanitize.merge(dict(passed), "memcheck", 0, sanitize.parse_log(CLEAN), Path("l"))
+    assert c["verdict"] == "pass" and c["sanitizer"]["errors"] == 0
+
+
+def _fake_tools(tmp_path: Path, log_text: str, rc: int, gpu: bool = True) -> Path:
+    """A fake compute-sanitizer (writes log_text to --log-file, runs the command, exits rc when
+    the log has errors) and a fake nvidia-smi."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (tmp_path / "log.txt").write_text(log_text)
+    san = bindir / "compute-sanitizer"
+    san.write_text(f"""#!{sys.executable}
+import subprocess, sys, shutil
+a = sys.argv[1:]
+log = a[a.index('--log-file') + 1]
+shutil.copy({str(tmp_path / 'log.txt')!r}, log)
+i = a.index('--log-file') + 2
+if a[i:i + 2] == ['--racecheck-report', 'all']:
+    i += 2
+r = subprocess.run(a[i:]).returncode
+sys.exit({rc} if {rc} else r)
+""")
+    smi = bindir / "nvidia-smi"
+    smi.write_text(f"#!/bin/sh\nexit {0 if gpu else 9}\n")
+    for f in (san, smi):
+        f.chmod(f.stat().st_mode | stat.S_IEXEC)
+    return bindir
+
+
+def _runner(tmp_path: Path, verdict: str, code: int) -> list[str]:
+    """A fake runner writing a result with this verdict to its --json."""
+    f = tmp_path / "runner.py"
+    f.write_text(f"""import json, sys
+a = sys.argv
+p = a[a.index('--json') + 1]
+json.dump({{"schema": "tilelab.result/1", "stage": "01-basic", "dataset": "w129",
+            "verdict": {verdict!r}, "exit_code": {code}, "message": "m"}}, open(p, "w"))
+sys.exit({code})
+""")
+    return [sys.executable, str(f)]
+
+
+def test_run_reports_sanitizer_errors_as_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", f"{_fake_tools(tmp_path, MEMCHECK, sanitize.SANITIZER_ERROR_EXIT)}:{os.environ['PATH']}")
+    out = tmp_path / "r.json"
+    rc = sanitize.main(["--tool", "memcheck", "--json", str(out), "--", *_runner(tmp_path, "pass", 0),
+                        "--json", str(out)])
+    r = json.loads(out.read_text())
+    assert rc == 2 and r["verdict"] == "error" and r["check"] == "memcheck"
+    assert r["sanitizer"]["findings"][1]["kind"] == "invalid-global-write"
+
+
+def test_run_keeps_a_clean_pass(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", f"{_fake_tools(tmp_path, CLEAN, 0)}:{os.environ['PATH']}")
+    out = tmp_path / "r.json"
+    rc = sanitize.main(["--tool", "synccheck", "--json", str(out), "--", *_runner(tmp_path, "pass", 0),
+                        "--json", str(out)])
+    assert rc == 0 and json.loads(out.read_text())["verdict"] == "pass"
+
+
+def test_starter_expect_fail(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", f"{_fake_tools(tmp_path, CLEAN, 0)}:{os.environ['PATH']}")
+    out = tmp_path / "r.json"
+    args = ["--tool", "initcheck", "--json", str(out), "--expect-fail", "--"]
+    assert sanitize.main([*args, *_runner(tmp_path, "wrong", 1), "--json", str(out)]) == 0
+    assert sanitize.main([*args, *_runner(tmp_path, "pass", 0), "--json", str(out)]) == 1
+
+
+def test_skips_without_gpu_or_tool(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", f"{_fake_tools(tmp_path, CLEAN, 0, gpu=False)}:{os.environ['PATH']}")
+    out = tmp_path / "r.json"
+    assert sanitize.main(["--tool", "memcheck", "--json", str(out), "--", "false"]) == 77
+    assert json.loads(out.read_text())["verdict"] == "skipped"
+    monkeypatch.setattr(sanitize, "find_sanitizer", lambda: None)
+    assert sanitize.main(["--tool", "racecheck", "--json", str(out), "--expect-fail", "--", "false"]) == 77
+
+
+@pytest.mark.parametrize("symbol,forbidden_", [
+    ("fork", True), ("clone", True), ("setsid", True), ("kill", True), ("posix_spawn", True),
+    ("execvp", True), ("dlopen", True), ("dlsym", True), ("fopen", True), ("openat", True), ("mmap", True),
+    ("socket", True), ("connect", True), ("cublasSgemm_v2", True), ("cudnnCreate", True), ("syscall", True),
+    ("std::basic_ifstream<char, std::char_traits<char> >::basic_ifstream(char const*, std::_Ios_Openmode)", True),
+    ("std::thread::_M_start_thread(std::unique_ptr<std::thread::_State>, void (*)())", True),
+    ("cudaMalloc", False), ("printf", False), ("fprintf", False), ("exit", False), ("atexit", False),
+    ("__cudaRegisterFatBinary", False), ("cudaGetErrorString", False), ("memcpy", False)])
+def test_forbidden_symbol_list(symbol, forbidden_):
+    assert (forbidden.classify(symbol) is not None) == forbidden_
+
+
+def test_forbidden_thrust_kernels_are_found_by_their_defined_names():
+    assert forbidden.classify_defined("void thrust::cuda_cub::core::_kernel_agent<...>(...)")
+    assert forbidden.classify_defined("cub::DeviceReduceKernel<...>") is not None
+    assert forbidden.classify_defined("MatrixMulKernel(float const*, float const*, float*, int)") is None

@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""The GPU half of the known-bad suite (driven by gpu-suite.sh): for one submission whose GPU
+runner was built (or failed to build) in TREE, run what its expect.toml's [gpu] cases ask, the
+static scan, and compute-sanitizer, then print one JSON line per case for the summary table.
+
+    gpu_suite.py case --expect <name>/expect.toml --tree TREE --out OUT [--build-log LOG] [--build-rc RC]
+    gpu_suite.py table OUT           # summary.md from OUT/rows/*.json
+
+[gpu] cases (a table or [[gpu]] tables): dataset (default: the stage's dataset nearest 129), check
+("correct" or "perf": perf uses the stage's perf dataset), verdict, hint_code, forbidden = [...],
+message_contains = [...], timeout. Bug kernels without [gpu] cases (the emulator suite's) get their
+[emu] datasets, expected to match the emulator's verdict, and memcheck/racecheck/synccheck.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+GRADER = Path(__file__).resolve().parents[2]
+ROOT = GRADER.parent
+sys.path.insert(0, str(GRADER))
+from tilelab import forbidden, sanitize, spec  # noqa: E402
+from tilelab.tree import compile_excerpt  # noqa: E402
+
+DATASETS = Path()
+
+
+def cases_of(doc: dict, stage: spec.Stage) -> tuple[list[dict], bool]:
+    """The [gpu] cases, or those derived from the emulator cases (with the sanitizer run)."""
+    gpu = doc.get("gpu")
+    if gpu is not None:
+        return (gpu if isinstance(gpu, list) else [gpu]), False
+    derived, seen = [], set()
+    for key in ("emu", "emu-asan", "emu-race"):
+        cs = doc.get(key, [])
+        for c in cs if isinstance(cs, list) else [cs]:
+            if c.get("dataset") and c["dataset"] not in seen and key == "emu":
+                seen.add(c["dataset"])
+                derived.append({"dataset": c["dataset"], "verdict": c.get("verdict", ""), "from": "emu"})
+    return derived, True
+
+
+def nearest(stage: spec.Stage, target: int = 129) -> str:
+    ds = [d for d in stage.correctness_datasets if "large" not in d.tags]
+    return min(ds, key=lambda d: abs(max(d.J, d.K, d.L) - target)).name
+
+
+def run_runner(runner: Path, stage: spec.Stage, tree: Path, ds: str, check: str, out: Path, tag: str,
+               timeout: int, tool: str | None = None) -> dict:
+    res = out / "results" / f"{tag}.json"
+    res.parent.mkdir(parents=True, exist_ok=True)
+    cmd = [str(runner), "--spec", str(ROOT / "assignments" / stage.id / "stage.toml"),
+           "--dataset", str(DATASETS / stage.id / ds), "--check", check, "--json", str(res),
+           "--timeout", str(timeout)]
+    log = out / "logs" / f"{tag}.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    t0 = time.monotonic()
+    with open(log, "w") as f:
+        if tool:
+            cmd = [sys.executable, "-m", "tilelab.sanitize", "--tool", tool, "--json", str(res),
+                   "--timeout", str(timeout + 60), "--", *cmd]
+        try:
+            rc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=GRADER, timeout=timeout + 90).returncode
+        except subprocess.TimeoutExpired:
+            rc = -9
+    try:
+        r = json.loads(res.read_text())
+    except (OSError, ValueError):
+        r = {"verdict": f"no result (exit {rc})"}
+    r["_seconds"] = round(time.monotonic() - t0, 1)
+    return r
+
+
+def first_sanitizer(r: dict) -> str:
+    s = r.get("sanitizer")
+    if not s:
+        return r.get("verdict", "")
+    if not s.get("findings"):
+        return "clean" if r.get("verdict") != "skipped" else "skipped"
+    f = s["findings"][0]
+    where = f"{Path(f['file']).name}:{f['line']}" if f.get("file") else "?"
+    return f"{f['kind']} @ {where}"
+
+
+def do_case(a: argparse.Namespace) -> int:
+    global DATASETS
+    DATASETS = (a.datasets or a.tree / "datasets").resolve()
+    a.tree = a.tree.resolve()
+    doc = tomllib.loads(a.expect.read_text())
+    name = a.expect.parent.name
+    stage = next(s for s in spec.load_all(ROOT) if s.id == doc["stage"])
+    cases, derived = cases_of(doc, stage)
+    runner = a.tree / "runners" / f"run-submission-{stage.id}-gpu"
+    build_log = a.build_log.read_text(errors="replace") if a.build_log and a.build_log.exists() else ""
+    objects = forbidden.student_objects(a.tree, "submission", stage.id)
+    found = forbidden.scan(objects)
+    scan_txt = "; ".join(sorted({f.symbol for f in found}))
+    rows = []
+    for i, c in enumerate(cases or [{}]):
+        want = c.get("verdict", "")
+        check = c.get("check", "correct")
+        ds = c.get("dataset") or (stage.performance.dataset if check == "perf" else nearest(stage))
+        row = {"submission": name, "stage": stage.id, "dataset": ds, "check": check, "expected": want,
+               "expected_hint": c.get("hint_code", ""), "forbidden": scan_txt, "sanitizer": {}}
+        if a.build_rc != 0:
+            got, message = "compile", compile_excerpt(build_log)
+        elif found and want == "forbidden":
+            got, message = "forbidden", scan_txt
+        else:
+            r = run_runner(runner, stage, a.tree, ds, check, a.out, f"{name}.{ds}.{check}", int(c.get("timeout", 120)))
+            got, message = r.get("verdict", "?"), r.get("message", "")
+            row["hint"] = r.get("hint_code", "")
+            row["seconds"] = r.get("_seconds")
+            if found and got == "pass":
+                got = "forbidden"     # what the grader does: the scan refuses what the runner passed
+        row.update(got=got, message=message[:300])
+        ok = got == want and (not c.get("hint_code") or row.get("hint") == c["hint_code"])
+        ok = ok and all(s in scan_txt for s in c.get("forbidden", []))
+        ok = ok and all(s in message for s in c.get("message_contains", []))
+        if derived or c.get("sanitize"):
+            # The bug kernels: what compute-sanitizer says on the same dataset.
+            for tool in ("memcheck", "synccheck", "racecheck"):
+                if a.build_rc != 0:
+                    break
+                r = run_runner(runner, stage, a.tree, ds, "correct", a.out, f"{name}.{ds}.{tool}", 600, tool)
+                row["sanitizer"][tool] = first_sanitizer(r)
+        row["ok"] = bool(ok)
+        rows.append(row)
+    (a.out / "rows").mkdir(parents=True, exist_ok=True)
+    (a.out / "rows" / f"{name}.json").write_text(json.dumps(rows, indent=1))
+    for r in rows:
+        print(json.dumps(r))
+    return 0 if all(r["ok"] for r in rows) else 1
+
+
+def do_table(out: Path) -> int:
+    rows = []
+    for f in sorted((out / "rows").glob("*.json")):
+        rows += json.loads(f.read_text())
+    try:
+        gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True).stdout.strip().splitlines()[:1]
+    except OSError:
+        gpu = []
+    san = sanitize.find_sanitizer()
+    ver = subprocess.run([san, "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1:] if san else []
+    lines = ["# Known-bad submissions on the GPU", "",
+             f"GPU: {gpu[0] if gpu else '?'}; {ver[0] if ver else 'no compute-sanitizer'}", "",
+             "| submission | dataset/check | expected | GPU verdict | hint / finding | memcheck | synccheck | racecheck | ok |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        hint = r.get("hint") or (r["forbidden"] if r["got"] == "forbidden" else "") or r.get("message", "")[:60]
+        s = r.get("sanitizer", {})
+        exp = r["expected"] + (f" ({r['expected_hint']})" if r.get("expected_hint") else "")
+        lines.append(f"| {r['submission']} | {r['dataset']}/{r['check']} | {exp} | {r['got']} | "
+                     f"{hint.replace('|', '/').replace(chr(10), ' ')[:80]} | {s.get('memcheck', '')} | "
+                     f"{s.get('synccheck', '')} | {s.get('racecheck', '')} | {'yes' if r['ok'] else '**NO**'} |")
+    bad = [r for r in rows if not r["ok"]]
+    lines += ["", f"{len(rows) - len(bad)} of {len(rows)} as expected."]
+    (out / "summary.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return 0 if not bad else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="gpu_suite.py")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("case")
+    c.add_argument("--expect", required=True, type=Path)
+    c.add_argument("--tree", required=True, type=Path)
+    c.add_argument("--out", required=True, type=Path)
+    c.add_argument("--datasets", type=Path, help="datasets folder (default: TREE/datasets)")
+    c.add_argument("--build-log", type=Path)
+    c.add_argument("--build-rc", type=int, default=0)
+    t = sub.add_parser("table")
+    t.add_argument("out", type=Path)
+    a = ap.parse_args(argv)
+    return do_case(a) if a.cmd == "case" else do_table(a.out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

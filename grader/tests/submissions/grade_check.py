@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+"""Grades one known-bad submission through the Python grader's own path and asserts the verdict.
+
+    grade_check.py --expect <name>/expect.toml --tree CMAKE_BUILD_TREE --work WORK_DIR
+                   --datasets DATASETS_DIR --targets TARGET[;TARGET...]
+
+What runs is tilelab.grade's per-stage function (_grade_stage), unchanged: it builds the runner
+target (so a compile or link error is reported the way a student sees it), runs the static scan of
+the student's object (tilelab.forbidden), then runs the checks through CTest inside the sandbox
+(tilelab.sandbox: wall-clock limit, memory limit, no network) and reads the runner's JSON and
+CTest's JUnit (tilelab.results). Only the build tree is shared: the kit's CI tree, which already
+holds this submission's emulator runner (target run-kit-<name>-<stage>-emu), so no submission pays
+for a configure. The checks this case needs are written to WORK_DIR/CTestTestfile.cmake under the
+implementation name kit-<name>, with the labels a real build gives them.
+
+expect.toml has a [grade] table, or several [[grade]] tables, each a case:
+
+    dataset   = "w17"                  # the dataset of the check (not needed for compile/forbidden)
+    check     = "correct"              # or "perf" (the emulator runner's perf path: the fresh-input run)
+    verdict   = "error"                # the check's verdict: pass wrong error timeout crash compile forbidden
+    hint_code = "crash"                # optional: the result's hint_code
+    message_contains = ["..."]         # optional: text the check's message must contain
+    stage_error_contains = "..."       # optional: text of the stage's error (build failed, memory limit...)
+    forbidden = ["fork"]               # optional: symbols the grade's forbidden message must name
+    scan = ["cublasSgemm_v2"]          # optional: symbols tilelab.forbidden.scan must report ([] = none)
+    timeout = 5                        # the runner's --timeout (default 60)
+    memory_mib = 2048                  # the sandbox's memory limit (default 4096)
+    max_seconds = 60                   # optional: the case's wall time must stay below this
+
+Registered by grader/cmake/TilelabSubmissions.cmake as kit.grade.<name>. Exits 0 when every case
+holds and 1, saying what differed, otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import threading
+import time
+import tomllib
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # grader/
+from tilelab import forbidden, grade, results as results_mod, spec  # noqa: E402
+from tilelab.tree import Tree  # noqa: E402
+
+SAFETY_NET_BYTES = 3 << 30   # above every case's sandbox limit: only a sandbox that lost track of a process fires it
+
+
+class KitTree(Tree):
+    """The CI build tree for building and scanning; a private folder for CTest, results and logs."""
+
+    def __init__(self, build: Path, work: Path, targets: list[str], **kw):
+        super().__init__(build, **kw)
+        self.work = work
+        self._targets = targets
+
+    @property
+    def logs(self) -> Path:
+        return self.work / "logs"
+
+    @property
+    def results(self) -> Path:
+        return self.work / "results"
+
+    def targets(self) -> list[str]:
+        return list(self._targets)
+
+    def _tests_tree(self) -> Tree:
+        return Tree(self.work, jobs=self.jobs, memory_bytes=self.memory_bytes, isolate_network=self.isolate_network)
+
+    def tests(self):
+        return self._tests_tree().tests()
+
+    def run_tests(self, labels, junit, log_name, timeout, parallel=1):
+        return self._tests_tree().run_tests(labels, junit, log_name, timeout, parallel)
+
+
+def cmake_quote(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def write_ctest_file(work: Path, tree: Path, impl: str, stage: spec.Stage, datasets: Path, case: dict) -> str:
+    """A CTestTestfile.cmake holding this case's check, named and labelled as TilelabStages does."""
+    check = case.get("check", "correct")
+    kind = "emu" if check == "correct" else check
+    ds = case.get("dataset", "w17")
+    name = f"{impl}.{stage.id}.{ds}.{kind}"
+    timeout = case.get("timeout", 60)
+    runner = tree / "runners" / f"run-{impl}-{stage.id}-emu"
+    spec_file = grade.ROOT / "assignments" / stage.id / "stage.toml"
+    cmd = [str(runner), "--spec", str(spec_file), "--dataset", str(datasets / stage.id / ds), "--check", check,
+           "--json", str(work / "results" / f"{name}.json"), "--timeout", str(timeout)]
+    labels = ";".join([impl, stage.id, kind, "emu", "public"])
+    (work / "results").mkdir(parents=True, exist_ok=True)
+    (work / "CTestTestfile.cmake").write_text(
+        f"add_test({name} {' '.join(cmake_quote(c) for c in cmd)})\n"
+        f"set_tests_properties({name} PROPERTIES LABELS {cmake_quote(labels)} TIMEOUT {int(timeout) + 30} "
+        f"SKIP_RETURN_CODE 77 WORKING_DIRECTORY {cmake_quote(str(grade.ROOT / 'grader'))})\n")
+    return name
+
+
+def descendants() -> list[int]:
+    """Every process below this one (orphans included: this process is their subreaper)."""
+    parent = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                parent[int(d.name)] = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    mine, frontier = [], [os.getpid()]
+    while frontier:
+        p = frontier.pop()
+        kids = [c for c, pp in parent.items() if pp == p]
+        mine += kids
+        frontier += kids
+    return mine
+
+
+def rss(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def safety_net(stop: threading.Event, fired: list) -> None:
+    """Kills every process below this one when together they pass SAFETY_NET_BYTES, so that a
+    sandbox which lost track of a process (one that left its process group) cannot exhaust the CI
+    machine. Orphans are reparented here (PR_SET_CHILD_SUBREAPER), so none escapes."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)   # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        pass
+    while not stop.wait(0.5):
+        procs = descendants()
+        if sum(rss(p) for p in procs) > SAFETY_NET_BYTES:
+            fired.append(True)
+            for p in procs:
+                try:
+                    os.kill(p, signal.SIGKILL)
+                except OSError:
+                    pass
+
+
+def run_case(case: dict, a: argparse.Namespace, name: str, stage: spec.Stage, work: Path) -> list[str]:
+    impl = f"kit-{name}"
+    want = case.get("verdict")
+    if not want:
+        return ["expect.toml: a [grade] case has no 'verdict'"]
+    work.mkdir(parents=True, exist_ok=True)
+    test = write_ctest_file(work, a.tree, impl, stage, a.datasets, case)
+    mem = int(case.get("memory_mib", 4096)) << 20
+    tree = KitTree(a.tree, work, a.targets, jobs=1, memory_bytes=mem, isolate_network=True)
+    opts = grade.GradeOptions(stages=[stage.id], impl=impl, backend="emu", build_dir=a.tree, jobs=1,
+                              build_timeout=300, memory_bytes=mem, isolate_network=True)
+    registered = tree.tests()
+    if not any(t.name == test for t in registered):
+        return [f"CTest does not list {test} from {work / 'CTestTestfile.cmake'}"]
+    stop, fired = threading.Event(), []
+    net = threading.Thread(target=safety_net, args=(stop, fired), daemon=True)
+    net.start()
+    t0 = time.monotonic()
+    try:
+        score = grade._grade_stage(tree, stage, impl, "emu", registered, opts)
+    finally:
+        stop.set()
+        net.join()
+    seconds = time.monotonic() - t0
+    junit = tree.results / f"junit-{impl}-{stage.id}-emu.xml"
+    found = results_mod.collect(tree.results, junit, f"{impl}.{stage.id}.")
+    by_name = {c.name: c for c in score.checks}
+    bad = []
+    if fired:
+        bad.append(f"the safety net killed the run above {SAFETY_NET_BYTES >> 30} GiB: the sandbox's memory "
+                   "watchdog did not see the process (did it leave the process group?)")
+    if want in ("compile", "forbidden"):
+        verdicts = sorted({c.verdict for c in score.checks})
+        message = score.error
+        result = {}
+    else:
+        c = by_name.get(test)
+        result = found.get(test) or (c.result if c else None) or {}
+        verdicts = [c.verdict] if c else [result.get("verdict", "missing")]
+        message = (c.message if c else "") or result.get("message", "")
+    if verdicts != [want]:
+        bad.append(f"verdict {verdicts}, expected '{want}'")
+    if "hint_code" in case and result.get("hint_code") != case["hint_code"]:
+        bad.append(f"hint_code '{result.get('hint_code')}', expected '{case['hint_code']}'")
+    for text in case.get("message_contains", []):
+        if text not in message:
+            bad.append(f"the message lacks '{text}'")
+    if "stage_error_contains" in case and case["stage_error_contains"] not in score.error:
+        bad.append(f"the stage's error '{score.error}' lacks '{case['stage_error_contains']}'")
+    for sym in case.get("forbidden", []):
+        if sym not in score.error:
+            bad.append(f"the forbidden-call message does not name '{sym}'")
+    if "scan" in case:
+        objects = forbidden.student_objects(a.tree, impl, stage.id)
+        named = [f.symbol for f in forbidden.scan(objects)]
+        if not objects:
+            bad.append(f"the static scan found no object of {impl} {stage.id} in {a.tree}")
+        if case["scan"] == [] and named:
+            bad.append(f"the static scan reported {named}, expected nothing")
+        for sym in case["scan"]:
+            if not any(sym in n for n in named):
+                bad.append(f"the static scan did not report '{sym}' (it reported {named})")
+    if "max_seconds" in case and seconds > case["max_seconds"]:
+        bad.append(f"took {seconds:.0f} s, more than {case['max_seconds']} s")
+    label = f"{case.get('dataset', '-')}/{case.get('check', 'correct')}"
+    print(f"  {label}: {','.join(verdicts)} hint={result.get('hint_code', '')!r} in {seconds:.1f} s")
+    if message:
+        print("    " + message.strip().replace("\n", "\n    ")[:1500])
+    if bad:
+        bad = [f"{label}: {b}" for b in bad] + [f"  logs: {tree.logs}"]
+    return bad
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="grade_check.py", description=__doc__.splitlines()[0])
+    ap.add_argument("--expect", required=True, type=Path)
+    ap.add_argument("--tree", required=True, type=Path, help="the CMake build tree holding the runner targets")
+    ap.add_argument("--work", required=True, type=Path)
+    ap.add_argument("--datasets", required=True, type=Path, help="the tree's datasets folder")
+    ap.add_argument("--targets", required=True, help="the submission's runner targets, ;-separated")
+    a = ap.parse_args(argv)
+    a.targets = [t for t in a.targets.split(";") if t]
+    doc = tomllib.loads(a.expect.read_text())
+    cases = doc.get("grade")
+    name = a.expect.parent.name
+    if cases is None:
+        print(f"{a.expect}: no [grade] expectation")
+        return 1
+    cases = cases if isinstance(cases, list) else [cases]
+    stage = next((s for s in spec.load_all(grade.ROOT) if s.id == doc.get("stage")), None)
+    if stage is None:
+        print(f"{a.expect}: unknown stage {doc.get('stage')!r}")
+        return 1
+    failures = []
+    for i, case in enumerate(cases):
+        failures += run_case(case, a, name, stage, a.work / f"case{i}")
+    if failures:
+        print(f"{name} through the grader: NOT as expected")
+        print("\n".join(failures))
+        return 1
+    print(f"{name} through the grader: as expected ({len(cases)} case{'s' * (len(cases) > 1)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
