@@ -10,39 +10,16 @@
 #include <cblas.h>
 
 #include "backend.hpp"
-#include "runtime.hpp"
+#include "runtime.hpp"  // the emulated CUDA runtime, before device_buffer.hpp uses it
+#include "device_buffer.hpp"
 
 namespace tilelab {
 namespace {
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess)
-    throw DeviceError(std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
-}
-
-struct DeviceBuffer {
-  float* p = nullptr;
-  size_t n = 0;
-  DeviceBuffer(size_t count, const char* name) : n(count) {
-    check(cudaMalloc(&p, std::max<size_t>(n, 1) * sizeof(float)), "cudaMalloc");
-    tlemu::name_buffer(p, name);
-  }
-  ~DeviceBuffer() { cudaFree(p); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  void upload(const Matrix& m) {
-    check(cudaMemcpy(p, m.data.data(), n * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy H2D");
-  }
-  void download(Matrix& m) const {
-    check(cudaMemcpy(m.data.data(), p, n * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
-  }
+// A buffer named for the emulator's findings ("M", "N", "P"), so an overrun says whose.
+struct NamedBuffer : DeviceBuffer {
+  NamedBuffer(size_t count, const char* name) : DeviceBuffer(count) { tlemu::name_buffer(p, name); }
 };
-
-bool same_bits(const Matrix& a, const Matrix& b) {
-  return a.data.size() == b.data.size() &&
-         std::equal(a.data.begin(), a.data.end(), b.data.begin(),
-                    [](float x, float y) { return std::memcmp(&x, &y, sizeof x) == 0; });
-}
 
 // Which finding the hint is about: the one a student should fix first.
 int priority(const std::string& kind) {
@@ -150,10 +127,10 @@ class EmuBackend final : public Backend {
 
   RunOutcome run(const Implementation& impl, const Matrix& M, const Matrix& N, const Shape& s) override {
     RunOutcome out;
-    DeviceBuffer dM(M.size(), "M"), dN(N.size(), "N"), dP(size_t(s.J * s.L), "P");
+    NamedBuffer dM(M.size(), "M"), dN(N.size(), "N"), dP(size_t(s.J * s.L), "P");
     dM.upload(M);
     dN.upload(N);
-    check(cudaMemset(dP.p, 0xFF, dP.n * sizeof(float)), "cudaMemset");  // NaN in every element
+    dP.poison();
     tlemu::start_recording();
     impl.launch(dM.p, dN.p, dP.p, int(s.J), int(s.K), int(s.L));
     out.launch = report(tlemu::stop_recording());

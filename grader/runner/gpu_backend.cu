@@ -11,47 +11,17 @@
 #include <numeric>
 
 #include "backend.hpp"
+#include "device_buffer.hpp"
 #include "launch_probe.hpp"
 
 namespace tilelab {
 namespace {
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess)
-    throw DeviceError(std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
-}
+using tilelab::check;  // the CUDA-runtime overload, beside this one for cuBLAS
 
 void check(cublasStatus_t s, const char* what) {
   if (s != CUBLAS_STATUS_SUCCESS)
     throw DeviceError(std::string(what) + ": cuBLAS status " + std::to_string(int(s)));
-}
-
-// Device buffer owning its memory; freed on scope exit (errors there are ignored on purpose:
-// a sticky error has already been reported).
-struct DeviceBuffer {
-  float* p = nullptr;
-  size_t n = 0;
-  explicit DeviceBuffer(size_t count) : n(count) {
-    check(cudaMalloc(&p, std::max<size_t>(n, 1) * sizeof(float)), "cudaMalloc");
-  }
-  ~DeviceBuffer() { cudaFree(p); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  void upload(const Matrix& m) {
-    check(cudaMemcpy(p, m.data.data(), n * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy H2D");
-  }
-  void download(Matrix& m) const {
-    check(cudaMemcpy(m.data.data(), p, n * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
-  }
-  void poison() {  // 0xFF bytes: a quiet NaN in every element
-    check(cudaMemset(p, 0xFF, n * sizeof(float)), "cudaMemset");
-  }
-};
-
-bool same_bits(const Matrix& a, const Matrix& b) {
-  return a.data.size() == b.data.size() &&
-         std::equal(a.data.begin(), a.data.end(), b.data.begin(),
-                    [](float x, float y) { return std::memcmp(&x, &y, sizeof x) == 0; });
 }
 
 int fp32_lanes_per_sm(int major, int minor) {

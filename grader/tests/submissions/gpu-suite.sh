@@ -1,7 +1,7 @@
 #!/bin/bash
 # The known-bad submissions on a GPU, in one call (for the device machine: 16 cores, one GPU).
-# Replaces grader/emu/compare-sanitizer.sh: it also runs compute-sanitizer on the emulator's bug
-# kernels and tabulates its first finding beside the emulator's verdict.
+# Runs each on the GPU runner alone and under compute-sanitizer, and tabulates the first finding
+# beside the emulator's verdict.
 #
 #   OUT=/some/dir grader/tests/submissions/gpu-suite.sh [NAME...]     (default: every submission)
 #
