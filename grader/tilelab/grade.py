@@ -99,7 +99,7 @@ def _grade_stage(tree: Tree, stage: spec.Stage, impl: str, backend: str, registe
         ran = tree.run_tests([impl, stage.id, backend], junit, f"{stage.id}-{backend}", limit,
                              parallel=1 if backend == "gpu" else max(1, tree.jobs))
     found_results = results_mod.collect(tree.results, junit, prefix)
-    score = score_stage(stage, impl, found_results, nh, backend)
+    score = score_stage(stage, impl, found_results, nh, backend, registered={t.name for t in tests})
     if ran.timed_out or ran.out_of_memory:
         why = (f"the checks were stopped after {limit:.0f} s" if ran.timed_out
                else "the checks were stopped: memory limit")

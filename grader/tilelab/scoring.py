@@ -106,11 +106,21 @@ def _perf(stage: Stage, impl: str, results: dict[str, dict], backend: str) -> Ch
 
 
 def score_stage(stage: Stage, impl: str, results: dict[str, dict], hidden_count: int = 0,
-                backend: str = "gpu") -> StageScore:
-    """results maps CTest names (<impl>.<stage>.<dataset>.<check>) to runner JSON objects."""
+                backend: str = "gpu", registered: set[str] | None = None) -> StageScore:
+    """results maps CTest names (<impl>.<stage>.<dataset>.<check>) to runner JSON objects.
+    registered, when given, names the checks this build has: a public dataset without one (too
+    large for the CPU emulator) is listed as skipped and its share goes to the datasets checked."""
     out = StageScore(stage.id, title=stage.title)
     kind = CORRECT_CHECK.get(backend, "correct")
     public = stage.correctness_datasets
+    if registered is not None:
+        checked = [d for d in public if f"{impl}.{stage.id}.{d.name}.{kind}" in registered]
+        for d in public:
+            if d not in checked:
+                out.checks.append(CheckScore(f"{impl}.{stage.id}.{d.name}.{kind}", d.name, kind, "skipped",
+                                             0.0, 0.0, "not checked on this backend: too large for the "
+                                             "CPU emulator (a GPU run checks it)"))
+        public = tuple(checked) or public
     each = stage.points.public / len(public) if public else 0.0
     for d in public:
         name = f"{impl}.{stage.id}.{d.name}.{kind}"

@@ -64,3 +64,17 @@ def test_a_cublas_basis_grades_the_fraction_of_cublas():
     s = score_stage(stage, "solution", r)
     perf = [c for c in s.checks if c.check == "perf"][0]
     assert perf.points == pytest.approx(stage.points.performance / 2)
+
+
+def test_datasets_the_backend_does_not_check_share_out_their_points():
+    public = STAGE.correctness_datasets
+    small = [d for d in public if max(d.J, d.K, d.L) <= 129]
+    registered = {f"solution.01-basic.{d.name}.emu" for d in small}
+    r = {name: {"verdict": "pass", "host": {"pass": True}} for name in registered}
+    s = score_stage(STAGE, "solution", r, backend="emu", registered=registered)
+    skipped = [c for c in s.checks if c.verdict == "skipped" and c.check == "emu"]
+    assert {c.dataset for c in skipped} == {d.name for d in public} - {d.name for d in small}
+    assert all(c.max_points == 0 for c in skipped)
+    public_pts = sum(c.points for c in s.checks if c.check == "emu" and c.verdict == "pass"
+                     and c.dataset != "matmul_host")
+    assert public_pts == pytest.approx(STAGE.points.public)
