@@ -9,7 +9,8 @@
 # registers kit.emu.<bug>.<backend>, which assert each one's diagnosis.
 
 option(TILELAB_EMU "Build the CPU emulator backend (needs Boost.Context)" ON)
-# Largest dataset (max of J, K, L) each build checks: the race build is ~10x slower than plain.
+# Largest dataset each build checks, as the cube root of J*K*L (its cost): the race build is ~10x
+# slower than plain.
 set(TILELAB_EMU_MAX_SIZE 1024 CACHE STRING "emu checks: largest dataset size")
 set(TILELAB_EMU_HIDDEN_TIMEOUT_FACTOR 5 CACHE STRING "emu hidden checks: multiple of the stage's timeout")
 set(TILELAB_EMU_ASAN_MAX_SIZE 512 CACHE STRING "emu-asan checks: largest dataset size")
