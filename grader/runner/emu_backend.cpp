@@ -66,6 +66,10 @@ std::string advice(const tlemu::Finding& f) {
   if (c == "host-pointer-argument")
     return "Kernels can only use device memory: pass pointers from cudaMalloc (M_d, N_d, P_d), not the host "
            "arrays.";
+  if (c == "undefined-behavior" && f.message.find("misaligned") != std::string::npos)
+    return "A vector (float2/float4) access needs an address that is a multiple of its size: a row of a "
+           "matrix whose width is not a multiple of 4 does not start 16-byte aligned, so load it element by "
+           "element there (on a GPU this is cudaErrorMisalignedAddress).";
   if (c == "undefined-behavior")
     return "The arithmetic is undefined in C++ (e.g. a signed integer overflow in an index): use wider "
            "types or fix the expression.";

@@ -46,8 +46,10 @@
 struct uint3 { unsigned int x, y, z; };
 struct int2 { int x, y; };
 struct int4 { int x, y, z, w; };
-struct float2 { float x, y; };
-struct float4 { float x, y, z, w; };
+// Aligned as in CUDA (8 and 16 bytes), so a misaligned vector access through them is what it is on
+// a GPU: an error -- reported with the student's line by the ASan+UBSan build (-fsanitize=alignment).
+struct alignas(8) float2 { float x, y; };
+struct alignas(16) float4 { float x, y, z, w; };
 inline int2 make_int2(int x, int y) { return {x, y}; }
 inline int4 make_int4(int x, int y, int z, int w) { return {x, y, z, w}; }
 inline float2 make_float2(float x, float y) { return {x, y}; }
