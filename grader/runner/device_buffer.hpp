@@ -44,4 +44,15 @@ inline bool same_bits(const Matrix& a, const Matrix& b) {
                     [](float x, float y) { return std::memcmp(&x, &y, sizeof x) == 0; });
 }
 
+// After a launch: P from the device, and whether M and N came back bit-identical.
+inline void collect(RunOutcome& out, const DeviceBuffer& dM, const DeviceBuffer& dN, const DeviceBuffer& dP,
+                    const Matrix& M, const Matrix& N, const Shape& s) {
+  out.P = Matrix(s.J, s.L);
+  dP.download(out.P);
+  Matrix M2(M.rows, M.cols), N2(N.rows, N.cols);
+  dM.download(M2);
+  dN.download(N2);
+  out.inputs_unchanged = same_bits(M, M2) && same_bits(N, N2);
+}
+
 }  // namespace tilelab

@@ -74,12 +74,7 @@ class GpuBackend final : public Backend {
     probe::stop_recording();
     check(cudaGetLastError(), "kernel launch");
     check(cudaDeviceSynchronize(), "kernel execution");
-    out.P = Matrix(s.J, s.L);
-    dP.download(out.P);
-    Matrix M2(M.rows, M.cols), N2(N.rows, N.cols);
-    dM.download(M2);
-    dN.download(N2);
-    out.inputs_unchanged = same_bits(M, M2) && same_bits(N, N2);
+    collect(out, dM, dN, dP, M, N, s);
     out.launch = probe::report(prop_);
     return out;
   }

@@ -2,13 +2,9 @@
 // It loads a dataset, runs the implementation with P poisoned by NaN, checks the result against
 // the float64 reference with the rule of docs/grading.md, optionally times it, and writes one
 // JSON result object. Its exit code is one of grader/exit_codes.toml.
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
-#include <csignal>
 #include <cstdio>
-#include <cstring>
+#include <cstring>  // strsignal
 #include <iostream>
 
 #include "backend.hpp"
@@ -81,7 +77,7 @@ struct Checked {
 Checked check_outcome(const RunOutcome& out, const Dataset& d, const std::vector<double>& absMN,
                       const StageSpec& spec) {
   Checked c{check_product(out.P, d.P, absMN, d.spec.shape, ToleranceRule{}, spec.tile), {}, out.inputs_unchanged};
-  c.diagnosis = diagnose(d.M, d.N, out.P, d.P, c.report, d.spec.shape);
+  c.diagnosis = diagnose(d.M, d.N, out.P, d.P, absMN, c.report, d.spec.shape);
   if (!c.inputs_unchanged) {
     c.report.pass = false;
     c.diagnosis = {"inputs-modified",

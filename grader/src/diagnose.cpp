@@ -27,7 +27,7 @@ Matrix transposed(const Matrix& A) {
 }  // namespace
 
 Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std::vector<double>& Pref,
-                   const CheckReport& r, const Shape& s) {
+                   const std::vector<double>& absMN, const CheckReport& r, const Shape& s) {
   if (r.pass) return {"", ""};
   const int64_t J = s.J, L = s.L;
   if (r.not_finite == r.checked)
@@ -71,7 +71,6 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
   // All finite. Cheap alternatives first: transposed result, then swapped operands (small only).
   if (s.square() && J <= 1024) {
     const Matrix Mt = transposed(M), Nt = transposed(N);
-    const std::vector<double> absMN = product_f64(M, N, true);  // the bound's scale, as in the check
     std::vector<double> PrefT(Pref.size());
     for (int64_t i = 0; i < J; ++i)
       for (int64_t j = 0; j < L; ++j) PrefT[size_t(j * L + i)] = Pref[size_t(i * L + j)];
@@ -99,7 +98,6 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
 
   // Out-of-range threads that store anyway write their sum (0, from zero-padded tiles) past the
   // end of their row, i.e. over the first columns of the next row.
-  const std::vector<double> absMN = product_f64(M, N, true);
   const ToleranceRule rule;
   bool zeros_at_row_starts = r.wrong > 0;
   for (int64_t i = 0; i < J && zeros_at_row_starts; ++i)

@@ -13,7 +13,8 @@ struct Diagnosis {
   std::string hint;  // one or two sentences a student can act on
 };
 
-Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P,
-                   const std::vector<double>& Pref, const CheckReport& report, const Shape& shape);
+// absMN is |M||N|, the scale of the check's bound (check_product takes the same).
+Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std::vector<double>& Pref,
+                   const std::vector<double>& absMN, const CheckReport& report, const Shape& shape);
 
 }  // namespace tilelab

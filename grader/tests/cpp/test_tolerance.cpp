@@ -180,7 +180,7 @@ TEST_CASE("diagnosis names the likely bug") {
   const Case c = make(40, 40, 40, 13);
   const Shape& s = c.d.spec.shape;
   auto diag = [&](const Matrix& P) {
-    return diagnose(c.d.M, c.d.N, P, c.d.P, check_product(P, c.d.P, c.absMN, s), s).code;
+    return diagnose(c.d.M, c.d.N, P, c.d.P, c.absMN, check_product(P, c.d.P, c.absMN, s), s).code;
   };
   const Matrix good = multiply(c.d.M, c.d.N, sequential(true));
   CHECK(diag(good) == "");
