@@ -69,9 +69,10 @@ endif()
 
 function(tilelab_add_gpu_runner impl stage src)
   string(MAKE_C_IDENTIFIER "${stage}" sid)
+  string(MAKE_C_IDENTIFIER "${impl}" iid)
   set(runner "run-${impl}-${stage}-gpu")
-  tilelab_gpu_impl(obj_${impl}_${sid}_gpu ${stage} "${src}" "" tilelab_impl_under_test "${impl}")
-  set(objects $<TARGET_OBJECTS:obj_${impl}_${sid}_gpu>)
+  tilelab_gpu_impl(obj_${iid}_${sid}_gpu ${stage} "${src}" "" tilelab_impl_under_test "${impl}")
+  set(objects $<TARGET_OBJECTS:obj_${iid}_${sid}_gpu>)
   set(defs "")
   # The stage's reference solution, and the previous stage's, timed beside it in one process.
   tilelab_impl_source(solution ${stage} ref_src)
@@ -162,3 +163,4 @@ endforeach()
 # The CPU emulator backend: emu, emu-asan and emu-race checks (grader/emu, docs/emulator.md).
 include(TilelabEmu)
 include(TilelabSanitizer)
+include(TilelabKitGpu)

@@ -6,8 +6,10 @@
 # pack-offline-deps.sh and carried along.
 #   BUILD=dir        build tree (default build/default)
 #   SKIP_CTEST=1     only build and bench;   IMPLS="solution"  implementations to build
-#   CTEST_ARGS="-L 05-coarsened"   extra ctest arguments
+#   CTEST_ARGS="-L 05-coarsened"   extra ctest arguments;   CTEST_JOBS=4   ctest -j
 #   BENCH="01-basic:2048 2048 2048;06-register-tiled:8192 8192 8192"   (default: every stage at 2048 and 4096)
+#   CMAKE_ARGS="-DTILELAB_EMU=OFF"   extra configure arguments
+#   SWEEP=1          also run the GPU tolerance sweep (kit.tolerance.gpu's program), output in sweep.txt
 set -u
 root=$(CDPATH= cd -- "$(dirname -- "$0")/../.." && pwd)
 cd "$root"
@@ -25,15 +27,21 @@ pack() { tar czf "$OUT/results.tgz" -C "$BUILD" results bench 2>/dev/null; }
 
 echo "== configure + build ($BUILD)"
 cmake --preset default -B "$BUILD" -DPython3_EXECUTABLE="$py" -DTILELAB_IMPLS="${IMPLS:-solution;starter}" \
-  > "$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
+  ${CMAKE_ARGS:-} > "$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
 cmake --build "$BUILD" --parallel 16 > "$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; exit 1; }
 mkdir -p "$BUILD/results" "$BUILD/bench"
 
 if [ -z "${SKIP_CTEST:-}" ]; then
   echo "== ctest (GPU checks; the pytest suite runs on CI)"
-  ctest --test-dir "$BUILD" -LE python -j4 --output-on-failure --output-junit "$OUT/junit.xml" ${CTEST_ARGS:-} > "$OUT/ctest.log" 2>&1
+  ctest --test-dir "$BUILD" -LE python -j"${CTEST_JOBS:-4}" --output-on-failure --output-junit "$OUT/junit.xml" ${CTEST_ARGS:-} > "$OUT/ctest.log" 2>&1
   grep -E "tests passed|tests failed|Failed|\*\*\*" "$OUT/ctest.log" | tail -25
   pack
+fi
+
+if [ -n "${SWEEP:-}" ]; then
+  echo "== tolerance sweep"
+  "$BUILD/grader/tests/gpu/tilelab_tolerance_sweep" --quiet > "$OUT/sweep.txt" 2>&1
+  echo "   exit $?; $(tail -1 "$OUT/sweep.txt")"
 fi
 
 echo "== bench: solutions vs cuBLAS FP32"

@@ -117,7 +117,8 @@ def compile_excerpt(text: str, strip: str = "", lines: int = 30) -> str:
     all_lines = text.splitlines()
     # A link error's useful line ("undefined reference to `launch_matmul(...)'") comes before
     # the linker's own "collect2: error".
-    markers = ("error", "undefined reference")
+    # "error:" rather than "error", so a path such as .../compile-error/... is not taken for one.
+    markers = ("error:", "undefined reference", "cmake error")
     first = next((i for i, l in enumerate(all_lines)
                   if any(m in l.lower() for m in markers) and not l.startswith("$ ")), None)
     out = "\n".join(all_lines[first:first + lines]) if first is not None else log_tail(text, lines)

@@ -5,16 +5,16 @@
 #
 #   OUT=/some/dir grader/tests/submissions/gpu-suite.sh [NAME...]     (default: every submission)
 #
-# 1. one tree (build/gpu-suite/_data) makes the datasets;
-# 2. every grader/tests/submissions/<name>/ gets its own small tree (-DTILELAB_SUBMISSION=<name>
-#    -DTILELAB_IMPLS='' -DTILELAB_EMU=OFF), configured and built in parallel (run-submission-<stage>-gpu
-#    only); a build that fails is the submission's result (compile);
+# 1. one tree (build/gpu-suite, -DTILELAB_KIT_GPU=ON: grader/cmake/TilelabKitGpu.cmake) makes the
+#    datasets and every submission's runner run-kit-<name>-<stage>-gpu, sharing what they share;
+# 2. each submission's target is then built alone, for its own build log and status (a build that
+#    fails is the submission's result: compile);
 # 3. gpu_suite.py runs each expect.toml's [gpu] cases (correct on one dataset; perf for the cheats that
 #    need it), the static scan, and memcheck/synccheck/racecheck for the bug kernels;
 # 4. $OUT/summary.md: submission, expected, GPU verdict, hint/finding, sanitizer findings.
 # Logs: $OUT/logs/, results: $OUT/results/. Exit 0 when every row is as expected.
 set -u
-root=$(CDPATH= cd -- "$(dirname -- "$0")/../.." && pwd)
+root=$(CDPATH= cd -- "$(dirname -- "$0")/../../.." && pwd)
 cd "$root"
 OUT=${OUT:-$root/gpu-out/gpu-suite}
 BUILD=${BUILD:-$root/build/gpu-suite}
@@ -35,44 +35,33 @@ if [ $# -gt 0 ]; then names=("$@"); else
 fi
 echo "== ${#names[@]} submissions; $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
 
-common=(-DCMAKE_BUILD_TYPE=Release -DTILELAB_CUDA=ON -DTILELAB_EMU=OFF -DTILELAB_IMPLS=
-        -DTILELAB_GRADING_SEED= -DTILELAB_STARTER_EXPECT_FAIL=OFF -DPython3_EXECUTABLE="$py")
+stage_of() { sed -n 's/^stage *= *"\([^"]*\)".*/\1/p' "$subs_dir/$1/expect.toml" | head -1; }
 
-# 1. datasets (and a configure that warms nothing else)
-echo "== datasets"
-cmake -S "$root" -B "$BUILD/_data" "${common[@]}" > "$OUT/logs/_data.configure.log" 2>&1 \
-  || { tail -30 "$OUT/logs/_data.configure.log"; exit 1; }
-cmake --build "$BUILD/_data" --target datasets --parallel "$JOBS" > "$OUT/logs/_data.build.log" 2>&1 \
-  || { tail -30 "$OUT/logs/_data.build.log"; exit 1; }
-datasets="$BUILD/_data/datasets"
-echo "   $((SECONDS - start)) s"
-
-# 2. one tree per submission, in parallel (2 compile jobs each)
-build_one() {
-  local name=$1 dir="$subs_dir/$1" tree="$BUILD/$1"
-  local stage; stage=$(sed -n 's/^stage *= *"\([^"]*\)".*/\1/p' "$dir/expect.toml" | head -1)
-  cmake -S "$root" -B "$tree" "${common[@]}" -DTILELAB_SUBMISSION="$dir" > "$OUT/logs/$name.configure.log" 2>&1
-  cmake --build "$tree" --target "run-submission-$stage-gpu" --parallel 2 > "$OUT/logs/$name.build.log" 2>&1
+echo "== configure + build (datasets and every runner)"
+cmake -S "$root" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DTILELAB_CUDA=ON -DTILELAB_EMU=OFF -DTILELAB_IMPLS= \
+  -DTILELAB_KIT_GPU=ON -DTILELAB_GRADING_SEED= -DPython3_EXECUTABLE="$py" > "$OUT/logs/_configure.log" 2>&1 \
+  || { tail -30 "$OUT/logs/_configure.log"; exit 1; }
+# Keep going past a submission that does not build where it was expected to: step 2 reports it.
+cmake --build "$BUILD" --parallel "$JOBS" -- -k > "$OUT/logs/_build.log" 2>&1 \
+  || grep -E "error" "$OUT/logs/_build.log" | head -10
+[ -d "$BUILD/datasets" ] || { tail -30 "$OUT/logs/_build.log"; exit 1; }
+datasets="$BUILD/datasets"
+for name in "${names[@]}"; do
+  cmake --build "$BUILD" --target "run-kit-$name-$(stage_of "$name")-gpu" > "$OUT/logs/$name.build.log" 2>&1
   echo $? > "$OUT/logs/$name.build.rc"
-}
-export -f build_one
-export root subs_dir BUILD OUT py
-export common_str="${common[*]}"
-echo "== build ${#names[@]} trees"
-printf '%s\n' "${names[@]}" | xargs -P "$(( JOBS / 2 > 0 ? JOBS / 2 : 1 ))" -I{} bash -c \
-  'common=($common_str); build_one "$1"' _ {}
+done
 echo "   $((SECONDS - start)) s"
 
 # 3. the cases (4 at a time: the GPU is shared; perf runs time against the reference in-process)
 run_one() {
   local name=$1 rc; rc=$(cat "$OUT/logs/$name.build.rc" 2>/dev/null || echo 1)
-  "$py" "$subs_dir/gpu_suite.py" case --expect "$subs_dir/$name/expect.toml" --tree "$BUILD/$name" \
+  "$py" "$subs_dir/gpu_suite.py" case --expect "$subs_dir/$name/expect.toml" --tree "$BUILD" \
         --datasets "$datasets" --out "$OUT" --build-log "$OUT/logs/$name.build.log" --build-rc "$rc" \
         > "$OUT/logs/$name.suite.log" 2>&1
   echo "   $name: $(grep -c '"ok": true' "$OUT/logs/$name.suite.log") ok, $(grep -c '"ok": false' "$OUT/logs/$name.suite.log") not"
 }
 export -f run_one
-export datasets
+export datasets py subs_dir BUILD OUT
 echo "== run"
 printf '%s\n' "${names[@]}" | xargs -P 4 -I{} bash -c 'run_one "$1"' _ {}
 echo "   $((SECONDS - start)) s"

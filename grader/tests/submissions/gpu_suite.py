@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The GPU half of the known-bad suite (driven by gpu-suite.sh): for one submission whose GPU
-runner was built (or failed to build) in TREE, run what its expect.toml's [gpu] cases ask, the
+runner run-kit-<name>-<stage>-gpu was built (or failed to build) in TREE, run what its expect.toml's [gpu] cases ask, the
 static scan, and compute-sanitizer, then print one JSON line per case for the summary table.
 
     gpu_suite.py case --expect <name>/expect.toml --tree TREE --out OUT [--build-log LOG] [--build-rc RC]
@@ -96,9 +96,9 @@ def do_case(a: argparse.Namespace) -> int:
     name = a.expect.parent.name
     stage = next(s for s in spec.load_all(ROOT) if s.id == doc["stage"])
     cases, derived = cases_of(doc, stage)
-    runner = a.tree / "runners" / f"run-submission-{stage.id}-gpu"
+    runner = a.tree / "runners" / f"run-kit-{name}-{stage.id}-gpu"
     build_log = a.build_log.read_text(errors="replace") if a.build_log and a.build_log.exists() else ""
-    objects = forbidden.student_objects(a.tree, "submission", stage.id)
+    objects = forbidden.student_objects(a.tree, f"kit-{name}", stage.id)
     found = forbidden.scan(objects)
     scan_txt = "; ".join(sorted({f.symbol for f in found}))
     rows = []

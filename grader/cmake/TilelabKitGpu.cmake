@@ -1,0 +1,30 @@
+# The known-bad submissions on the GPU backend, all in one tree (grader/tests/submissions/gpu-suite.sh
+# configures with -DTILELAB_KIT_GPU=ON). Off by default: CI has no GPU, and 30 more nvcc compiles
+# would only slow it. Included at the end of TilelabStages.cmake, whose tilelab_add_gpu_runner
+# builds each as run-kit-<name>-<stage>-gpu, sharing the core, the backend and the stage references
+# with every other runner of the tree. A submission expected not to compile or link
+# (`verdict = "compile"`) is left out of `all`: the suite builds it alone and grades its build log.
+
+option(TILELAB_KIT_GPU "Build the known-bad submissions' GPU runners (for gpu-suite.sh)" OFF)
+if(NOT TILELAB_KIT_GPU OR NOT TILELAB_HAVE_CUDA)
+  return()
+endif()
+
+file(GLOB _kit_gpu_expects CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/grader/tests/submissions/*/expect.toml")
+foreach(expect IN LISTS _kit_gpu_expects)
+  get_filename_component(sub_dir "${expect}" DIRECTORY)
+  get_filename_component(sub "${sub_dir}" NAME)
+  file(STRINGS "${expect}" stage_line REGEX "^stage *= *\"")
+  string(REGEX REPLACE "^stage *= *\"([^\"]+)\".*" "\\1" stage "${stage_line}")
+  if(NOT stage IN_LIST TILELAB_STAGES OR NOT EXISTS "${sub_dir}/${stage}/matmul.cu")
+    message(WARNING "tilelab: ${expect}: stage '${stage}' unknown or ${stage}/matmul.cu missing")
+    continue()
+  endif()
+  tilelab_add_gpu_runner(kit-${sub} ${stage} "${sub_dir}/${stage}/matmul.cu")
+  file(STRINGS "${expect}" _builds_fail REGEX "^verdict *= *\"compile\"")
+  if(_builds_fail)
+    string(MAKE_C_IDENTIFIER "kit-${sub}" iid)
+    string(MAKE_C_IDENTIFIER "${stage}" sid)
+    set_target_properties(run-kit-${sub}-${stage}-gpu obj_${iid}_${sid}_gpu PROPERTIES EXCLUDE_FROM_ALL ON)
+  endif()
+endforeach()
