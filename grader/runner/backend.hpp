@@ -53,9 +53,10 @@ class Backend {
   virtual std::vector<TimingStats> time(const std::vector<Implementation>& impls, const Matrix& M,
                                         const Matrix& N, const Shape& s, const PerfSpec& perf) = 0;
   virtual bool timings_meaningful() const = 0;
-  // What an analysing backend (the CPU emulator) found during the runs since the last call:
-  // {"findings": [{kind, file, line, message, hint_code, count}, ...], "hint_code", "hint",
-  // "message"}; null for a backend that does not analyse. Any finding fails the check.
+  // What the backend found during the runs since the last call -- the CPU emulator's analyses, the
+  // GPU's guard zones (a store outside M, N or P): {"build", "findings": [{kind, file, line,
+  // message, hint_code, count}, ...], "hint_code", "hint", "message"}; null when nothing was found
+  // or the backend does not look. Any finding fails the check.
   virtual nlohmann::json findings() { return nullptr; }
   // Set by the runner: called with an object shaped like findings() when a finding ends the process
   // (AddressSanitizer halts at its first error), so that the result file is still written.

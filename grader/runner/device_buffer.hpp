@@ -3,8 +3,10 @@
 // which provides the same calls on host memory.
 #pragma once
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "backend.hpp"
 
@@ -15,15 +17,26 @@ inline void check(cudaError_t e, const char* what) {
     throw DeviceError(std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
 }
 
+// What to do about a store outside M, N or P; both backends' "global-overrun" hint.
+inline const char* kOverrunAdvice =
+    "An index runs past the end of M, N or P: check the bounds test (Row < Width && Col < Width) "
+    "before the loop and the store, and the row*Width + col indexing.";
+
 // A device buffer owning its memory, freed on scope exit (errors there are ignored on purpose:
-// a sticky error has already been reported).
+// a sticky error has already been reported). With guard > 0 (the GPU backend) `guard` elements of
+// 0xFF bytes lie on each side of the n elements at p, so a store outside them can be found after
+// the launch (overrun()); guard is a multiple of 64 elements, keeping p as aligned as cudaMalloc's.
 struct DeviceBuffer {
   float* p = nullptr;
   size_t n = 0;
-  explicit DeviceBuffer(size_t count) : n(count) {
-    check(cudaMalloc(&p, std::max<size_t>(n, 1) * sizeof(float)), "cudaMalloc");
+  size_t guard = 0;
+  explicit DeviceBuffer(size_t count, size_t guard_elements = 0)
+      : n(count), guard((guard_elements + 63) / 64 * 64) {
+    check(cudaMalloc(&base_, (std::max<size_t>(n, 1) + 2 * guard) * sizeof(float)), "cudaMalloc");
+    p = base_ + guard;
+    if (guard) check(cudaMemset(base_, 0xFF, (n + 2 * guard) * sizeof(float)), "cudaMemset");
   }
-  ~DeviceBuffer() { cudaFree(p); }
+  ~DeviceBuffer() { cudaFree(base_); }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   void upload(const Matrix& m) {
@@ -35,6 +48,23 @@ struct DeviceBuffer {
   void poison() {  // 0xFF bytes: a quiet NaN in every element
     check(cudaMemset(p, 0xFF, n * sizeof(float)), "cudaMemset");
   }
+  // How many guard elements are no longer 0xFF bytes; *nearest: the index (from p) of the changed
+  // one nearest the buffer, after it if any is (negative: before it). 0 without guard zones.
+  size_t overrun(long long* nearest) const {
+    if (!guard) return 0;
+    std::vector<uint32_t> before(guard), after(guard);
+    check(cudaMemcpy(before.data(), base_, guard * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
+    check(cudaMemcpy(after.data(), p + n, guard * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
+    size_t count = 0;
+    for (size_t i = 0; i < guard; ++i)
+      if (before[i] != 0xFFFFFFFFu) ++count, *nearest = (long long)i - (long long)guard;
+    for (size_t i = guard; i-- > 0;)
+      if (after[i] != 0xFFFFFFFFu) ++count, *nearest = (long long)(n + i);
+    return count;
+  }
+
+ private:
+  float* base_ = nullptr;
 };
 
 // Bit-for-bit equality (NaN payloads included): the inputs must come back exactly as sent.

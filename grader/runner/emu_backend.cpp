@@ -53,9 +53,7 @@ std::string advice(const tlemu::Finding& f) {
   if (c == "uninitialized-shared")
     return "A thread reads a tile element that no thread of its block stored: does every thread load its "
            "element (0 when it lies outside the matrix), and is there a __syncthreads() before the reads?";
-  if (c == "out-of-bounds-global" || c == "global-overrun")
-    return "An index runs past the end of M, N or P: check the bounds test (Row < Width && Col < Width) "
-           "before the loop and the store, and the row*Width + col indexing.";
+  if (c == "out-of-bounds-global" || c == "global-overrun") return kOverrunAdvice;
   if (c == "out-of-bounds-shared")
     return "An index runs past the end of a __shared__ tile: tile indices must stay below TILE_WIDTH.";
   if (c == "out-of-bounds-index")

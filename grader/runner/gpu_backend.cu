@@ -64,7 +64,10 @@ class GpuBackend final : public Backend {
 
   RunOutcome run(const Implementation& impl, const Matrix& M, const Matrix& N, const Shape& s) override {
     RunOutcome out;
-    DeviceBuffer dM(M.size()), dN(N.size()), dP(size_t(s.J * s.L));
+    // Guard zones around M, N and P find a store past an edge that lands in no other allocation
+    // (farther ones are illegal addresses): the emulator's "global-overrun", with the same hint.
+    const size_t nP = size_t(s.J * s.L);
+    DeviceBuffer dM(M.size(), guard_for(M.size())), dN(N.size(), guard_for(N.size())), dP(nP, guard_for(nP));
     dM.upload(M);
     dN.upload(N);
     dP.poison();
@@ -75,8 +78,15 @@ class GpuBackend final : public Backend {
     check(cudaGetLastError(), "kernel launch");
     check(cudaDeviceSynchronize(), "kernel execution");
     collect(out, dM, dN, dP, M, N, s);
+    note_overruns({{"M", &dM}, {"N", &dN}, {"P", &dP}});
     out.launch = probe::report(prop_);
     return out;
+  }
+
+  nlohmann::json findings() override {
+    nlohmann::json f = std::move(found_);
+    found_ = nullptr;
+    return f;
   }
 
   RunOutcome run_host(const Implementation& impl, const Matrix& M, const Matrix& N, const Shape& s) override {
@@ -192,8 +202,31 @@ class GpuBackend final : public Backend {
           "cublasSgemm");
   }
 
+  // As large as the buffer, up to 16 MiB a side, and at least 16 KiB.
+  static size_t guard_for(size_t n) { return std::min<size_t>(n, size_t(1) << 22) + 4096; }
+
+  // Any store in a guard zone becomes a finding, shaped as the emulator's (Backend::findings).
+  void note_overruns(std::initializer_list<std::pair<const char*, const DeviceBuffer*>> buffers) {
+    for (const auto& [name, b] : buffers) {
+      long long at = 0;
+      const size_t count = b->overrun(&at);
+      if (!count) continue;
+      const std::string where = std::string(name) + "[" + std::to_string(at) + "]";
+      const std::string msg = "the kernel stored " + std::to_string(count) + " element(s) outside " + name +
+                              " (nearest at " + where + (at < 0 ? ", before its first element)"
+                                                                : ", past its last element " + std::string(name) +
+                                                                      "[" + std::to_string(b->n - 1) + "])");
+      if (found_.is_null())
+        found_ = {{"build", "gpu"}, {"findings", nlohmann::json::array()}, {"hint_code", "global-overrun"},
+                  {"hint", kOverrunAdvice}, {"message", msg}};
+      found_["findings"].push_back({{"kind", "global-overrun"}, {"hint_code", "global-overrun"}, {"file", ""},
+                                    {"line", 0}, {"count", count}, {"message", msg}});
+    }
+  }
+
   cudaDeviceProp prop_{};
   cublasHandle_t handle_ = nullptr;
+  nlohmann::json found_;  // findings since the last findings() call
 };
 
 }  // namespace

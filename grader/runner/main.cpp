@@ -93,17 +93,20 @@ nlohmann::json stats_json(const TimingStats& t, const Shape& s, double peak_gflo
           {"gflops", gflops}, {"pct_of_peak", peak_gflops > 0 ? 100.0 * gflops / peak_gflops : 0.0}};
 }
 
-// The emulator's findings (Backend::findings): kept under "emulator"; true when there is one, which
-// fails the check with the hint about the first to fix.
-bool record_findings(nlohmann::json& r, const nlohmann::json& emu) {
-  if (emu.is_null()) return false;
-  r["emulator"] = emu;
-  if (emu["findings"].empty()) return false;
-  for (const auto& f : emu["findings"])
-    std::cout << f["file"].get<std::string>() << ":" << f["line"].get<int>() << ": " << f["kind"].get<std::string>()
-              << ": " << f["message"].get<std::string>() << "\n";
-  r["hint_code"] = emu["hint_code"];
-  r["hint"] = emu["hint"];
+// A backend's findings (Backend::findings): the emulator's kept under "emulator", the GPU guard
+// zones' under "guard"; true when there is one, which fails the check with the hint about the
+// first to fix.
+bool record_findings(nlohmann::json& r, const nlohmann::json& found) {
+  if (found.is_null()) return false;
+  r[found.value("build", "") == "gpu" ? "guard" : "emulator"] = found;
+  if (found["findings"].empty()) return false;
+  for (const auto& f : found["findings"]) {
+    const std::string file = f.value("file", "");
+    if (!file.empty()) std::cout << file << ":" << f.value("line", 0) << ": ";
+    std::cout << f["kind"].get<std::string>() << ": " << f["message"].get<std::string>() << "\n";
+  }
+  r["hint_code"] = found["hint_code"];
+  r["hint"] = found["hint"];
   return true;
 }
 
@@ -151,7 +154,8 @@ int run_checks(Backend& backend, nlohmann::json& r, const StageSpec& spec, const
     }
     r["hint_code"] = diag.code;
     r["hint"] = diag.hint;
-    if (record_findings(r, backend.findings())) return finish(r, kError, r["emulator"]["message"]);
+    const nlohmann::json found = backend.findings();
+    if (record_findings(r, found)) return finish(r, kError, found.value("message", "the backend found an error"));
     if (!pass) return finish(r, kWrong, "wrong result on " + d.spec.name + " (" + s.str() + ")");
     // Read from the compiled kernel's attributes (static + dynamic), never from the source text.
     if (spec.requires_shared_memory && out.launch.contains("kernel")) {

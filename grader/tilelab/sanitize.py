@@ -51,7 +51,13 @@ _KINDS = [  # (pattern of a report's first line, kind)
     (r"Leaked", "leak"),
     (r"Out-of-range|out of bounds", "out-of-bounds"),
 ]
-_IGNORED = ("ERROR SUMMARY", "RACECHECK SUMMARY", "COMPUTE-SANITIZER", "LEAK SUMMARY")
+# Lines that are not reports. "Target application returned an error" only says the runner's exit
+# code was not 0 (a wrong result exits 2): the runner's own verdict already says that.
+_IGNORED = ("ERROR SUMMARY", "RACECHECK SUMMARY", "COMPUTE-SANITIZER", "LEAK SUMMARY",
+            "Target application returned an error")
+# The counts: "ERROR SUMMARY: 436 errors" (one per process), racecheck's "(100866 errors, ...)";
+# not "ERROR SUMMARY: 416 errors were not printed".
+_COUNT = re.compile(r"ERROR SUMMARY:\s*(\d+) errors?\s*$|SUMMARY:.*\((\d+) errors?")
 
 
 def find_sanitizer() -> str | None:
@@ -87,6 +93,7 @@ def parse_log(text: str) -> dict:
     location that names a file (the student's line when the kernel was built with -lineinfo)."""
     findings: list[dict] = []
     summary = ""
+    counted = 0
     current: dict | None = None
     for raw in text.splitlines():
         if not raw.startswith(_PREFIX):
@@ -96,8 +103,10 @@ def parse_log(text: str) -> dict:
         if not stripped:
             continue
         if any(stripped.startswith(k) for k in _IGNORED):
-            if "SUMMARY" in stripped:
+            m = _COUNT.search(stripped)
+            if m:
                 summary = stripped
+                counted += int(m.group(1) or m.group(2))
             continue
         indented = body.startswith(" ") and len(body) - len(body.lstrip()) >= 2
         if not indented and not stripped.startswith(("Saved host backtrace", "Host Frame", "by thread",
@@ -115,10 +124,7 @@ def parse_log(text: str) -> dict:
             if m:
                 current.update(file=m.group("file"), line=int(m.group("line")),
                                function=(m.group("func") or "").strip())
-    errors = len(findings)
-    m = re.search(r"ERROR SUMMARY:\s*(\d+)", summary) or re.search(r"\((\d+) errors?", summary)
-    if m:
-        errors = max(errors, int(m.group(1)))
+    errors = max(len(findings), counted)
     return {"findings": findings[:PRINT_LIMIT], "errors": errors, "summary": summary}
 
 

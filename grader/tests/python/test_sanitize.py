@@ -69,6 +69,32 @@ def test_clean_log_has_no_findings():
     assert p == {"findings": [], "errors": 0, "summary": "ERROR SUMMARY: 0 errors"}
 
 
+# As seen on an H100 (compute-sanitizer 2025.3.1): a runner that exits 2 (wrong result) with no
+# report, and a memcheck log past its --print-limit.
+WRONG_BUT_CLEAN = """\
+========= COMPUTE-SANITIZER
+========= Target application returned an error
+========= ERROR SUMMARY: 0 errors
+"""
+PAST_PRINT_LIMIT = MEMCHECK.replace("========= ERROR SUMMARY: 2 errors\n", """\
+========= Target application returned an error
+========= ERROR SUMMARY: 240 errors were not printed. Use --print-limit option to adjust the number of printed errors
+========= ERROR SUMMARY: 260 errors
+""")
+
+
+def test_a_runner_exit_code_is_not_a_finding():
+    p = sanitize.parse_log(WRONG_BUT_CLEAN)
+    assert p["findings"] == [] and p["errors"] == 0
+    wrong = {"verdict": "wrong", "exit_code": 2, "message": "wrong result"}
+    assert sanitize.merge(dict(wrong), "synccheck", 1, p, Path("l"))["verdict"] == "wrong"
+
+
+def test_error_count_is_the_summary_not_the_unprinted_count():
+    p = sanitize.parse_log(PAST_PRINT_LIMIT)
+    assert p["errors"] == 260 and len(p["findings"]) == 2
+
+
 def test_merge_turns_a_report_into_error_and_keeps_a_clean_verdict():
     passed = {"verdict": "pass", "exit_code": 0, "message": "correct"}
     r = sanitize.merge(dict(passed), "memcheck", sanitize.SANITIZER_ERROR_EXIT, sanitize.parse_log(MEMCHECK), Path("l"))

@@ -4,6 +4,7 @@
 # beside the emulator's verdict.
 #
 #   OUT=/some/dir grader/tests/submissions/gpu-suite.sh [NAME...]     (default: every submission)
+#   IMPLS="solution;starter"   also build those in the tree (their CTest checks then run there too)
 #
 # 1. one tree (build/gpu-suite, -DTILELAB_KIT_GPU=ON: grader/cmake/TilelabKitGpu.cmake) makes the
 #    datasets and every submission's runner run-kit-<name>-<stage>-gpu, sharing what they share;
@@ -38,7 +39,7 @@ echo "== ${#names[@]} submissions; $(nvidia-smi --query-gpu=name --format=csv,no
 stage_of() { sed -n 's/^stage *= *"\([^"]*\)".*/\1/p' "$subs_dir/$1/expect.toml" | head -1; }
 
 echo "== configure + build (datasets and every runner)"
-cmake -S "$root" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DTILELAB_CUDA=ON -DTILELAB_EMU=OFF -DTILELAB_IMPLS= \
+cmake -S "$root" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DTILELAB_CUDA=ON -DTILELAB_EMU=OFF -DTILELAB_IMPLS="${IMPLS:-}" \
   -DTILELAB_KIT_GPU=ON -DTILELAB_GRADING_SEED= -DPython3_EXECUTABLE="$py" > "$OUT/logs/_configure.log" 2>&1 \
   || { tail -30 "$OUT/logs/_configure.log"; exit 1; }
 # Keep going past a submission that does not build where it was expected to: step 2 reports it.

@@ -16,13 +16,14 @@
         }                                                                            \
     } while (0)
 
+__device__ volatile int ready = 0;   // nothing ever sets it
+
 __global__ void MatrixMulKernel(const float* M, const float* N, float* P, int Width) {
     int Row = blockIdx.y * blockDim.y + threadIdx.y;
     int Col = blockIdx.x * blockDim.x + threadIdx.x;
     if (Row < Width && Col < Width) {
         float Pvalue = 0;
-        volatile int spin = 0;
-        while (spin == 0) { }   // never ends: a wrong loop condition
+        while (ready == 0) { }   // never ends: waits for a flag no thread sets
         for (int k = 0; k < Width; ++k) {
             Pvalue += M[Row * Width + k] * N[k * Width + Col];
         }
