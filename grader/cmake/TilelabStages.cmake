@@ -20,6 +20,22 @@ function(tilelab_impl_source impl stage out)
   set(${out} "${src}" PARENT_SCOPE)
 endfunction()
 
+# A known-bad submission, grader/tests/submissions/<name>/expect.toml: its name, stage and folder;
+# name is empty (with a warning) when the stage is unknown or <stage>/matmul.cu is missing.
+function(tilelab_known_bad expect name_var stage_var dir_var)
+  get_filename_component(dir "${expect}" DIRECTORY)
+  get_filename_component(name "${dir}" NAME)
+  file(STRINGS "${expect}" stage_line REGEX "^stage *= *\"")
+  string(REGEX REPLACE "^stage *= *\"([^\"]+)\".*" "\\1" stage "${stage_line}")
+  if(NOT stage IN_LIST TILELAB_STAGES OR NOT EXISTS "${dir}/${stage}/matmul.cu")
+    message(WARNING "tilelab: ${expect}: stage '${stage}' unknown or ${stage}/matmul.cu missing")
+    set(name "")
+  endif()
+  set(${name_var} "${name}" PARENT_SCOPE)
+  set(${stage_var} "${stage}" PARENT_SCOPE)
+  set(${dir_var} "${dir}" PARENT_SCOPE)
+endfunction()
+
 # The stage's contract, as compile definitions for adapter.cpp.
 function(tilelab_api_definitions stage out)
   set(defs "")

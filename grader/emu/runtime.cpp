@@ -937,10 +937,12 @@ void launch_erased(const LaunchSite& site, dim3 grid, dim3 block, size_t dynamic
     if (r.recording) r.records.push_back(rec);
   };
   if (r.sticky != cudaSuccess) return finish(r.sticky);
-  // CUDA's limits (compute capability 9.0), with its error codes.
+  // CUDA's limits (compute capability 9.0), with its error codes. An empty grid is
+  // cudaErrorInvalidValue as CUDA 13.0 reports it on an H100 (older releases said
+  // cudaErrorInvalidConfiguration).
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0) return finish(cudaErrorInvalidValue);
   const unsigned long long threads = 1ull * block.x * block.y * block.z;
-  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 || block.z == 0 ||
-      block.x > 1024 || block.y > 1024 || block.z > 64 || threads > 1024 || grid.x > 2147483647u ||
+  if (block.x == 0 || block.y == 0 || block.z == 0 || block.x > 1024 || block.y > 1024 || block.z > 64 || threads > 1024 || grid.x > 2147483647u ||
       grid.y > 65535 || grid.z > 65535)
     return finish(cudaErrorInvalidConfiguration);
   if (dynamic_shared > kMaxSharedPerBlock) return finish(cudaErrorInvalidValue);

@@ -213,9 +213,9 @@ int run_checks(Backend& backend, nlohmann::json& r, const StageSpec& spec, const
                   t["gflops"].get<double>(), t["pct_of_peak"].get<double>());
     return finish(r, kPass, "correct; timed " + std::to_string(stats.empty() ? 0 : stats[0].runs) + " runs");
   } catch (const DeviceError& e) {
-    r["hint_code"] = "cuda-error";
-    r["hint"] = "A CUDA call or the kernel failed. An illegal address usually means an index past "
-                "the end of M, N or P: check the bounds tests.";
+    const Diagnosis d = diagnose_cuda_error(e.what());
+    r["hint_code"] = d.code;
+    r["hint"] = d.hint;
     record_findings(r, backend.findings());
     return finish(r, kError, e.what());
   } catch (const BadInput& e) {

@@ -144,4 +144,28 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
           "tiles are used, or before they are overwritten), or threads skip a barrier."};
 }
 
+Diagnosis diagnose_cuda_error(const std::string& message) {
+  const auto has = [&](const char* name) { return message.find(name) != std::string::npos; };
+  std::string hint;
+  if (has("cudaErrorIllegalAddress"))
+    hint = "The kernel accessed memory outside its buffers: an index past the end of M, N or P (check "
+           "the bounds tests), past a __shared__ tile (indices stay below TILE_WIDTH), or a host pointer "
+           "passed to the kernel.";
+  else if (has("cudaErrorMisalignedAddress"))
+    hint = "A vector (float2/float4) access needs an address that is a multiple of its size: a row whose "
+           "width is not a multiple of 4 does not start 16-byte aligned, so load it element by element there.";
+  else if (has("cudaErrorInvalidConfiguration") || has("cudaErrorInvalidValue"))
+    hint = "The launch was refused: a grid or block dimension is 0 or too large (at most 1024 threads per "
+           "block), or it asks for more shared memory than a block may have. Check the ceiling division "
+           "for the grid, (n + TILE_WIDTH - 1) / TILE_WIDTH, and the block and shared-memory sizes.";
+  else if (has("cudaErrorMemoryAllocation"))
+    hint = "A cudaMalloc asked for more memory than the GPU has: sizes are in bytes, count * sizeof(float).";
+  else if (has("cudaErrorLaunchOutOfResources"))
+    hint = "Too many registers or too much shared memory per block for this launch: use fewer threads per "
+           "block or a smaller tile.";
+  else
+    hint = "A CUDA call or the kernel failed: the message names the call and the error.";
+  return {"cuda-error", hint};
+}
+
 }  // namespace tilelab

@@ -48,6 +48,7 @@ _KINDS = [  # (pattern of a report's first line, kind)
     (r"Uninitialized __global__ memory read", "uninitialized-global-read"),
     (r"Uninitialized", "uninitialized"),
     (r"Program hit (\w+)", "api-error"),
+    (r"Host API memory access error", "host-api-access"),   # initcheck: a copy of memory never written
     (r"Leaked", "leak"),
     (r"Out-of-range|out of bounds", "out-of-bounds"),
 ]

@@ -17,4 +17,8 @@ struct Diagnosis {
 Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std::vector<double>& Pref,
                    const std::vector<double>& absMN, const CheckReport& report, const Shape& shape);
 
+// A failed CUDA call, from the runner's message ("kernel launch: cudaErrorInvalidValue (...)"):
+// code "cuda-error", with the hint chosen by the error's name.
+Diagnosis diagnose_cuda_error(const std::string& message);
+
 }  // namespace tilelab

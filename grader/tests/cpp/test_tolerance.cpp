@@ -513,3 +513,14 @@ TEST_CASE("sweep: a single output row or column") {
   CHECK(st.false_failures == 0);
   CHECK(st.soft_misses <= st.soft_bad / 20);  // measured 0.2%; 5% would mean the rule lost its edge
 }
+
+TEST_CASE("a CUDA error's hint follows the error's name") {
+  const auto hint = [](const char* m) { return diagnose_cuda_error(m).hint; };
+  CHECK(diagnose_cuda_error("kernel execution: cudaErrorIllegalAddress (x)").code == "cuda-error");
+  CHECK(hint("kernel execution: cudaErrorIllegalAddress (x)").find("outside its buffers") != std::string::npos);
+  CHECK(hint("kernel launch: cudaErrorInvalidValue (invalid argument)").find("ceiling division") != std::string::npos);
+  CHECK(hint("kernel launch: cudaErrorInvalidConfiguration (x)").find("launch was refused") != std::string::npos);
+  CHECK(hint("kernel execution: cudaErrorMisalignedAddress (x)").find("float4") != std::string::npos);
+  CHECK(hint("cudaMalloc: cudaErrorMemoryAllocation (out of memory)").find("bytes") != std::string::npos);
+  CHECK(hint("cudaMemcpy: cudaErrorUnknown (x)").find("names the call") != std::string::npos);
+}

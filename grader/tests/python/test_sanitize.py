@@ -90,6 +90,15 @@ def test_a_runner_exit_code_is_not_a_finding():
     assert sanitize.merge(dict(wrong), "synccheck", 1, p, Path("l"))["verdict"] == "wrong"
 
 
+def test_initcheck_host_api_report_has_a_kind():
+    log = ("========= COMPUTE-SANITIZER\n"
+           "========= Host API memory access error at host access to 0x7f8e70800c00 of size 1,156 bytes\n"
+           "=========     Uninitialized access to 0x7f8e70800c40 on access by cudaMemcpy source\n"
+           "=========     Saved host backtrace up to driver entry point at error\n"
+           "========= ERROR SUMMARY: 1 error\n")
+    assert [f["kind"] for f in sanitize.parse_log(log)["findings"]] == ["host-api-access"]
+
+
 def test_error_count_is_the_summary_not_the_unprinted_count():
     p = sanitize.parse_log(PAST_PRINT_LIMIT)
     assert p["errors"] == 260 and len(p["findings"]) == 2
