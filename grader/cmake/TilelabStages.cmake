@@ -20,13 +20,38 @@ function(tilelab_impl_source impl stage out)
   set(${out} "${src}" PARENT_SCOPE)
 endfunction()
 
-# A known-bad submission, grader/tests/submissions/<name>/expect.toml: its name, stage and folder;
-# name is empty (with a warning) when the stage is unknown or <stage>/matmul.cu is missing.
+# Mutants: known-bad submissions stated as edits of a solution (grader/tests/submissions/mutate.py),
+# written into the build tree now; a mutant whose edit no longer applies is skipped with a warning
+# here and fails kit.mutants. The student repository has neither solutions nor this suite.
+set(TILELAB_MUTANTS_DIR "${PROJECT_BINARY_DIR}/kit-mutants")
+set(TILELAB_MUTATE "${PROJECT_SOURCE_DIR}/grader/tests/submissions/mutate.py")
+if(EXISTS "${TILELAB_MUTATE}" AND IS_DIRECTORY "${PROJECT_SOURCE_DIR}/solutions")
+  execute_process(COMMAND "${Python3_EXECUTABLE}" "${TILELAB_MUTATE}" write "${TILELAB_MUTANTS_DIR}"
+                  RESULT_VARIABLE _mutate_rc ERROR_VARIABLE _mutate_err)
+  if(NOT _mutate_rc EQUAL 0)
+    message(WARNING "${_mutate_err}")
+  endif()
+  file(GLOB _solution_sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/solutions/*/matmul.cu")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_solution_sources})
+  # Every mutant still applies: a solution edit that moves a mutant's line fails here, loudly.
+  add_test(NAME kit.mutants COMMAND "${Python3_EXECUTABLE}" "${TILELAB_MUTATE}" check)
+  set_tests_properties(kit.mutants PROPERTIES LABELS "kit;python" TIMEOUT 60)
+else()
+  set(TILELAB_MUTATE "")
+endif()
+
+# A known-bad submission, grader/tests/submissions/<name>/expect.toml: its name, stage and folder
+# (for a mutant, its folder under TILELAB_MUTANTS_DIR); name is empty (with a warning) when the
+# stage is unknown or <stage>/matmul.cu is missing.
 function(tilelab_known_bad expect name_var stage_var dir_var)
   get_filename_component(dir "${expect}" DIRECTORY)
   get_filename_component(name "${dir}" NAME)
   file(STRINGS "${expect}" stage_line REGEX "^stage *= *\"")
   string(REGEX REPLACE "^stage *= *\"([^\"]+)\".*" "\\1" stage "${stage_line}")
+  file(STRINGS "${expect}" mutant_line REGEX "^\\[\\[?mutant")
+  if(mutant_line)
+    set(dir "${TILELAB_MUTANTS_DIR}/${name}")
+  endif()
   if(NOT stage IN_LIST TILELAB_STAGES OR NOT EXISTS "${dir}/${stage}/matmul.cu")
     message(WARNING "tilelab: ${expect}: stage '${stage}' unknown or ${stage}/matmul.cu missing")
     set(name "")

@@ -275,6 +275,10 @@ struct Runtime {
     bool shared = false;
     return describe_outside(reinterpret_cast<uintptr_t>(arena) + off, shared);
   }
+  // "just past the end of " for the first byte after an object (the classic off-by-one), else the distance.
+  static std::string past_the_end(size_t bytes) {
+    return bytes == 0 ? "just past the end of " : std::to_string(bytes) + " bytes past the end of ";
+  }
   // A description of an address outside every buffer and variable: which one it is next to.
   std::string describe_outside(uintptr_t a, bool& shared) const {
     const auto lo = reinterpret_cast<uintptr_t>(arena);
@@ -282,14 +286,14 @@ struct Runtime {
     if (shared) {
       const size_t off = a - lo;
       if (off >= kStaticArena)
-        return std::to_string(off - kStaticArena - dynamic_bytes) + " bytes past the end of the " +
+        return past_the_end(off - kStaticArena - dynamic_bytes) + "the " +
                std::to_string(dynamic_bytes) + " bytes of dynamic shared memory" +
                (dynamic_name.empty() ? "" : " (" + dynamic_name + ")");
       const SharedVar* best = nullptr;
       for (const auto& v : shared_vars)
         if (v.offset <= off && (!best || v.offset > best->offset)) best = &v;
       if (best && off >= best->offset + best->size)
-        return std::to_string(off - best->offset - best->size) + " bytes past the end of __shared__ " + best->name +
+        return past_the_end(off - best->offset - best->size) + "__shared__ " + best->name +
                " (declared at line " + std::to_string(best->line) + ")";
       if (!shared_vars.empty() && off < shared_vars.front().offset)
         return "before __shared__ " + shared_vars.front().name;
@@ -307,7 +311,7 @@ struct Runtime {
     const std::string name = near->name.empty() ? "a cudaMalloc buffer" : near->name;
     const std::string sz = " (" + std::to_string(near->size) + " bytes, " + std::to_string(near->size / 4) + " floats)";
     if (dist < 0) return std::to_string(-dist) + " bytes before the start of " + name + sz;
-    return std::to_string(dist) + " bytes past the end of " + name + sz;
+    return past_the_end(size_t(dist)) + name + sz;
   }
 };
 

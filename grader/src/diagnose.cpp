@@ -1,6 +1,8 @@
 #include "tilelab/diagnose.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "tilelab/dataset.hpp"
 
@@ -15,6 +17,19 @@ double match_fraction(const Matrix& P, const std::vector<double>& alt, const std
   for (size_t e = 0; e < alt.size(); ++e)
     if (std::isfinite(P.data[e]) && std::fabs(P.data[e] - alt[e]) <= rule.allowed(scale[e], K)) ++ok;
   return alt.empty() ? 0.0 : double(ok) / double(alt.size());
+}
+
+std::string count(int64_t n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
+// The first k0 columns of M and rows of N: the product a phase loop that stops at k0 computes.
+std::pair<Matrix, Matrix> first_terms(const Matrix& M, const Matrix& N, int64_t k0) {
+  Matrix Mk(M.rows, k0), Nk(k0, N.cols);
+  for (int64_t i = 0; i < M.rows; ++i)
+    for (int64_t k = 0; k < k0; ++k) Mk.at(i, k) = M.at(i, k);
+  std::copy(N.data.begin(), N.data.begin() + k0 * N.cols, Nk.data.begin());
+  return {Mk, Nk};
 }
 
 Matrix transposed(const Matrix& A) {
@@ -122,6 +137,23 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
                 "): the arithmetic is in reduced precision (TF32, half or bfloat16?). Accumulate in "
                 "float and use only float32 inputs."};
 
+  // The phase loop rounded down (K / TILE_WIDTH): P is the product of the first whole tiles' terms.
+  // Tried for the stage's tile and the usual widths, on sizes where one more product is cheap.
+  if (double(J) * double(s.K) * double(L) <= double(1 << 30)) {
+    std::set<int64_t> tried;  // the stage's tile first: it names the tile when several give the same k0
+    for (int64_t t : {int64_t(r.tile), int64_t(8), int64_t(16), int64_t(32)}) {
+      const int64_t k0 = t > 0 ? s.K / t * t : 0;
+      if (k0 == 0 || k0 == s.K || !tried.insert(k0).second) continue;
+      const auto [Mk, Nk] = first_terms(M, N, k0);
+      if (match_fraction(P, product_f64(Mk, Nk), absMN, s.K) > 0.99)
+        return {"last-phase-missing",
+                "P is the product without its last " + count(s.K - k0, "term") + ": the phase loop stops "
+                "after " + count(k0 / t, "whole tile") + " of " + std::to_string(t) +
+                " and skips the partial last one. Round the number of phases up, (K + TILE_WIDTH - 1) / "
+                "TILE_WIDTH, and load 0 for the tile elements that fall outside M and N."};
+    }
+  }
+
   const int64_t tile = r.tile;
   const bool ragged = (J % tile) || (L % tile) || (s.K % tile);
   bool edge_only = ragged;
@@ -138,7 +170,10 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
   if (wrong_fraction > 0.9)
     return {"wrong-sum",
             "Every element is wrong: check the dot-product loop. Does it run over all K terms "
-            "(every tile phase), index M by row and N by column, and start from 0?"};
+            "(every tile phase), index M by row and N by column, and start from 0?" +
+                std::string(s.K % tile ? " K is not a multiple of the tile here: are the tile elements "
+                                         "past the end of M and N loaded as 0 (the else branches)?"
+                                       : "")};
   return {"race",
           "Some tiles of P are wrong and others right: a __syncthreads() is missing (before the "
           "tiles are used, or before they are overwritten), or threads skip a barrier."};

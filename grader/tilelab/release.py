@@ -16,9 +16,14 @@ from pathlib import Path
 
 from . import ROOT
 
-# Never shipped: reference solutions, build outputs, local environments, instructor material.
+# Never shipped: reference solutions, build outputs, local environments, instructor material. The
+# known-bad suite is instructor material too: its submissions are working kernels with one bug
+# each, and its mutants are solutions with one edit.
 EXCLUDE_TOP = {"solutions", "build", ".venv", ".deps", ".whl", ".git", "out", "gpu-out"}
-EXCLUDE_PATHS = {"docs/instructor.md", "docs/github-classroom"}
+EXCLUDE_PATHS = {"docs/instructor.md", "docs/github-classroom", "grader/tests/submissions"}
+# A shipped file holding this share of a solution's own lines (those between its BEGIN/END
+# SOLUTION markers) is a near-copy of it, whatever else was changed.
+NEAR_COPY_SHARE = 0.5
 EXCLUDE_NAMES = {"__pycache__", ".pytest_cache"}
 
 
@@ -83,8 +88,29 @@ def make(out: Path, root: Path = ROOT, force: bool = False) -> Release:
     return rel
 
 
+def _code_lines(text: str) -> set[str]:
+    """The code lines of a file, whitespace-normalised; short lines (braces, `return;`) left out."""
+    lines = (" ".join(line.split()) for line in text.splitlines())
+    return {ln for ln in lines if len(ln) >= 12 and not ln.startswith(("//", "#include"))}
+
+
+def solution_lines(text: str) -> set[str]:
+    """The lines a student has to write: the code between a solution's BEGIN and END SOLUTION markers."""
+    inside, block = False, []
+    for line in text.splitlines():
+        s = line.strip()
+        if s.startswith("// BEGIN SOLUTION"):
+            inside = True
+        elif s.startswith("// END SOLUTION"):
+            inside = False
+        elif inside:
+            block.append(line)
+    return _code_lines("\n".join(block))
+
+
 def leaks(out: Path, root: Path = ROOT) -> list[str]:
-    """What in a release must not be there: solution files, any solution's text, the seed."""
+    """What in a release must not be there: solution files, any solution's text or a near-copy of
+    it (NEAR_COPY_SHARE of its own lines), the seed."""
     found = []
     if (out / "solutions").exists():
         found.append("solutions/ is present")
@@ -97,6 +123,7 @@ def leaks(out: Path, root: Path = ROOT) -> list[str]:
     except (OSError, ValueError):
         pass
     sol_texts = {p.parent.name: p.read_text() for p in (root / "solutions").glob("*/matmul.cu")}
+    sol_lines = {stage: solution_lines(text) for stage, text in sol_texts.items()}
     for f in out.rglob("*"):
         if not f.is_file() or f.suffix in (".png", ".zip", ".npy"):
             continue
@@ -107,7 +134,11 @@ def leaks(out: Path, root: Path = ROOT) -> list[str]:
         for seed in seeds:
             if seed in text:
                 found.append(f"{f.relative_to(out)} contains the grading seed")
+        lines = _code_lines(text)
         for stage, sol in sol_texts.items():
             if text == sol:
                 found.append(f"{f.relative_to(out)} is the {stage} solution")
+            elif sol_lines[stage] and len(lines & sol_lines[stage]) >= NEAR_COPY_SHARE * len(sol_lines[stage]):
+                found.append(f"{f.relative_to(out)} holds {len(lines & sol_lines[stage])} of the "
+                             f"{len(sol_lines[stage])} lines of the {stage} solution")
     return found

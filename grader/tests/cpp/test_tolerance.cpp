@@ -202,6 +202,10 @@ TEST_CASE("diagnosis names the likely bug") {
 
   CHECK(diag(multiply(c.d.M, c.d.N, sequential(true, -1, 16, 10))) == "low-precision");
   CHECK(diag(multiply(c.d.M, c.d.N, sequential(true, 1, 16))) == "wrong-sum");
+  // 40 = 2.5 tiles: the phase loop rounded down drops the last 8 terms (tile 16) or 8 (tile 32).
+  CHECK(diag(multiply(c.d.M, c.d.N, sequential(true, 2, 16))) == "last-phase-missing");
+  CHECK(diag(multiply(c.d.M, c.d.N, sequential(true, 1, 32))) == "last-phase-missing");
+  CHECK(diag(multiply(c.d.M, c.d.N, sequential(true, 0, 16))) == "wrong-sum");  // the first phase, not the last
 
   Matrix zeros = good;
   std::fill(zeros.data.begin(), zeros.data.end(), 0.0f);

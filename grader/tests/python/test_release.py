@@ -57,6 +57,22 @@ def test_leaks_are_caught(out, tmp_path):
         (out / "starter" / "copy.cu").unlink()
 
 
+def test_near_copies_are_caught(out):
+    """A solution with one line changed (a known-bad submission, a mutant) still gives it away."""
+    sol = ROOT / "solutions" / "06-register-tiled" / "matmul.cu"
+    text = sol.read_text().replace("(K % 4 == 0) && (L % 4 == 0)", "true")
+    (out / "starter" / "near.cu").write_text("// my own work\n" + text)
+    try:
+        assert any("06-register-tiled solution" in x and "near.cu" in x for x in release.leaks(out))
+    finally:
+        (out / "starter" / "near.cu").unlink()
+
+
+def test_the_known_bad_suite_is_not_shipped(out):
+    assert (ROOT / "grader" / "tests" / "submissions").is_dir()
+    assert not (out / "grader" / "tests" / "submissions").exists()
+
+
 def test_an_existing_folder_is_not_overwritten_by_accident(tmp_path):
     (tmp_path / "x").mkdir()
     (tmp_path / "x" / "keep").write_text("")
