@@ -31,8 +31,11 @@ if(EXISTS "${TILELAB_MUTATE}" AND IS_DIRECTORY "${PROJECT_SOURCE_DIR}/solutions"
   if(NOT _mutate_rc EQUAL 0)
     message(WARNING "${_mutate_err}")
   endif()
-  file(GLOB _solution_sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/solutions/*/matmul.cu")
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_solution_sources})
+  # Re-run when a mutant's base or its edits change (a glob's CONFIGURE_DEPENDS sees only new files).
+  file(GLOB _mutant_inputs CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/solutions/*/matmul.cu"
+       "${PROJECT_SOURCE_DIR}/grader/tests/submissions/*/expect.toml"
+       "${PROJECT_SOURCE_DIR}/grader/tests/submissions/*/*/matmul.cu")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_mutant_inputs} "${TILELAB_MUTATE}")
   # Every mutant still applies: a solution edit that moves a mutant's line fails here, loudly.
   add_test(NAME kit.mutants COMMAND "${Python3_EXECUTABLE}" "${TILELAB_MUTATE}" check)
   set_tests_properties(kit.mutants PROPERTIES LABELS "kit;python" TIMEOUT 60)
