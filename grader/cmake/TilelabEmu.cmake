@@ -49,7 +49,7 @@ endif()
 # implements the __asan_load*/__asan_store* callbacks, so no sanitizer library is linked.
 set(_emu_flags_plain -O2 -g)
 set(_emu_flags_asan -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all)
-set(_emu_flags_race -O1 -g -fno-omit-frame-pointer -fsanitize=kernel-address
+set(_emu_flags_race -O1 -gdwarf-4 -fno-omit-frame-pointer -fsanitize=kernel-address
     "SHELL:--param asan-instrumentation-with-call-threshold=0" "SHELL:--param asan-stack=0"
     "SHELL:--param asan-globals=0")
 set(_emu_suffix_plain emu)

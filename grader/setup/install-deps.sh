@@ -21,9 +21,11 @@ if [ -n "$missing" ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
 
-# A Python >= 3.11 for the venv: python3 on PATH if new enough, else Debian's.
-py=python3
-if ! $py -c 'import sys; assert sys.version_info >= (3, 11)' 2>/dev/null; then py=/usr/bin/python3; fi
+# A Python >= 3.11 for the venv: Debian's (3.11 on Debian 12) first, since the sandbox user that
+# runs untrusted checks when the grader is root must be able to run it (a pyenv under /root is not
+# readable by others); else python3 on PATH.
+py=/usr/bin/python3
+if ! $py -c 'import sys; assert sys.version_info >= (3, 11)' 2>/dev/null; then py=python3; fi
 if [ ! -x "$here/.venv/bin/python3" ]; then
   echo "tilelab: creating $here/.venv"
   $py -m venv "$here/.venv"

@@ -84,13 +84,30 @@ def synthesize(case: JunitCase) -> dict:
                    "hint": "The program was killed (crash, memory limit or signal) before it could report."}
 
 
+def disowned(result: dict, case: JunitCase) -> dict | None:
+    """A `pass` the check's own exit status does not back: CTest saw it fail or not run, so the file
+    was written by something else -- the code under test of another check, which may write the
+    results folder. The replacement result, or None when the two agree."""
+    if result.get("verdict") != "pass" or case.status == "run":
+        return None
+    return {"schema": SCHEMA, "verdict": "error", "exit_code": int(ExitCode.ERROR), "hint_code": "forged-result",
+            "message": f"the result file says pass, but the check {'failed' if case.status == 'fail' else 'did not run'} "
+                       "(CTest's exit status): the file was not written by this check's runner",
+            "hint": "Code under test must not write files; results come from the grader's runner alone."}
+
+
 def collect(results_dir: Path, junit: Path | None, prefix: str = "") -> dict[str, dict]:
-    """JSON results, plus synthesized ones for JUnit cases (matching prefix) that left no file."""
+    """JSON results, checked against CTest's JUnit status, plus synthesized ones for JUnit cases
+    (matching prefix) that left no file."""
     out = read_json_results(results_dir, prefix)
     if junit is not None:
         for name, case in read_junit(junit).items():
-            if name.startswith(prefix) and name not in out:
+            if not name.startswith(prefix):
+                continue
+            if name not in out:
                 out[name] = synthesize(case)
+            elif (replaced := disowned(out[name], case)) is not None:
+                out[name] = replaced
     return out
 
 

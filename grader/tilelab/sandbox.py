@@ -1,16 +1,21 @@
-"""Running untrusted code: a wall-clock limit, a memory limit and no network.
+"""Running untrusted code: a wall-clock limit, a memory limit, no network, and no root.
 
 Each command runs in its own process group. A watchdog thread sums the resident memory of the
 group (from /proc) and ends the whole group when it passes the limit or the time is up; this
 works for CUDA and sanitizer builds, which reserve far more address space than they use (so an
 address-space rlimit would break them). Where unprivileged or root `unshare -n` works, the command
-gets a network namespace with no interfaces.
+gets a network namespace with no interfaces. When the grader is root (as in Gradescope's
+containers), a command run with `unprivileged=True` runs as the user TILELAB_SANDBOX_USER names
+(default `nobody`) through util-linux's setpriv, after the folders it must write are handed to
+that user; where that user cannot read the kit or run its Python, it runs as root, and the log
+says why.
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import pwd
 import shutil
 import signal
 import subprocess
@@ -52,6 +57,67 @@ def network_isolation() -> tuple[str, ...]:
     return ()
 
 
+@dataclass(frozen=True)
+class SandboxUser:
+    name: str
+    uid: int
+    gid: int
+
+    def prefix(self) -> tuple[str, ...]:
+        return (shutil.which("setpriv") or "setpriv", f"--reuid={self.uid}", f"--regid={self.gid}",
+                "--clear-groups", "--")
+
+
+@functools.cache
+def sandbox_user(readable: tuple[str, ...] = ()) -> tuple[SandboxUser | None, str]:
+    """The user untrusted commands run as, or None (with the reason) when they run as this user:
+    not root, TILELAB_SANDBOX_USER empty or 'root', no setpriv, no such user, or that user cannot
+    read the paths in `readable` (the kit, the grader's Python)."""
+    if os.geteuid() != 0:
+        return None, "the grader is not root"
+    name = os.environ.get("TILELAB_SANDBOX_USER", "nobody")
+    if name in ("", "root"):
+        return None, f"TILELAB_SANDBOX_USER={name!r}"
+    if not shutil.which("setpriv"):
+        return None, "setpriv (util-linux) is missing"
+    try:
+        pw = pwd.getpwnam(name)
+    except KeyError:
+        return None, f"no user {name!r}"
+    user = SandboxUser(name, pw.pw_uid, pw.pw_gid)
+    probe = [*user.prefix(), "sh", "-c", 'for p; do test -r "$p" || { echo "$p"; exit 1; }; done', "_", *readable]
+    try:
+        p = subprocess.run(probe, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError) as e:
+        return None, f"setpriv failed: {e}"
+    if p.returncode != 0:
+        return None, f"user {name!r} cannot read {p.stdout.strip() or p.stderr.strip()}"
+    return user, f"as user {name!r}"
+
+
+def hand_over(uid: int, gid: int, *paths: Path, readable: bool = False) -> None:
+    """Give folders, with everything in them, to uid:gid (the sandbox user, or back to the grader).
+    readable: also let everyone read them (and run what its owner may run), whatever the umask."""
+    def give(path: str) -> None:
+        try:
+            os.chown(path, uid, gid, follow_symlinks=False)
+            if readable and not os.path.islink(path):
+                mode = os.stat(path).st_mode
+                extra = 0o555 if os.path.isdir(path) else 0o444 | (0o111 if mode & 0o100 else 0)
+                if mode & extra != extra:
+                    os.chmod(path, mode | extra)
+        except FileNotFoundError:   # removed meanwhile by a concurrent step
+            pass
+
+    for top in paths:
+        if not top.exists():
+            continue
+        give(str(top))
+        for dirpath, dirnames, filenames in os.walk(top):
+            for n in dirnames + filenames:
+                give(os.path.join(dirpath, n))
+
+
 def _session_pids(sid: int) -> list[int]:
     """Every process of the session the command started. The runner puts the code under test in
     a process group of its own (grader/runner/isolation.hpp), so groups would miss it; a new
@@ -90,9 +156,21 @@ def _kill_group(sid: int) -> None:
 
 def run_limited(cmd: list[str], *, timeout: float | None = None, memory_bytes: int | None = None,
                 cwd: Path | None = None, env: dict | None = None, isolate_network: bool = False,
-                log: Path | None = None, poll: float = 0.25) -> Ran:
-    """Run cmd with limits; never raises for the command's own failures."""
-    full = [*network_isolation(), *cmd] if isolate_network else list(cmd)
+                unprivileged: bool = False, writable: tuple[Path, ...] = (), protected: tuple[Path, ...] = (),
+                readable: tuple[str, ...] = (), log: Path | None = None, poll: float = 0.25) -> Ran:
+    """Run cmd with limits; never raises for the command's own failures. unprivileged: as the
+    sandbox user when the grader is root (sandbox_user), after taking the `protected` folders back
+    from it and handing it the `writable` ones inside them; `readable` are the paths that user
+    must be able to read for the command to work at all."""
+    user, why = sandbox_user(tuple(readable)) if unprivileged else (None, "")
+    if user:
+        hand_over(os.geteuid(), os.getegid(), *protected, readable=True)
+        for w in writable:
+            w.mkdir(parents=True, exist_ok=True)
+        hand_over(user.uid, user.gid, *writable)
+        env = dict(os.environ if env is None else env, HOME=str(writable[0]) if writable else "/tmp")
+    # The network namespace is made as root, then the user is dropped inside it.
+    full = [*(network_isolation() if isolate_network else ()), *(user.prefix() if user else ()), *cmd]
     start = time.monotonic()
     try:
         p = subprocess.Popen(full, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -125,5 +203,6 @@ def run_limited(cmd: list[str], *, timeout: float | None = None, memory_bytes: i
     if log:
         log.parent.mkdir(parents=True, exist_ok=True)
         note = " (timed out)" if ran.timed_out else " (memory limit)" if ran.out_of_memory else ""
-        log.write_text(f"$ {' '.join(full)}\n{ran.output}\n[exit {ran.returncode}{note}, {ran.seconds:.1f} s]\n")
+        who = f"[untrusted: {why}]\n" if unprivileged else ""
+        log.write_text(f"{who}$ {' '.join(full)}\n{ran.output}\n[exit {ran.returncode}{note}, {ran.seconds:.1f} s]\n")
     return ran

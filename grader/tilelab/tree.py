@@ -72,12 +72,22 @@ class Tree:
         base = f"run-{impl}-{stage}-{backend}"
         return [t for t in self.targets() if t == base or t.startswith(base + "-")]
 
+    def _untrusted(self, running: bool) -> dict:
+        """run_limited's arguments for a step that compiles (running=False) or runs the code under
+        test, as the sandbox user when the grader is root. Compiling needs the whole tree; running
+        gets only the folders checks write (results, CTest's Testing/), so the code under test
+        cannot replace a runner or anything else the next checks use."""
+        writable = (self.results, self.build / "Testing") if running else (self.build,)
+        return {"unprivileged": True, "writable": writable, "protected": (self.build,) if running else (),
+                "readable": (str(self.source / "CMakeLists.txt"), str(self.source / "grader" / "runner" / "main.cpp"),
+                             sys.executable)}
+
     def build_targets(self, targets: list[str], log_name: str, timeout: float = 1800) -> Ran:
         cmd = ["cmake", "--build", str(self.build), "--parallel", str(self.jobs)]
         for t in targets:
             cmd += ["--target", t]
         return run_limited(cmd, timeout=timeout, memory_bytes=self.memory_bytes,
-                           log=self.logs / f"build-{log_name}.log")
+                           log=self.logs / f"build-{log_name}.log", **self._untrusted(running=False))
 
     def tests(self) -> list[RegisteredTest]:
         """Every registered check, from CTest's machine-readable listing (empty when it fails)."""
@@ -100,7 +110,8 @@ class Tree:
         for label in labels:
             cmd += ["-L", f"^{label}$"]
         return run_limited(cmd, timeout=timeout, memory_bytes=self.memory_bytes,
-                           isolate_network=self.isolate_network, log=self.logs / f"ctest-{log_name}.log")
+                           isolate_network=self.isolate_network, log=self.logs / f"ctest-{log_name}.log",
+                           **self._untrusted(running=True))
 
 
 def select(tests: list[RegisteredTest], *labels: str) -> list[RegisteredTest]:

@@ -58,3 +58,16 @@ def test_a_check_ctest_could_not_start_is_missing_not_skipped():
     case = results.JunitCase("x.s.d.correct", "notrun", 0.0, "Unable to find executable")
     assert results.synthesize(case)["verdict"] == "missing"
     assert results.synthesize(results.JunitCase("x", "notrun", 0.0, "SKIP_RETURN_CODE=77"))["verdict"] == "skipped"
+
+
+def test_a_pass_the_exit_status_does_not_back_is_forged(tmp_path):
+    """Code under test may write the results folder: a `pass` file for a check CTest saw fail (w17)
+    or not run (w1) was written by something other than that check's runner."""
+    for ds in ("w15", "w17", "w1"):
+        r = fakes.result("01-basic", "submission", ds, "correct")
+        (tmp_path / f"submission.01-basic.{ds}.correct.json").write_text(json.dumps(r))
+    got = results.collect(tmp_path, JUNIT, "submission.01-basic.")
+    assert got["submission.01-basic.w15.correct"]["verdict"] == "pass"     # CTest saw it pass
+    for ds in ("w17", "w1"):
+        assert got[f"submission.01-basic.{ds}.correct"]["verdict"] == "error"
+        assert got[f"submission.01-basic.{ds}.correct"]["hint_code"] == "forged-result"

@@ -93,3 +93,64 @@ def test_discover_lists_folders_and_zips(tmp_path):
     (tmp_path / "alice.zip").write_bytes(b"")
     with pytest.raises(submission.SubmissionError, match="share a name"):
         submission.discover(tmp_path)
+
+
+def test_untrusted_commands_do_not_run_as_root():
+    """As root, an unprivileged command runs as the sandbox user in the folder handed to it; as
+    anyone else it runs as that user, and the log says why."""
+    import os
+    import tempfile
+    from pathlib import Path
+    work = Path(tempfile.mkdtemp(prefix="tilelab-sandbox-"))   # not below pytest's root-only folder
+    code = "import os, pathlib; pathlib.Path('made').write_text('x'); print('uid', os.getuid())"
+    ran = sandbox.run_limited([sys.executable, "-c", code], timeout=30, cwd=work, unprivileged=True,
+                              writable=(work,), readable=(sys.executable,), log=work / "log")
+    user, why = sandbox.sandbox_user((sys.executable,))
+    if os.geteuid() != 0:
+        assert user is None and ran.ok and f"uid {os.getuid()}" in ran.output
+        return
+    if user is None:
+        pytest.skip(f"no sandbox user here: {why}")
+    assert ran.ok, ran.output
+    assert f"uid {user.uid}" in ran.output and user.uid != 0
+    assert (work / "made").stat().st_uid == user.uid and work.stat().st_uid == user.uid
+    assert f"as user {user.name!r}" in (work / "log").read_text().splitlines()[0]
+
+
+def test_the_sandbox_user_can_be_turned_off(monkeypatch):
+    monkeypatch.setenv("TILELAB_SANDBOX_USER", "")
+    sandbox.sandbox_user.cache_clear()
+    try:
+        user, why = sandbox.sandbox_user(())
+        assert user is None and why
+    finally:
+        sandbox.sandbox_user.cache_clear()
+
+
+def test_running_code_writes_only_where_it_is_handed(tmp_path_factory):
+    """The test step takes the tree back and hands over only its results folder: the code under
+    test can write a result, but cannot replace a runner the next checks will use."""
+    import os
+    import tempfile
+    from pathlib import Path
+    user, why = sandbox.sandbox_user((sys.executable,))
+    if user is None:
+        pytest.skip(f"no sandbox user here: {why}")
+    tree = Path(tempfile.mkdtemp(prefix="tilelab-tree-"))
+    (tree / "runners").mkdir()
+    (tree / "runners" / "run").write_text("the runner")
+    sandbox.hand_over(user.uid, user.gid, tree)          # as after a build step
+    code = ("import pathlib, sys\n"
+            "t = pathlib.Path(sys.argv[1])\n"
+            "(t / 'results' / 'r.json').write_text('{}')\n"
+            "for p in (t / 'runners' / 'run', t / 'runners' / 'new'):\n"
+            "    try:\n"
+            "        p.write_text('forged'); print('wrote', p.name)\n"
+            "    except PermissionError:\n"
+            "        print('refused', p.name)\n")
+    ran = sandbox.run_limited([sys.executable, "-c", code, str(tree)], timeout=30, unprivileged=True,
+                              writable=(tree / "results",), protected=(tree,), readable=(sys.executable,))
+    assert ran.ok, ran.output
+    assert "refused run" in ran.output and "refused new" in ran.output
+    assert (tree / "runners" / "run").read_text() == "the runner"
+    assert (tree / "results" / "r.json").exists() and (tree / "runners").stat().st_uid == os.geteuid()

@@ -10,7 +10,7 @@ expect.toml has, per backend, a table ([emu]) or several ([[emu]]), each a case:
     verdict   = "error"                # the runner's verdict and exit code (required)
     hint_code = "barrier-skipped"      # optional: the result's hint_code
     finding   = "race"                 # optional: a finding of this kind must be reported ...
-    line      = 31                     # ... optionally at this line of the submission
+    line      = 31                     # ... optionally at this line of the submission (its matmul.cu)
     message_contains = "..."           # optional: text the result's message must contain
     no_findings = true                 # optional: the emulator must report nothing
 
@@ -64,6 +64,8 @@ def check_case(case: dict, a: argparse.Namespace) -> list[str]:
             bad.append(f"no '{case['finding']}' finding; got {[f['kind'] for f in findings]}")
         elif "line" in case and not any(f["line"] == case["line"] for f in kinds):
             bad.append(f"'{case['finding']}' reported at lines {[f['line'] for f in kinds]}, expected {case['line']}")
+        elif "line" in case and not any(Path(f.get("file", "")).name == "matmul.cu" for f in kinds):
+            bad.append(f"'{case['finding']}' names {[f.get('file') for f in kinds]}, not the student's matmul.cu")
     if bad:
         bad = [f"{case['dataset']}: {b}" for b in bad] + [f"  hint: {r.get('hint', '')}"]
     return bad
