@@ -72,7 +72,8 @@ class SandboxUser:
 def sandbox_user(readable: tuple[str, ...] = ()) -> tuple[SandboxUser | None, str]:
     """The user untrusted commands run as, or None (with the reason) when they run as this user:
     not root, TILELAB_SANDBOX_USER empty or 'root', no setpriv, no such user, or that user cannot
-    read the paths in `readable` (the kit, the grader's Python)."""
+    read the files in `readable` (the kit, the grader's Python) or reach its folders (the build
+    tree, which may lie below a folder only root may enter, such as pytest's /tmp/pytest-of-root)."""
     if os.geteuid() != 0:
         return None, "the grader is not root"
     name = os.environ.get("TILELAB_SANDBOX_USER", "nobody")
@@ -85,7 +86,9 @@ def sandbox_user(readable: tuple[str, ...] = ()) -> tuple[SandboxUser | None, st
     except KeyError:
         return None, f"no user {name!r}"
     user = SandboxUser(name, pw.pw_uid, pw.pw_gid)
-    probe = [*user.prefix(), "sh", "-c", 'for p; do test -r "$p" || { echo "$p"; exit 1; }; done', "_", *readable]
+    # A file must be readable; a folder reachable (its own mode may still change: hand_over).
+    probe = [*user.prefix(), "sh", "-c", 'for p; do test -d "$p" || test -r "$p" || { echo "$p"; exit 1; }; done',
+             "_", *readable]
     try:
         p = subprocess.run(probe, capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.SubprocessError) as e:

@@ -80,7 +80,7 @@ class Tree:
         writable = (self.results, self.build / "Testing") if running else (self.build,)
         return {"unprivileged": True, "writable": writable, "protected": (self.build,) if running else (),
                 "readable": (str(self.source / "CMakeLists.txt"), str(self.source / "grader" / "runner" / "main.cpp"),
-                             sys.executable)}
+                             sys.executable, *(str(w) for w in writable))}
 
     def build_targets(self, targets: list[str], log_name: str, timeout: float = 1800) -> Ran:
         cmd = ["cmake", "--build", str(self.build), "--parallel", str(self.jobs)]

@@ -154,3 +154,20 @@ def test_running_code_writes_only_where_it_is_handed(tmp_path_factory):
     assert "refused run" in ran.output and "refused new" in ran.output
     assert (tree / "runners" / "run").read_text() == "the runner"
     assert (tree / "results" / "r.json").exists() and (tree / "runners").stat().st_uid == os.geteuid()
+
+
+def test_a_tree_the_sandbox_user_cannot_reach_runs_as_the_grader(tmp_path):
+    """Below a folder only root may enter (pytest's own tmp_path, as root) nothing would build as
+    the sandbox user: the step stays the grader's, and the log says why."""
+    import os
+    if os.geteuid() != 0 or sandbox.sandbox_user((sys.executable,))[0] is None:
+        pytest.skip("needs root and a sandbox user")
+    hidden = tmp_path / "locked"
+    hidden.mkdir(mode=0o700)
+    tree = hidden / "tree"
+    tree.mkdir()
+    ran = sandbox.run_limited([sys.executable, "-c", "import os; print('uid', os.getuid())"], timeout=30,
+                              unprivileged=True, writable=(tree,), readable=(sys.executable, str(tree)),
+                              log=tmp_path / "log")
+    assert ran.ok and "uid 0" in ran.output
+    assert "cannot read" in (tmp_path / "log").read_text().splitlines()[0]
