@@ -68,15 +68,30 @@ class SandboxUser:
                 "--clear-groups", "--")
 
 
-@functools.cache
 def sandbox_user(readable: tuple[str, ...] = ()) -> tuple[SandboxUser | None, str]:
     """The user untrusted commands run as, or None (with the reason) when they run as this user:
     not root, TILELAB_SANDBOX_USER empty or 'root', no setpriv, no such user, or that user cannot
     read the files in `readable` (the kit, the grader's Python) or reach its folders (the build
     tree, which may lie below a folder only root may enter, such as pytest's /tmp/pytest-of-root)."""
+    user, why = _configured_user(os.environ.get("TILELAB_SANDBOX_USER", "nobody"))
+    if user is None:
+        return None, why
+    # Asked each time (not cached): a folder may become reachable once it is made.
+    probe = [*user.prefix(), "sh", "-c", 'for p; do test -d "$p" || test -r "$p" || { echo "$p"; exit 1; }; done',
+             "_", *readable]
+    try:
+        p = subprocess.run(probe, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError) as e:
+        return None, f"setpriv failed: {e}"
+    if p.returncode != 0:
+        return None, f"user {user.name!r} cannot read {p.stdout.strip() or p.stderr.strip()}"
+    return user, f"as user {user.name!r}"
+
+
+@functools.cache
+def _configured_user(name: str) -> tuple[SandboxUser | None, str]:
     if os.geteuid() != 0:
         return None, "the grader is not root"
-    name = os.environ.get("TILELAB_SANDBOX_USER", "nobody")
     if name in ("", "root"):
         return None, f"TILELAB_SANDBOX_USER={name!r}"
     if not shutil.which("setpriv"):
@@ -85,17 +100,7 @@ def sandbox_user(readable: tuple[str, ...] = ()) -> tuple[SandboxUser | None, st
         pw = pwd.getpwnam(name)
     except KeyError:
         return None, f"no user {name!r}"
-    user = SandboxUser(name, pw.pw_uid, pw.pw_gid)
-    # A file must be readable; a folder reachable (its own mode may still change: hand_over).
-    probe = [*user.prefix(), "sh", "-c", 'for p; do test -d "$p" || test -r "$p" || { echo "$p"; exit 1; }; done',
-             "_", *readable]
-    try:
-        p = subprocess.run(probe, capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.SubprocessError) as e:
-        return None, f"setpriv failed: {e}"
-    if p.returncode != 0:
-        return None, f"user {name!r} cannot read {p.stdout.strip() or p.stderr.strip()}"
-    return user, f"as user {name!r}"
+    return SandboxUser(name, pw.pw_uid, pw.pw_gid), ""
 
 
 def hand_over(uid: int, gid: int, *paths: Path, readable: bool = False) -> None:
@@ -165,11 +170,12 @@ def run_limited(cmd: list[str], *, timeout: float | None = None, memory_bytes: i
     sandbox user when the grader is root (sandbox_user), after taking the `protected` folders back
     from it and handing it the `writable` ones inside them; `readable` are the paths that user
     must be able to read for the command to work at all."""
+    if unprivileged:
+        for w in writable:
+            w.mkdir(parents=True, exist_ok=True)
     user, why = sandbox_user(tuple(readable)) if unprivileged else (None, "")
     if user:
         hand_over(os.geteuid(), os.getegid(), *protected, readable=True)
-        for w in writable:
-            w.mkdir(parents=True, exist_ok=True)
         hand_over(user.uid, user.gid, *writable)
         env = dict(os.environ if env is None else env, HOME=str(writable[0]) if writable else "/tmp")
     # The network namespace is made as root, then the user is dropped inside it.

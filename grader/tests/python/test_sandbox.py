@@ -119,12 +119,25 @@ def test_untrusted_commands_do_not_run_as_root():
 
 def test_the_sandbox_user_can_be_turned_off(monkeypatch):
     monkeypatch.setenv("TILELAB_SANDBOX_USER", "")
-    sandbox.sandbox_user.cache_clear()
-    try:
-        user, why = sandbox.sandbox_user(())
-        assert user is None and why
-    finally:
-        sandbox.sandbox_user.cache_clear()
+    user, why = sandbox.sandbox_user(())
+    assert user is None and why
+
+
+def test_a_folder_made_for_the_step_is_reachable(tmp_path_factory):
+    """The first check of a grade creates results/ and Testing/: the step that makes them must
+    still run as the sandbox user (the probe is not cached across steps)."""
+    import os
+    import tempfile
+    from pathlib import Path
+    if os.geteuid() != 0 or sandbox.sandbox_user((sys.executable,))[0] is None:
+        pytest.skip("needs root and a sandbox user")
+    tree = Path(tempfile.mkdtemp(prefix="tilelab-tree-"))
+    tree.chmod(0o755)
+    new = tree / "results"
+    assert sandbox.sandbox_user((str(new),))[0] is None          # not there yet
+    ran = sandbox.run_limited([sys.executable, "-c", "import os; print('uid', os.getuid())"], timeout=30,
+                              unprivileged=True, writable=(new,), readable=(sys.executable, str(new)))
+    assert ran.ok and "uid 0" not in ran.output
 
 
 def test_running_code_writes_only_where_it_is_handed(tmp_path_factory):
