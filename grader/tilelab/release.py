@@ -14,17 +14,17 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import ROOT
+from . import ROOT, starter
 
 # Never shipped: reference solutions, build outputs, local environments, instructor material. The
 # known-bad suite is instructor material too: its submissions are working kernels with one bug
 # each, and its mutants are solutions with one edit.
 EXCLUDE_TOP = {"solutions", "build", ".venv", ".deps", ".whl", ".git", "out", "gpu-out"}
 EXCLUDE_PATHS = {"docs/instructor.md", "docs/github-classroom", "grader/tests/submissions"}
+EXCLUDE_NAMES = {"__pycache__", ".pytest_cache"}
 # A shipped file holding this share of a solution's own lines (those between its BEGIN/END
 # SOLUTION markers) is a near-copy of it, whatever else was changed.
 NEAR_COPY_SHARE = 0.5
-EXCLUDE_NAMES = {"__pycache__", ".pytest_cache"}
 
 
 @dataclass
@@ -95,17 +95,8 @@ def _code_lines(text: str) -> set[str]:
 
 
 def solution_lines(text: str) -> set[str]:
-    """The lines a student has to write: the code between a solution's BEGIN and END SOLUTION markers."""
-    inside, block = False, []
-    for line in text.splitlines():
-        s = line.strip()
-        if s.startswith("// BEGIN SOLUTION"):
-            inside = True
-        elif s.startswith("// END SOLUTION"):
-            inside = False
-        elif inside:
-            block.append(line)
-    return _code_lines("\n".join(block))
+    """The code lines a student has to write in a solution (starter.solution_code), normalised."""
+    return _code_lines("\n".join(starter.solution_code(text)))
 
 
 def leaks(out: Path, root: Path = ROOT) -> list[str]:

@@ -64,6 +64,19 @@ def make_starter(solution: str, name: str = "matmul.cu") -> str:
     return HEADER + "\n".join(out) + "\n"
 
 
+def solution_code(solution: str) -> list[str]:
+    """The lines between BEGIN and END SOLUTION markers: what a student has to write."""
+    block, inside = [], False
+    for line in solution.splitlines():
+        if BEGIN.match(line):
+            inside = True
+        elif END.match(line):
+            inside = False
+        elif inside and not STARTER.match(line):
+            block.append(line)
+    return block
+
+
 @dataclass
 class Drift:
     stage: str
