@@ -114,6 +114,19 @@ void send_matrix(char type, const Matrix& m) {
   isolation::send(type, m.data.data(), m.data.size() * sizeof(float));
 }
 
+// Backend::unavailable(), asked in a child of its own: the parent must not initialise CUDA before
+// it forks the child that runs the code under test. Empty when the backend can run here.
+std::string unavailable_here(Backend& backend, double timeout) {
+  const isolation::ChildReport rep = isolation::run_isolated(
+      [&] {
+        const std::string why = nlohmann::json{{"unavailable", backend.unavailable()}}.dump();
+        isolation::send(isolation::kResult, why.data(), why.size());
+        return 0;
+      },
+      timeout);
+  return rep.has_result ? rep.result.value("unavailable", "") : "";
+}
+
 // The checks themselves; in the child process (isolation.hpp), which runs the code under test.
 // Each P it sees goes to the parent too, which judges them again.
 int run_checks(Backend& backend, nlohmann::json& r, const StageSpec& spec, const Dataset& d,
@@ -341,6 +354,10 @@ int run(int argc, char** argv) {
   }
   const Shape& s = d.spec.shape;
   r["shape"] = {{"J", s.J}, {"K", s.K}, {"L", s.L}};
+  // A backend that cannot run here (no GPU) says so before the references are computed: at 4096^3
+  // they take the CPU about a minute, which a skip does not need.
+  const std::string unavailable = unavailable_here(*backend, timeout);
+  if (!unavailable.empty()) return finish(r, kSkipped, unavailable);
 
   // Everything the verdict is judged against is made here, in the parent, before the fork.
   const std::vector<double> absMN = product_f64(d.M, d.N, true);
