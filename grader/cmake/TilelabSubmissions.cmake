@@ -61,29 +61,31 @@ set(_scratch_src "${PROJECT_BINARY_DIR}/kit-scratch/01-basic/matmul.cu")
 if(NOT EXISTS "${_scratch_src}" AND EXISTS "${PROJECT_SOURCE_DIR}/starter/01-basic/matmul.cu")
   file(COPY "${PROJECT_SOURCE_DIR}/starter/01-basic/matmul.cu" DESTINATION "${PROJECT_BINARY_DIR}/kit-scratch/01-basic")
 endif()
-set(_scratch_targets "")
+set(_scratch_files "")
 foreach(sub IN ITEMS scratch ${TILELAB_SCRATCH_SUBMISSIONS})
   if(sub STREQUAL "scratch")
     set(base run-kit-scratch-01-basic)
     set(src "${_scratch_src}")
   else()
     set(base run-kit-fresh-${sub}-01-basic)
-    set(src "${_kit_subs_dir}/${sub}/01-basic/matmul.cu")
+    tilelab_known_bad("${_kit_subs_dir}/${sub}/expect.toml" _name _stage _dir)   # a mutant's folder too
+    set(src "${_dir}/01-basic/matmul.cu")
+    list(APPEND _scratch_files "${src}")
   endif()
   if(NOT EXISTS "${src}")
+    message(WARNING "tilelab: kit.grade.scratch-tree: ${src} is missing")
     continue()
   endif()
   tilelab_emu_runners(${base} submission 01-basic "${src}" "${TILELAB_EMU_BUILDS}")
   string(MAKE_C_IDENTIFIER "${base}" bid)
   foreach(build IN LISTS TILELAB_EMU_BUILDS)
     set_target_properties(${base}-${_emu_suffix_${build}} emu_${build}_${bid} PROPERTIES EXCLUDE_FROM_ALL ON)
-    list(APPEND _scratch_targets ${base}-${_emu_suffix_${build}})
   endforeach()
 endforeach()
 add_test(NAME kit.grade.scratch-tree
   COMMAND "${Python3_EXECUTABLE}" "${_kit_subs_dir}/scratch_tree.py" --tree "${PROJECT_BINARY_DIR}"
           --work "${PROJECT_BINARY_DIR}/kit-grade/scratch-tree" --source "${_scratch_src}"
-          --submissions "${TILELAB_SCRATCH_SUBMISSIONS}"
+          --submissions "${TILELAB_SCRATCH_SUBMISSIONS}" --files "${_scratch_files}"
   WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}/grader")
 set_tests_properties(kit.grade.scratch-tree PROPERTIES LABELS "kit;emu;kit-grade" TIMEOUT 600
                      RESOURCE_LOCK tilelab-kit-build)

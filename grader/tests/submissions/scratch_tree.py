@@ -4,7 +4,7 @@ fresh tree: nothing an earlier submission built (objects, depfiles, runners, res
 cost data) decides a later one's verdict.
 
     scratch_tree.py --tree CMAKE_BUILD_TREE --work WORK_DIR --source SHARED_MATMUL_CU
-                    --submissions "reads-dataset;compile-error;..."
+                    --submissions "reads-dataset;compile-error;..." --files "<their matmul.cu>;..."
 
 Registered by grader/cmake/TilelabSubmissions.cmake as kit.grade.scratch-tree. Each submission
 (all of stage 01-basic) is graded twice through tilelab.grade's per-stage function, unchanged --
@@ -47,14 +47,19 @@ class ScratchTree(KitTree):
     begin_build = Tree.begin_build
 
 
-def checks_for(impl: str, solution_tests: list[RegisteredTest], work: Path) -> None:
+def checks_for(impl: str, solution_tests: list[RegisteredTest], tree: Path, work: Path) -> None:
     """work/CTestTestfile.cmake: the tree's public emulator checks of the solution, renamed to impl
-    (runner run-<impl>-01-basic-<build>, its own result files), timeouts and labels unchanged."""
+    (runner run-<impl>-01-basic-<build>, its own result files), with their timeouts and labels,
+    and the command tilelab_add_check gives them (CTest lists no command for a runner not yet built)."""
     lines = []
+    spec_file = grade.ROOT / "assignments" / STAGE / "stage.toml"
     for t in solution_tests:
         name = t.name.replace("solution.", f"{impl}.", 1)
-        cmd = [c.replace(f"run-solution-{STAGE}-", f"run-{impl}-{STAGE}-") for c in t.command]
-        cmd[cmd.index("--json") + 1] = str(work / "results" / f"{name}.json")
+        _, _, dataset, check = name.split(".")
+        runner_timeout = int(t.timeout) - 30           # tilelab_add_check: CTest's TIMEOUT is the runner's + 30
+        cmd = [str(tree / "runners" / f"run-{impl}-{STAGE}-{check}"), "--spec", str(spec_file),
+               "--dataset", str(tree / "datasets" / STAGE / dataset), "--check", "correct",
+               "--json", str(work / "results" / f"{name}.json"), "--timeout", str(runner_timeout)]
         labels = ";".join(impl if label == "solution" else label for label in t.labels)
         lines.append(f"add_test({name} {' '.join(cmake_quote(c) for c in cmd)})")
         lines.append(f"set_tests_properties({name} PROPERTIES LABELS {cmake_quote(labels)} TIMEOUT {int(t.timeout)} "
@@ -64,7 +69,7 @@ def checks_for(impl: str, solution_tests: list[RegisteredTest], work: Path) -> N
 
 
 def grade_as(impl: str, tree_dir: Path, work: Path, stage: spec.Stage, solution_tests) -> tuple[StageScore, float]:
-    checks_for(impl, solution_tests, work)
+    checks_for(impl, solution_tests, tree_dir, work)
     targets = [f"run-{impl}-{STAGE}-{b}" for b in ("emu", "emu-asan", "emu-race")]
     mem = 4096 << 20
     tree = ScratchTree(tree_dir, work, targets, jobs=2, memory_bytes=mem, isolate_network=True)
@@ -112,8 +117,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", required=True, type=Path)
     ap.add_argument("--source", required=True, type=Path, help="the shared implementation's matmul.cu")
     ap.add_argument("--submissions", required=True, help=";-separated names under grader/tests/submissions")
+    ap.add_argument("--files", required=True, help="their 01-basic/matmul.cu (a mutant's is in the build tree), ;-separated")
     a = ap.parse_args(argv)
     names = [n for n in a.submissions.split(";") if n]
+    files = dict(zip(names, [Path(f) for f in a.files.split(";") if f]))
     stage = next(s for s in spec.load_all(grade.ROOT) if s.id == STAGE)
     solution_tests = [t for t in Tree(a.tree).tests()
                       if t.name.startswith(f"solution.{STAGE}.") and "emu" in t.labels and "public" in t.labels]
@@ -123,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     shutil.rmtree(a.work, ignore_errors=True)
     failures = []
     for name in names:
-        shutil.copyfile(HERE / name / STAGE / "matmul.cu", a.source)
+        shutil.copyfile(files[name], a.source)
         shared, s_sec = grade_as("kit-scratch", a.tree, a.work / "kit-scratch", stage, solution_tests)
         fresh, f_sec = grade_as(f"kit-fresh-{name}", a.tree, a.work / f"kit-fresh-{name}", stage, solution_tests)
         vs, vf = verdicts(shared, "kit-scratch"), verdicts(fresh, f"kit-fresh-{name}")
