@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import fakes
 from tilelab import ROOT, artifacts, forbidden, includes, sandbox
 
 GRADER = Path(__file__).resolve().parents[2]
@@ -152,3 +153,63 @@ def test_stop_when_ends_a_run_early():
     t0 = time.monotonic()
     ran = sandbox.run_limited(["sleep", "30"], timeout=60, poll=0.05, stop_when=lambda: time.monotonic() - t0 > 0.3)
     assert ran.stopped and not ran.ok and ran.seconds < 10
+
+
+# ---- a hang found while the stage's other checks run ----
+
+class _StagedTree:
+    """A Tree whose CTest runs are scripted: the first check passes alone; in the second run the
+    plain check of w33 passes, w127 hangs, and the code under test forges a `pass` for w128 -- then
+    stop_when ends the run before CTest writes its JUnit report."""
+
+    def __init__(self, root: Path, stage):
+        self.build, self.results, self.logs, self.jobs = root, root / "results", root / "logs", 2
+        self.results.mkdir(parents=True)
+        self.stage, self.runs = stage, []
+
+    def runner_targets(self, impl, stage, backend):
+        return [f"run-{impl}-{stage}-emu"]
+
+    def begin_build(self, impl, stage):
+        return 0.0
+
+    def build_targets(self, targets, log_name, timeout=0):
+        return sandbox.Ran(0, 0.1)
+
+    def _write(self, name, verdict):
+        import json
+        r = fakes.result(self.stage.id, "submission", name.split(".")[2], "emu", verdict)
+        (self.results / f"{name}.json").write_text(json.dumps(r))
+
+    def run_tests(self, labels, junit, log_name, timeout, parallel=1, only=None, exclude=None, stop_when=None):
+        self.runs.append((only, exclude))
+        p = "submission.01-basic."
+        if only:
+            self._write(only[0], "pass")
+            junit.write_text(f'<testsuite><testcase name="{only[0]}" status="run" time="0.1"/></testsuite>')
+            return sandbox.Ran(0, 0.1)
+        self._write(p + "w33.emu", "pass")
+        self._write(p + "w128.emu", "pass")          # forged, or finished: nothing vouches for it
+        self._write(p + "w127.emu", "timeout")
+        assert stop_when()
+        return sandbox.Ran(-9, 9.0, stopped=True)
+
+
+def test_after_a_hang_the_other_checks_are_not_run_and_unvouched_passes_do_not_count(tmp_path, monkeypatch):
+    from tilelab import grade, spec
+    from tilelab.tree import RegisteredTest
+    stage = next(s for s in spec.load_all(ROOT) if s.id == "01-basic")
+    tree = _StagedTree(tmp_path, stage)
+    monkeypatch.setattr(grade.artifacts, "fresh_objects", lambda *a: [tmp_path / "x.o"])
+    monkeypatch.setattr(grade, "refusal", lambda *a: None)
+    registered = [RegisteredTest(f"submission.01-basic.{d.name}.{b}", ("submission", "01-basic", "emu", "public"), (), 20)
+                  for d in stage.correctness_datasets if d.name != "w1000" for b in ("emu", "emu-asan")]
+    score = grade._grade_stage(tree, stage, "submission", "emu", registered, grade.GradeOptions(stages=["01-basic"]))
+    assert tree.runs == [(["submission.01-basic.w1.emu"], None), (None, ["submission.01-basic.w1.emu"])]
+    by = {c.name: c for c in score.checks}
+    assert by["submission.01-basic.w1.emu"].verdict == "pass"                 # vouched for by its own run
+    assert by["submission.01-basic.w127.emu"].verdict == "timeout"
+    for name in ("w33.emu", "w128.emu", "w129.emu"):
+        c = by[f"submission.01-basic.{name}"]
+        assert c.verdict == "timeout" and c.message.startswith("not run: the kernel hung on w127"), (name, c)
+    assert "hung on w127" in score.error
