@@ -161,7 +161,7 @@ foreach(stage IN LISTS TILELAB_STAGES)
         set(check ${_emu_suffix_${build}})
         tilelab_add_check(${impl} ${stage} ${ds} ${check} ${check}
           ARGS --dataset "${TILELAB_DATASETS_DIR}/${stage}/${ds}" --check correct
-          TIMEOUT ${TILELAB_${stage}_TIMEOUT_CORRECT} LABELS "public;emu")
+          TIMEOUT ${TILELAB_${stage}_${ds}_TIMEOUT_${check}} LABELS "public;emu")
       endforeach()
     endforeach()
     # Hidden datasets (made from the grading seed, sizes unknown until then): plain build only.

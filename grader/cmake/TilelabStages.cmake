@@ -184,9 +184,10 @@ foreach(stage IN LISTS TILELAB_STAGES)
     if(TILELAB_HAVE_CUDA)
       tilelab_add_gpu_runner(${impl} ${stage} "${src}")
       foreach(ds IN LISTS TILELAB_${stage}_DATASETS)
+        # Scaled with the dataset (tilelab.codegen.check_timeout): a hang costs seconds, not the cap.
         tilelab_add_check(${impl} ${stage} ${ds} correct gpu
           ARGS --dataset "${TILELAB_DATASETS_DIR}/${stage}/${ds}" --check correct
-          TIMEOUT ${TILELAB_${stage}_TIMEOUT_CORRECT} LABELS public)
+          TIMEOUT ${TILELAB_${stage}_${ds}_TIMEOUT_correct} LABELS public)
       endforeach()
       set(pds "${TILELAB_${stage}_PERF_DATASET}")
       tilelab_add_check(${impl} ${stage} ${pds} perf gpu

@@ -50,3 +50,42 @@ foreach(expect IN LISTS _kit_grade_expects)
     set_tests_properties(${name} PROPERTIES RESOURCE_LOCK tilelab-kit-build)
   endif()
 endforeach()
+
+# Leftovers of an earlier submission never decide a later one's verdict (kit.grade.scratch-tree,
+# scratch_tree.py): the submissions below are graded one after another through one shared
+# implementation, kit-scratch, whose source file the test overwrites (as a reused scratch tree's
+# submission-src is), and each again through its own never-shared implementation kit-fresh-<name>;
+# the verdicts must agree. All on 01-basic, every emulator build; built by the test, not by `all`.
+set(TILELAB_SCRATCH_SUBMISSIONS reads-dataset compile-error own-main hang)
+set(_scratch_src "${PROJECT_BINARY_DIR}/kit-scratch/01-basic/matmul.cu")
+if(NOT EXISTS "${_scratch_src}" AND EXISTS "${PROJECT_SOURCE_DIR}/starter/01-basic/matmul.cu")
+  file(COPY "${PROJECT_SOURCE_DIR}/starter/01-basic/matmul.cu" DESTINATION "${PROJECT_BINARY_DIR}/kit-scratch/01-basic")
+endif()
+set(_scratch_files "")
+foreach(sub IN ITEMS scratch ${TILELAB_SCRATCH_SUBMISSIONS})
+  if(sub STREQUAL "scratch")
+    set(base run-kit-scratch-01-basic)
+    set(src "${_scratch_src}")
+  else()
+    set(base run-kit-fresh-${sub}-01-basic)
+    tilelab_known_bad("${_kit_subs_dir}/${sub}/expect.toml" _name _stage _dir)   # a mutant's folder too
+    set(src "${_dir}/01-basic/matmul.cu")
+    list(APPEND _scratch_files "${src}")
+  endif()
+  if(NOT EXISTS "${src}")
+    message(WARNING "tilelab: kit.grade.scratch-tree: ${src} is missing")
+    continue()
+  endif()
+  tilelab_emu_runners(${base} submission 01-basic "${src}" "${TILELAB_EMU_BUILDS}")
+  string(MAKE_C_IDENTIFIER "${base}" bid)
+  foreach(build IN LISTS TILELAB_EMU_BUILDS)
+    set_target_properties(${base}-${_emu_suffix_${build}} emu_${build}_${bid} PROPERTIES EXCLUDE_FROM_ALL ON)
+  endforeach()
+endforeach()
+add_test(NAME kit.grade.scratch-tree
+  COMMAND "${Python3_EXECUTABLE}" "${_kit_subs_dir}/scratch_tree.py" --tree "${PROJECT_BINARY_DIR}"
+          --work "${PROJECT_BINARY_DIR}/kit-grade/scratch-tree" --source "${_scratch_src}"
+          --submissions "${TILELAB_SCRATCH_SUBMISSIONS}" --files "${_scratch_files}"
+  WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}/grader")
+set_tests_properties(kit.grade.scratch-tree PROPERTIES LABELS "kit;emu;kit-grade" TIMEOUT 600
+                     RESOURCE_LOCK tilelab-kit-build)

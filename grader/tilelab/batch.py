@@ -103,6 +103,8 @@ def grade_one(sub: submission_mod.Submission, opts: BatchOptions, backend: str, 
                       jobs=max(1, (os.cpu_count() or 1) // max(1, opts.jobs)), build_timeout=opts.build_timeout,
                       check_timeout=opts.check_timeout, memory_bytes=opts.memory_bytes,
                       isolate_network=opts.isolate_network, check_lock=lock if backend == "gpu" else None)
+    if not opts.keep_builds and build.exists():
+        shutil.rmtree(build, ignore_errors=True)   # left by an interrupted run: start from nothing
     try:
         report = grader(go)
     except Exception as e:  # a bug in grading one submission must not end the batch

@@ -266,7 +266,15 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if getattr(args, "command", "") == "report" and not args.format:
         args.format = ["html"]
-    return args.func(args)
+    from .sandbox import stop_on_signals
+
+    # Ctrl-C, SIGTERM or SIGHUP: every check, build and runner this command started ends with it.
+    try:
+        with stop_on_signals():
+            return args.func(args)
+    except KeyboardInterrupt:
+        print("tilelab: stopped; every process it started was ended", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -39,6 +39,22 @@ def _cost_size(d: spec.Dataset) -> int:
     return n
 
 
+# A check's timeout scales with its dataset: a floor for starting the runner (and a GPU context),
+# plus the dataset's multiply-adds at a rate far below what any correct kernel reaches on that
+# build -- so a 32x32 product still running after seconds has hung -- capped by the stage's
+# [timeouts] correct. Rates in multiply-adds per second: about a fifth of what a naive kernel
+# reached on a 2-core machine under a load of 10 (emulator: plain 2.2e7, ASan 1.7e6, race 1e6),
+# far below any GPU's; docs/grading.md, "Timeouts".
+CHECK_FLOOR_S = {"correct": 10, "emu": 8, "emu-asan": 10, "emu-race": 10}
+CHECK_RATE = {"correct": 1e8, "emu": 4e6, "emu-asan": 4e5, "emu-race": 2e5}
+
+
+def check_timeout(stage: spec.Stage, d: spec.Dataset, kind: str) -> int:
+    """Seconds the runner gets for one correctness check (kind: correct, emu, emu-asan, emu-race)."""
+    cap = stage.timeouts.get("correct", 60)
+    return int(min(cap, -(-(CHECK_FLOOR_S[kind] + d.J * d.K * d.L / CHECK_RATE[kind]) // 1)))
+
+
 def _cmake_list(items) -> str:
     return '"' + ";".join(str(i) for i in items) + '"'
 
@@ -63,6 +79,8 @@ def stages_cmake(stages: list[spec.Stage]) -> str:
             out.append(f"set({p}_{d.name}_TAGS {_cmake_list(d.tags)})")
             # The work's cube root: what an emulated or sanitized run costs (1x2048x1 is tiny).
             out.append(f"set({p}_{d.name}_SIZE {_cost_size(d)})")
+            for kind in CHECK_RATE:
+                out.append(f"set({p}_{d.name}_TIMEOUT_{kind} {check_timeout(s, d, kind)})")
     return "\n".join(out) + "\n"
 
 

@@ -10,6 +10,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from .artifacts import student_objects  # noqa: F401  (the objects scanned; kept here for callers)
+
 PATTERNS = {
     "a math library does the work": r"^(cublas|cublasLt|cudnn|cufft|cusparse|cusolver|cutlass|curand)",
     "loads code at run time": r"^(dlopen|dlsym|dlvsym|dlmopen|dladdr)$",
@@ -99,8 +101,14 @@ def static_initializer_calls(obj: Path) -> list[str]:
     """What the object's static initializers (_GLOBAL__sub_I_*, .text.startup, .init_array
     constructors) call, other than the allowed runtime and registration functions."""
     text = _objdump(obj, "-dr", "--section=.text.startup")
-    bad, last = [], ""
+    bad, last, function = [], "", ""
     for line in text.splitlines():
+        label = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
+        if label:
+            function = label.group(1)
+            continue
+        if function == "main":   # g++ -O2 puts main in .text.startup too; it is no initializer (defines_main)
+            continue
         m = re.match(r"\s+[0-9a-f]+: (R_X86_64_\w+)\s+(.+?)(?:[-+]0x[0-9a-f]+)?$", line)
         if not m:
             ins = re.match(r"\s+[0-9a-f]+:\s+(?:[0-9a-f]{2} )+\s*(\w+)", line)
@@ -110,6 +118,12 @@ def static_initializer_calls(obj: Path) -> list[str]:
         if last.startswith(("call", "jmp")) and not target.startswith(".") and not _INIT_ALLOWED.match(target):
             bad.append(target)
     return sorted(set(bad))
+
+
+def defines_main(objects: list[Path]) -> bool:
+    """Whether the student's code defines main(): the runner supplies main and calls the student's
+    functions, so a file that keeps its own cannot be linked into it."""
+    return any(name == "main" for obj in objects for kind, name in _nm(obj, "--defined-only") if kind in "TtWw")
 
 
 def raw_syscalls(obj: Path) -> bool:
@@ -139,15 +153,3 @@ def scan(objects: list[Path]) -> list[Finding]:
             seen.add((f.symbol, f.reason))
             unique.append(f)
     return unique
-
-
-def student_objects(build: Path, impl: str, stage: str) -> list[Path]:
-    """The objects compiled from <impl>/<stage>/matmul.cu (not the kit's adapter or runner): on the
-    GPU backend .../matmul.cu.o, on the emulator the rewritten .../run-<impl>-<stage>.cpp.o."""
-    sid = re.sub(r"[^A-Za-z0-9_]", "_", stage)
-    iid = re.sub(r"[^A-Za-z0-9_]", "_", impl)
-    emu_name = f"run-{impl}-{stage}.cpp.o"
-    found = []
-    for d in (build / "CMakeFiles").glob(f"*{iid}*{sid}*"):
-        found += [o for o in d.rglob("*.o") if "matmul" in o.name or o.name == emu_name]
-    return sorted(set(found))

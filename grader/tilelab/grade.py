@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from . import ROOT, forbidden, results as results_mod, spec, submission as submission_mod
+from . import ROOT, artifacts, forbidden, includes, results as results_mod, spec, submission as submission_mod
 from .model import GradeReport, device_of
-from .scoring import StageScore, fail_stage, score_stage
+from .scoring import CORRECT_CHECK, StageScore, fail_stage, score_stage
 from .tree import Tree, compile_excerpt, log_tail, select
 
 BUILD_ROOT = ROOT / "build"
@@ -66,6 +66,52 @@ def _hidden_count(stage: spec.Stage, opts: GradeOptions) -> int:
     return stage.hidden.count if opts.hidden and opts.seed and stage.hidden else 0
 
 
+def refusal(build: Path, stage: spec.Stage, objects: list[Path]) -> tuple[str, str] | None:
+    """(verdict, message) when what was compiled from the student's file may not be graded: its own
+    main(), an include outside the system and CUDA headers, a forbidden call. Read from this build's
+    objects and depfiles only; scanned even when the link failed (a call to cuBLAS compiles, then
+    fails to link, and the student should read "forbidden: cublasSgemm", not a linker message)."""
+    if not objects:
+        return None
+    if forbidden.defines_main(objects):
+        return ("compile", f"{stage.id}/matmul.cu defines main(): the grader supplies main and calls your "
+                "launch_matmul itself, so a file with its own main cannot be linked into it. Remove your main "
+                "(keep it in another file for your own tests) and submit the kernel and its launch code only.")
+    inc = includes.check(objects, build)
+    if inc.refused:
+        return ("forbidden", f"{stage.id}/matmul.cu includes files it may not: {'; '.join(inc.refused)}. "
+                "Only system, C++ and CUDA headers may be included (<cuda_runtime.h>, <cstdio>, ...); "
+                "the file must be self-contained.")
+    if inc.unverifiable:
+        return ("compile", "the grader could not check what the file includes (the compiler wrote no "
+                f"dependency file for {', '.join(inc.unverifiable)}); tell your instructor")
+    found = forbidden.scan(objects)
+    if found:
+        lines = "; ".join(sorted({f"{f.symbol} ({f.reason})" for f in found}))
+        return ("forbidden", f"the code calls what this assignment forbids: {lines}")
+    return None
+
+
+def _probe(tests, stage: spec.Stage, impl: str, backend: str):
+    """The check run first and alone: the plain correctness check of the smallest public dataset
+    (the cheapest run of the kernel, so a hang is found after one short timeout)."""
+    kind = CORRECT_CHECK.get(backend, "correct")
+    names = {t.name for t in tests}
+    for d in sorted(stage.correctness_datasets, key=lambda d: d.J * d.K * d.L):
+        name = f"{impl}.{stage.id}.{d.name}.{kind}"
+        if name in names:
+            return name
+    return None
+
+
+def _hung(results_dir: Path, prefix: str, kind: str) -> dict | None:
+    """The first plain correctness check (of kind) whose result says it timed out: the kernel hung."""
+    for name, r in results_mod.read_json_results(results_dir, prefix).items():
+        if name.endswith("." + kind) and r.get("verdict") == "timeout":
+            return {"name": name, "dataset": r.get("dataset") or name.split(".")[2], "message": r.get("message", "")}
+    return None
+
+
 def _grade_stage(tree: Tree, stage: spec.Stage, impl: str, backend: str, registered, opts: GradeOptions) -> StageScore:
     nh = _hidden_count(stage, opts)
     tests = select(registered, impl, stage.id, backend)
@@ -78,29 +124,60 @@ def _grade_stage(tree: Tree, stage: spec.Stage, impl: str, backend: str, registe
     if not runners:
         return fail_stage(stage, impl, "missing", f"no {backend} runner target for {stage.id} in this build "
                           f"(see {tree.logs / 'configure.log'})", nh, backend)
+    # Nothing an earlier build of this stage left (objects, runners, results, logs) is read as this one's.
+    since = tree.begin_build(impl, stage.id)
     b = tree.build_targets(["datasets", *runners], stage.id, opts.build_timeout)
-    # Scanned even when the link failed: a call to cuBLAS compiles, then fails to link, and the
-    # student should read "forbidden: cublasSgemm", not a linker message.
-    found = forbidden.scan(forbidden.student_objects(tree.build, impl, stage.id))
-    if found:
-        lines = "; ".join(sorted({f"{f.symbol} ({f.reason})" for f in found}))
-        return fail_stage(stage, impl, "forbidden", f"the code calls what this assignment forbids: {lines}", nh, backend)
+    objects = artifacts.fresh_objects(tree.build, impl, stage.id, since)
+    refused = refusal(tree.build, stage, objects)
+    if refused:
+        return fail_stage(stage, impl, refused[0], refused[1], nh, backend)
     if not b.ok:
         why = "the build timed out" if b.timed_out else "the build failed"
         excerpt = compile_excerpt(b.output, str(tree.build / "submission-src"))
         return fail_stage(stage, impl, "compile", f"{why}:\n{excerpt}", nh, backend)
+    if not objects:   # fail closed: nothing was compiled from the file, so nothing was scanned
+        return fail_stage(stage, impl, "compile", f"the build of {stage.id} produced no object from matmul.cu "
+                          f"to check (see {tree.logs / f'build-{stage.id}.log'})", nh, backend)
     prefix = f"{impl}.{stage.id}."
     results_mod.clear(tree.results, prefix)
     junit = tree.results / f"junit-{impl}-{stage.id}-{backend}.xml"
-    junit.unlink(missing_ok=True)
+    probe_junit = tree.results / f"junit-{impl}-{stage.id}-{backend}-first.xml"
+    for j in (junit, probe_junit):
+        j.unlink(missing_ok=True)
     limit = opts.check_timeout or (sum(t.timeout for t in tests) + 120)
+    kind = CORRECT_CHECK.get(backend, "correct")
+    probe = _probe(tests, stage, impl, backend)
     step(f"checking {stage.id}")
+    started = time.monotonic()
     with opts.check_lock or contextlib.nullcontext():
-        ran = tree.run_tests([impl, stage.id, backend], junit, f"{stage.id}-{backend}", limit,
-                             parallel=1 if backend == "gpu" else max(1, tree.jobs))
+        # The cheapest run of the kernel first: when it hangs, nothing else is run.
+        ran = tree.run_tests([impl, stage.id, backend], probe_junit, f"{stage.id}-{backend}-first", limit,
+                             only=[probe]) if probe else None
+        hang = _hung(tree.results, prefix, kind)
+        if hang is None and not (ran and (ran.timed_out or ran.out_of_memory)):
+            ran = tree.run_tests([impl, stage.id, backend], junit, f"{stage.id}-{backend}",
+                                 max(1.0, limit - (time.monotonic() - started)),
+                                 parallel=1 if backend == "gpu" else max(1, tree.jobs),
+                                 exclude=[probe] if probe else None,
+                                 stop_when=lambda: _hung(tree.results, prefix, kind) is not None)
+            hang = _hung(tree.results, prefix, kind)
     found_results = results_mod.collect(tree.results, junit, prefix)
+    if probe:   # checked against its own run's JUnit report
+        found_results.pop(probe, None)
+        found_results.update({k: v for k, v in results_mod.collect(tree.results, probe_junit, prefix).items()
+                              if k == probe})
+    if ran is not None and ran.stopped:
+        # CTest was ended before it wrote its JUnit report, so no exit status vouches for a `pass`
+        # file (code under test can write the results folder): those checks count as not run.
+        found_results = {k: v for k, v in found_results.items() if k == probe or v.get("verdict") != "pass"}
     score = score_stage(stage, impl, found_results, nh, backend, registered={t.name for t in tests})
-    if ran.timed_out or ran.out_of_memory:
+    if hang is not None:
+        why = f"not run: the kernel hung on {hang['dataset']} ({hang['message'] or 'timed out'})"
+        score.error = f"the kernel hung on {hang['dataset']}: {hang['message'] or 'timed out'}"
+        for c in score.checks:
+            if c.verdict == "missing":
+                c.verdict, c.message = "timeout", why
+    elif ran is not None and (ran.timed_out or ran.out_of_memory):
         why = (f"the checks were stopped after {limit:.0f} s" if ran.timed_out
                else "the checks were stopped: memory limit")
         score.error = why

@@ -13,6 +13,7 @@ says why.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import pwd
@@ -23,6 +24,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 
 STOP = threading.Event()
@@ -36,10 +38,43 @@ class Ran:
     timed_out: bool = False
     out_of_memory: bool = False
     output: str = ""            # stdout and stderr together (for logs, never parsed)
+    stopped: bool = False       # ended early because run_limited's stop_when said so
 
     @property
     def ok(self) -> bool:
-        return self.returncode == 0 and not self.timed_out and not self.out_of_memory
+        return self.returncode == 0 and not self.timed_out and not self.out_of_memory and not self.stopped
+
+
+def _asks_to_stop(stop_when: Callable[[], bool]) -> bool:
+    try:
+        return bool(stop_when())
+    except Exception:  # a broken predicate must not leave the command without its watchdog
+        return False
+
+
+@contextlib.contextmanager
+def stop_on_signals():
+    """While inside: SIGTERM and SIGHUP end the grader as Ctrl-C does (KeyboardInterrupt in the main
+    thread, STOP set for every other thread's command), so every process group run_limited started
+    is killed before the grader exits. Python's default for SIGTERM would exit at once and leave
+    the groups, which live in sessions of their own, running."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        STOP.set()
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    old = {s: signal.signal(s, handler) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    except KeyboardInterrupt:
+        STOP.set()   # the other threads' commands too
+        raise
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
 
 
 @functools.cache
@@ -165,11 +200,15 @@ def _kill_group(sid: int) -> None:
 def run_limited(cmd: list[str], *, timeout: float | None = None, memory_bytes: int | None = None,
                 cwd: Path | None = None, env: dict | None = None, isolate_network: bool = False,
                 unprivileged: bool = False, writable: tuple[Path, ...] = (), protected: tuple[Path, ...] = (),
-                readable: tuple[str, ...] = (), log: Path | None = None, poll: float = 0.25) -> Ran:
+                readable: tuple[str, ...] = (), log: Path | None = None, poll: float = 0.25,
+                stop_when: Callable[[], bool] | None = None) -> Ran:
     """Run cmd with limits; never raises for the command's own failures. unprivileged: as the
     sandbox user when the grader is root (sandbox_user), after taking the `protected` folders back
     from it and handing it the `writable` ones inside them; `readable` are the paths that user
-    must be able to read for the command to work at all."""
+    must be able to read for the command to work at all. stop_when, polled with the limits: when
+    it returns true the command's whole group is ended early (Ran.stopped), e.g. once a kernel has
+    hung. Whatever ends this call -- the command, a limit, STOP, an exception such as Ctrl-C in the
+    calling thread -- the command's whole session is killed before it returns or raises."""
     if unprivileged:
         for w in writable:
             w.mkdir(parents=True, exist_ok=True)
@@ -186,7 +225,7 @@ def run_limited(cmd: list[str], *, timeout: float | None = None, memory_bytes: i
                              text=True, errors="replace", start_new_session=True)
     except OSError as e:
         return Ran(127, 0.0, output=f"cannot run {cmd[0]}: {e}")
-    state = {"timed_out": False, "oom": False}
+    state = {"timed_out": False, "oom": False, "stopped": False}
     done = threading.Event()
 
     def watch():
@@ -197,6 +236,8 @@ def run_limited(cmd: list[str], *, timeout: float | None = None, memory_bytes: i
                 state["timed_out"] = True
             elif memory_bytes and _group_rss_bytes(p.pid) > memory_bytes:
                 state["oom"] = True
+            elif stop_when is not None and _asks_to_stop(stop_when):
+                state["stopped"] = True
             else:
                 continue
             _kill_group(p.pid)
@@ -204,11 +245,16 @@ def run_limited(cmd: list[str], *, timeout: float | None = None, memory_bytes: i
 
     t = threading.Thread(target=watch, daemon=True)
     t.start()
-    out, _ = p.communicate()
-    done.set()
-    t.join()
-    _kill_group(p.pid)  # nothing of the group outlives it (stray kernels, daemons)
-    ran = Ran(p.returncode, time.monotonic() - start, state["timed_out"], state["oom"], out or "")
+    try:
+        out, _ = p.communicate()
+    finally:
+        # Also on KeyboardInterrupt/SystemExit here: the group lives in its own session, so a
+        # Ctrl-C of the grader never reaches it, and nothing else would end it.
+        done.set()
+        _kill_group(p.pid)  # nothing of the group outlives it (stray kernels, daemons)
+        t.join()
+    ran = Ran(p.returncode, time.monotonic() - start, state["timed_out"], state["oom"], out or "",
+              state["stopped"])
     if log:
         log.parent.mkdir(parents=True, exist_ok=True)
         note = " (timed out)" if ran.timed_out else " (memory limit)" if ran.out_of_memory else ""

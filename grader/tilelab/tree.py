@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
-from . import ROOT
+from . import ROOT, artifacts
 from .sandbox import Ran, run_limited
 
 
@@ -104,14 +106,32 @@ class Tree:
                                       float(props.get("TIMEOUT", 0) or 0)))
         return out
 
-    def run_tests(self, labels: list[str], junit: Path, log_name: str, timeout: float, parallel: int = 1) -> Ran:
+    def begin_build(self, impl: str, stage: str) -> float:
+        """Before building impl x stage: remove everything an earlier build of it left (artifacts.wipe)
+        and return the time from which its objects count as this build's."""
+        return artifacts.wipe(self.build, impl, stage, self.results, self.logs)
+
+    def run_tests(self, labels: list[str], junit: Path, log_name: str, timeout: float, parallel: int = 1,
+                  only: list[str] | None = None, exclude: list[str] | None = None,
+                  stop_when: Callable[[], bool] | None = None) -> Ran:
+        """The checks carrying every label, in CTest's JUnit report; only/exclude: exact test names.
+        stop_when: polled while they run; true ends the whole run (the checks not yet run have no result)."""
         cmd = ["ctest", "--test-dir", str(self.build), "--output-junit", str(junit.resolve()),
                "--parallel", str(parallel)]
         for label in labels:
             cmd += ["-L", f"^{label}$"]
+        if only:
+            cmd += ["-R", "|".join(f"^{_ctest_escape(n)}$" for n in only)]
+        if exclude:
+            cmd += ["-E", "|".join(f"^{_ctest_escape(n)}$" for n in exclude)]
         return run_limited(cmd, timeout=timeout, memory_bytes=self.memory_bytes,
                            isolate_network=self.isolate_network, log=self.logs / f"ctest-{log_name}.log",
-                           **self._untrusted(running=True))
+                           stop_when=stop_when, **self._untrusted(running=True))
+
+
+def _ctest_escape(name: str) -> str:
+    """A literal for CTest's -R/-E regular expressions (cmsys: backslash escapes the specials)."""
+    return re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", name)
 
 
 def select(tests: list[RegisteredTest], *labels: str) -> list[RegisteredTest]:

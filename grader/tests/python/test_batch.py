@@ -143,3 +143,19 @@ def test_builds_overlap_but_checks_take_turns(tmp_path):
 @pytest.mark.parametrize("name, safe", [("alice", "alice"), ("a b/c", "a_b_c"), ("..", "_.."), ("", "_"), (".git", "_.git")])
 def test_student_folders_have_safe_names(tmp_path, name, safe):
     assert batch.student_dir(tmp_path, name).name == safe
+
+
+def test_a_build_tree_left_by_an_interrupted_run_is_not_graded_in(tmp_path):
+    subs = make_subs(tmp_path / "subs", {"alice": "good"})
+    o = opts(tmp_path)
+    left = o.out / ".build" / "alice" / "CMakeFiles" / "obj" / "matmul.cu.o"
+    left.parent.mkdir(parents=True)
+    left.write_text("the previous run's object")
+    seen = []
+
+    def grader(go):
+        seen.append(any(go.build_dir.rglob("*.o")) if go.build_dir.exists() else False)
+        return fakes.report(go.name, verdict="pass", hidden=False)
+
+    batch.run_batch(subs, o, grader=grader)
+    assert seen == [False]

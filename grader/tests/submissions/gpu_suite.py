@@ -29,7 +29,7 @@ from pathlib import Path
 GRADER = Path(__file__).resolve().parents[2]
 ROOT = GRADER.parent
 sys.path.insert(0, str(GRADER))
-from tilelab import forbidden, sanitize, spec  # noqa: E402
+from tilelab import forbidden, grade, sanitize, spec  # noqa: E402
 from tilelab.tree import compile_excerpt  # noqa: E402
 
 DATASETS = Path()
@@ -106,6 +106,8 @@ def do_case(a: argparse.Namespace) -> int:
     objects = forbidden.student_objects(a.tree, f"kit-{name}", stage.id)
     found = forbidden.scan(objects)
     scan_txt = "; ".join(sorted({f.symbol for f in found}))
+    # What the grade path refuses before running anything (its own main, includes, forbidden calls).
+    refused = grade.refusal(a.tree, stage, objects)
     rows = []
     for i, c in enumerate(cases or [{}]):
         want = c.get("verdict", "")
@@ -116,6 +118,10 @@ def do_case(a: argparse.Namespace) -> int:
                "expected_hint": c.get("hint_code", ""), "forbidden": scan_txt, "sanitizer": {}}
         if c.get("skip"):
             got, message = "skipped", c["skip"]
+        elif refused and refused[0] != "forbidden":
+            got, message = refused
+        elif refused and (want == "forbidden" or a.build_rc != 0):
+            got, message = "forbidden", refused[1]
         elif a.build_rc != 0:
             got, message = "compile", compile_excerpt(build_log, strip=str(a.expect.parent.resolve()))
         elif found and want == "forbidden":
