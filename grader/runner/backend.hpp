@@ -34,6 +34,10 @@ struct TimingStats {
   std::string name;
   int runs = 0;
   double median_ms = 0, mean_ms = 0, stderr_ms = 0, min_ms = 0;
+  // Kernel launches the implementation made during its `runs` timed calls (warm-up excluded), as
+  // the launch probe saw them; -1 when not counted (the library reference). Fewer launches than
+  // calls means some timed calls did none of the product (the runner then gives no credit).
+  int64_t launches = -1;
 };
 
 class Backend {

@@ -8,20 +8,30 @@ import sys
 
 from . import metrics
 from .model import GradeReport
-from .scoring import StageScore
+from .scoring import CheckScore, StageScore
 
 COLUMNS = ("dataset", "check", "verdict", "error", "ms", "GFLOP/s", "% of ref", "% of cuBLAS", "points")
-STYLE = {"pass": "green", "skipped": "yellow"}
+STYLE = {"pass": "green", "skipped": "yellow", "fail": "red"}
+
+
+def verdict(c: CheckScore) -> str:
+    """The verdict as shown: a right result whose points a safety finding withheld says so."""
+    return f"{c.verdict} (unsafe)" if c.withheld else c.verdict
+
+
+def style(c: CheckScore) -> str:
+    """pass (green), skipped (yellow: not failed), anything else red."""
+    return "pass" if c.clean_pass else "skipped" if c.skipped else "fail"
 
 
 def rows(s: StageScore) -> list[tuple[str, ...]]:
     out = []
     for c in s.checks:
         m = metrics.of(c)
-        out.append((c.dataset + (" (hidden)" if c.hidden else ""), c.check, c.verdict, m.error,
+        out.append((c.dataset + (" (hidden)" if c.hidden else ""), c.check, verdict(c), m.error,
                     metrics.fmt(m.median_ms, ".3f"), metrics.fmt(m.gflops, ".0f"),
                     metrics.fmt(m.pct_of_reference, ".0f", "%"), metrics.fmt(m.pct_of_cublas, ".1f", "%"),
-                    f"{c.points:.1f}/{c.max_points:.1f}"))
+                    "-" if c.skipped and not c.max_points else f"{c.points:.1f}/{c.max_points:.1f}"))
     return out
 
 
@@ -56,6 +66,13 @@ def summary_line(r: GradeReport) -> str:
     tail = "" if r.status == "graded" else f" -- {r.status}: {r.message.splitlines()[0] if r.message else ''}"
     if r.status == "graded" and r.stages and all(s.all_skipped for s in r.stages):
         tail = " -- nothing was checked here (every check skipped; see ./tilelab doctor)"
+    elif r.status == "graded":
+        skipped = sum(c.skipped for s in r.stages for c in s.checks)
+        kept = sum(s.skipped_points for s in r.stages)
+        if skipped:
+            tail = (f" -- {skipped} check{'s' * (skipped > 1)} not run on this backend ("
+                    + (f"{kept:g} points in the maximum that cannot be earned here)" if kept
+                       else "skipped, not failed: their points are left out)"))
     return head + (f" ({dev})" if dev else "") + tail
 
 
@@ -86,16 +103,16 @@ def print_report(r: GradeReport, file=None) -> None:
                   title_justify="left", title_style="bold")
         for col in COLUMNS:
             t.add_column(col, justify="right" if col in ("ms", "GFLOP/s", "% of ref", "% of cuBLAS", "points") else "left")
-        for row in rows(s):
-            style = STYLE.get(row[2], "red")
-            t.add_row(*(escape(v) if i != 2 else f"[{style}]{escape(v)}[/]" for i, v in enumerate(row)))
+        for c, row in zip(s.checks, rows(s)):
+            colour = STYLE[style(c)]
+            t.add_row(*(escape(v) if i != 2 else f"[{colour}]{escape(v)}[/]" for i, v in enumerate(row)))
         console.print(t)
         for ds, msg, hint in notes(s):
             console.print(f"  [bold]{escape(ds)}[/]: {escape(msg)}")
             if hint:
                 console.print(f"    [cyan]hint:[/] {escape(hint)}")
-    style = "green" if r.passed else "red"
-    console.print(f"[bold {style}]{escape(summary_line(r))}[/]")
+    colour = "green" if r.passed else "red"
+    console.print(f"[bold {colour}]{escape(summary_line(r))}[/]")
 
 
 def step_printer():
