@@ -47,8 +47,10 @@ class Backend {
   // Empty when kernels can run here; otherwise why not (the check is then skipped).
   virtual std::string unavailable() = 0;
   virtual nlohmann::json device() = 0;
-  // impl.launch on device copies of M and N, P filled with NaN first; inputs checked after.
-  virtual RunOutcome run(const Implementation& impl, const Matrix& M, const Matrix& N, const Shape& s) = 0;
+  // impl.launch on device copies of M and N, P filled with NaN first (with 0 when zero_P: only to
+  // tell a kernel that reads P before writing it from one that never writes); inputs checked after.
+  virtual RunOutcome run(const Implementation& impl, const Matrix& M, const Matrix& N, const Shape& s,
+                         bool zero_P = false) = 0;
   // impl.host on host buffers (P_h filled with NaN first).
   virtual RunOutcome run_host(const Implementation& impl, const Matrix& M, const Matrix& N, const Shape& s) = 0;
   // The library reference (cuBLAS FP32) on the same inputs; empty P when there is none.

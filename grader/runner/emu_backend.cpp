@@ -131,12 +131,13 @@ class EmuBackend final : public Backend {
             {"build", tlemu::backend_name()}};
   }
 
-  RunOutcome run(const Implementation& impl, const Matrix& M, const Matrix& N, const Shape& s) override {
+  RunOutcome run(const Implementation& impl, const Matrix& M, const Matrix& N, const Shape& s,
+                 bool zero_P) override {
     RunOutcome out;
     NamedBuffer dM(M.size(), "M"), dN(N.size(), "N"), dP(size_t(s.J * s.L), "P");
     dM.upload(M);
     dN.upload(N);
-    dP.poison();
+    zero_P ? dP.zero() : dP.poison();
     tlemu::start_recording();
     impl.launch(dM.p, dN.p, dP.p, int(s.J), int(s.K), int(s.L));
     out.launch = report(tlemu::stop_recording());

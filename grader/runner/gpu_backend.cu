@@ -64,7 +64,8 @@ class GpuBackend final : public Backend {
             {"runtime", runtime}};
   }
 
-  RunOutcome run(const Implementation& impl, const Matrix& M, const Matrix& N, const Shape& s) override {
+  RunOutcome run(const Implementation& impl, const Matrix& M, const Matrix& N, const Shape& s,
+                 bool zero_P) override {
     RunOutcome out;
     // Guard zones around M, N and P find a store past an edge that lands in no other allocation
     // (farther ones are illegal addresses): the emulator's "global-overrun", with the same hint.
@@ -72,7 +73,7 @@ class GpuBackend final : public Backend {
     DeviceBuffer dM(M.size(), guard_for(M.size())), dN(N.size(), guard_for(N.size())), dP(nP, guard_for(nP));
     dM.upload(M);
     dN.upload(N);
-    dP.poison();
+    zero_P ? dP.zero() : dP.poison();
     check(cudaDeviceSynchronize(), "before the launch");
     probe::start_recording();
     impl.launch(dM.p, dN.p, dP.p, int(s.J), int(s.K), int(s.L));

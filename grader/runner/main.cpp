@@ -146,6 +146,18 @@ bool record_findings(nlohmann::json& r, const nlohmann::json& found) {
   return true;
 }
 
+// A diagnosis made specific with what the launch report knows. grid-too-small: the launched grid
+// and block against P (grid_coverage). nothing-written although a kernel ran: run it again with P
+// at 0 (right_with_zero_P) -- right then means it reads P before writing it (reads_p).
+template <class RightWithZeroP>
+Diagnosis refine(const Diagnosis& d, const nlohmann::json& launch, const Shape& s, RightWithZeroP right_with_zero_P) {
+  const int64_t launches = launch.value("launches", int64_t(0));
+  if (d.code == "grid-too-small" && launch.contains("grid") && launch.contains("block"))
+    return grid_coverage(s, launch["grid"].get<std::array<int64_t, 3>>(), launch["block"].get<std::array<int64_t, 3>>());
+  if (d.code == "nothing-written" && launches > 0 && right_with_zero_P()) return reads_p(launches);
+  return d;
+}
+
 void send_matrix(char type, const Matrix& m) {
   isolation::send(type, m.data.data(), m.data.size() * sizeof(float));
 }
@@ -172,7 +184,8 @@ int run_checks(Backend& backend, nlohmann::json& r, const StageSpec& spec, const
     r["kernel"] = to_json(k.report);
     r["inputs_unchanged"] = k.inputs_unchanged;
     bool pass = k.report.pass;
-    Diagnosis diag = k.diagnosis;
+    Diagnosis diag = refine(k.diagnosis, out.launch, s,
+                            [&] { return check_outcome(backend.run(impl, d.M, d.N, s, true), d, absMN, spec).report.pass; });
     if (!pass) print_wrong(k.report, "launch_matmul");
 
     if (spec.host_function && impl.host && check == "correct") {

@@ -67,11 +67,11 @@ def results(r: GradeReport, hidden_visibility: str = HIDDEN_VISIBILITY) -> dict:
             if c.skipped:
                 del test["status"]
             tests.append(test)
-    from .table import summary_line
+    from .table import note_lines, summary_line
     doc = {
         "score": round(r.points, 4),
         "execution_time": int(r.seconds),
-        "output": summary_line(r),
+        "output": "\n".join([summary_line(r), *note_lines(r)]),
         "output_format": "text",
         "visibility": "visible",
         "stdout_visibility": "hidden",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .gradescope_format import test_name, test_output
 from .model import GradeReport
-from .table import summary_line
+from .table import note_lines, summary_line
 
 
 def results(r: GradeReport, images: list[dict] | None = None) -> dict:
@@ -29,5 +29,6 @@ def results(r: GradeReport, images: list[dict] | None = None) -> dict:
                           "output": test_output(c)})
     score = r.points / r.max_points if r.max_points else 0.0
     return {"gradable": True, "score": round(min(1.0, max(0.0, score)), 6), "message": summary_line(r),
-            "output": "\n".join(f"{s.stage}: {s.points:.1f} / {s.max_points:.1f}" for s in r.stages),
+            "output": "\n".join([*(f"{s.stage}: {s.points:.1f} / {s.max_points:.1f}" for s in r.stages),
+                                 *note_lines(r)]),
             "tests": tests, "images": images or []}

@@ -193,9 +193,10 @@ def _settle_skipped(out: StageScore, stage: Stage) -> None:
                           "unearnable = \"keep\") and cannot be earned here")
 
 
-def safety_finding(c: CheckScore) -> str:
-    """What a memory-safety check found, as one line ("emu-asan: out-of-bounds-global at
-    matmul.cu:38"), or "" when it found nothing: a wrong result or a crash is not a finding."""
+def finding(c: CheckScore) -> str:
+    """The first thing a backend's analysis found in this check -- the emulator's builds,
+    compute-sanitizer, the GPU's guard zones -- as one line ("out-of-bounds-global at
+    matmul.cu:38 (+2 more)"), or "" when none: a wrong result or a crash is not a finding."""
     r = c.result or {}
     for key in ("emulator", "sanitizer", "guard"):
         fs = (r.get(key) or {}).get("findings") or []
@@ -203,8 +204,14 @@ def safety_finding(c: CheckScore) -> str:
             f = fs[0]
             where = f" at {f['file'].rsplit('/', 1)[-1]}:{f['line']}" if f.get("file") and f.get("line") else ""
             more = f" (+{len(fs) - 1} more)" if len(fs) > 1 else ""
-            return f"{c.check}: {f.get('kind', 'finding')}{where}{more}"
+            return f"{f.get('kind', 'finding')}{where}{more}"
     return ""
+
+
+def safety_finding(c: CheckScore) -> str:
+    """What a memory-safety check found ("emu-asan: out-of-bounds-global at matmul.cu:38"), or ""."""
+    f = finding(c) if c.check in SAFETY_CHECKS else ""
+    return f"{c.check}: {f}" if f else ""
 
 
 def _apply_safety_penalty(out: StageScore, stage: Stage, kind: str) -> None:

@@ -8,7 +8,7 @@ import sys
 
 from . import metrics
 from .model import GradeReport
-from .scoring import CheckScore, StageScore
+from .scoring import CheckScore, StageScore, finding
 
 COLUMNS = ("dataset", "check", "verdict", "error", "ms", "GFLOP/s", "% of ref", "% of cuBLAS", "points")
 STYLE = {"pass": "green", "skipped": "yellow", "fail": "red"}
@@ -36,28 +36,52 @@ def rows(s: StageScore) -> list[tuple[str, ...]]:
 
 
 def notes(s: StageScore) -> list[tuple[str, str, str]]:
-    """(datasets, message, hint) for the checks that did not pass; checks sharing a hint are one
-    note ("w1, w15, w17: wrong result on 3 datasets"), so a table of failures stays readable."""
+    """(datasets, message, hint) for the checks that did not pass. A root cause a backend found
+    (a race at line N, an out-of-bounds read at line M) comes first, once, with every dataset and
+    check that found it; the symptoms (wrong results, with their hints) follow. Checks sharing a
+    hint are one note ("w1, w15, w17: wrong on 3 checks"), so a table of failures stays readable."""
     groups: dict[str, list] = {}
     order = []
+    root = {c.dataset: "!" + f for c in s.checks if not c.passed and (f := finding(c))}
     for c in s.checks:
         if c.verdict == "pass" and c.points >= c.max_points - 1e-9 and "no performance points" not in c.message:
             continue
+        found = finding(c) if not c.passed else ""
         hint = c.hint if c.verdict != "skipped" else ""
-        key = hint or (f"#{c.verdict}:{c.message}" if c.verdict in ("skipped", "compile", "forbidden", "missing")
-                       else f"#{c.name}")
+        key = ("!" + found if found else root[c.dataset] if c.withheld and c.dataset in root else hint
+               or (f"#{c.verdict}:{c.message}" if c.verdict in ("skipped", "compile", "forbidden", "missing")
+                   else f"#{c.name}"))
         if key not in groups:
             groups[key] = []
             order.append(key)
         groups[key].append(c)
+    order.sort(key=lambda k: not k.startswith("!"))   # root causes first, otherwise in table order
     out = []
     for key in order:
         cs = groups[key]
-        names = ", ".join(c.dataset for c in cs)
+        names = ", ".join(dict.fromkeys(c.dataset for c in cs))
+        if key.startswith("!"):
+            found = [c for c in cs if not c.withheld]
+            names = ", ".join(dict.fromkeys(c.dataset for c in found))
+            msg = f"{', '.join(dict.fromkeys(c.check for c in found))} found {key[1:]}"
+            if withheld := [c for c in cs if c.withheld]:
+                msg += (f"; unsafe code: {sum(c.withheld for c in withheld):g} correctness points withheld on "
+                        + ", ".join(c.dataset for c in withheld))
+            out.append((names, msg, found[0].hint))
+            continue
         same = all(c.message == cs[0].message for c in cs)
         msg = cs[0].message if len(cs) == 1 or same else f"{cs[0].verdict} on {len(cs)} checks"
         out.append((names, msg, cs[0].hint if not key.startswith("#") else ""))
     return out
+
+
+def note_lines(r: GradeReport) -> list[str]:
+    """Every stage's notes as plain lines (root causes first), for the platforms' summary output."""
+    lines = []
+    for s in r.stages:
+        for ds, msg, hint in notes(s):
+            lines.append(f"{s.stage} {ds}: {msg}" + (f"\n    Hint: {hint}" if hint else ""))
+    return lines
 
 
 def summary_line(r: GradeReport) -> str:

@@ -166,3 +166,29 @@ def test_withheld_points_survive_the_grade_json_round_trip():
     back = GradeReport.from_dict(json.loads(json.dumps(r.to_dict())))
     assert back.points == pytest.approx(r.points)
     assert [c.withheld for c in back.stages[0].checks] == [c.withheld for c in r.stages[0].checks]
+
+
+def _race(ds):
+    r = fakes.result(STAGE.id, "submission", ds, "emu-race", "error")
+    r["emulator"] = {"build": "race", "findings": [{"kind": "race", "file": "/x/01-basic/matmul.cu", "line": 31,
+                                                     "message": "Nds[k][tx] read while written"}]}
+    r["hint_code"], r["hint"] = "missing-barrier-before-overwrite", "Add __syncthreads() after the tiles are used."
+    return r
+
+
+def test_a_root_cause_comes_first_and_once_for_every_dataset_that_found_it():
+    results = fakes.results_for(STAGE, backend="emu", wrong={"w64-int"})
+    for ds in ("w17", "w33"):
+        results[f"submission.{STAGE.id}.{ds}.emu-race"] = _race(ds)
+    s = score_stage(STAGE, "submission", results, backend="emu")
+    notes = table.notes(s)
+    each = STAGE.points.public / len(STAGE.correctness_datasets)
+    assert notes[0] == ("w17, w33", f"emu-race found race at matmul.cu:31; unsafe code: {2 * each:g} correctness "
+                        "points withheld on w17, w33",
+                        "Add __syncthreads() after the tiles are used.")
+    assert sum("race at matmul.cu:31" in msg for _, msg, _ in notes) == 1
+    symptom = next(i for i, (ds, _, _) in enumerate(notes) if "w64-int" in ds)
+    assert symptom > 0
+    out = gradescope_format.results(_report(s))["output"].splitlines()
+    assert out[1].startswith(f"{STAGE.id} w17, w33: emu-race found race at matmul.cu:31")
+    assert any("w64-int" in line for line in out[2:])
