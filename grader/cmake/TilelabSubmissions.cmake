@@ -39,11 +39,19 @@ foreach(expect IN LISTS _kit_grade_expects)
   if(_builds_fail)
     set_target_properties(${base}-emu emu_plain_${bid} PROPERTIES EXCLUDE_FROM_ALL ON)
   endif()
+  # The ASan and race runners too, where the emulator suite built them: a [grade] case with
+  # checks = ["emu", "emu-asan"] scores a finding against the correctness check.
+  set(targets "${base}-emu")
+  foreach(variant IN ITEMS emu-asan emu-race)
+    if(TARGET ${base}-${variant})
+      list(APPEND targets ${base}-${variant})
+    endif()
+  endforeach()
   set(name "kit.grade.${sub}")
   add_test(NAME ${name}
     COMMAND "${Python3_EXECUTABLE}" "${_kit_subs_dir}/grade_check.py" --expect "${expect}"
             --tree "${PROJECT_BINARY_DIR}" --work "${PROJECT_BINARY_DIR}/kit-grade/${sub}"
-            --datasets "${TILELAB_DATASETS_DIR}" --targets "${base}-emu"
+            --datasets "${TILELAB_DATASETS_DIR}" --targets "${targets}"
     WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}/grader")
   set_tests_properties(${name} PROPERTIES LABELS "kit;emu;kit-grade" TIMEOUT 180)
   if(_builds_fail)

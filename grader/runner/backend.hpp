@@ -34,6 +34,10 @@ struct TimingStats {
   std::string name;
   int runs = 0;
   double median_ms = 0, mean_ms = 0, stderr_ms = 0, min_ms = 0;
+  // Kernel launches the implementation made during its `runs` timed calls (warm-up excluded), as
+  // the launch probe saw them; -1 when not counted (the library reference). Fewer launches than
+  // calls means some timed calls did none of the product (the runner then gives no credit).
+  int64_t launches = -1;
 };
 
 class Backend {
@@ -43,8 +47,10 @@ class Backend {
   // Empty when kernels can run here; otherwise why not (the check is then skipped).
   virtual std::string unavailable() = 0;
   virtual nlohmann::json device() = 0;
-  // impl.launch on device copies of M and N, P filled with NaN first; inputs checked after.
-  virtual RunOutcome run(const Implementation& impl, const Matrix& M, const Matrix& N, const Shape& s) = 0;
+  // impl.launch on device copies of M and N, P filled with NaN first (with 0 when zero_P: only to
+  // tell a kernel that reads P before writing it from one that never writes); inputs checked after.
+  virtual RunOutcome run(const Implementation& impl, const Matrix& M, const Matrix& N, const Shape& s,
+                         bool zero_P = false) = 0;
   // impl.host on host buffers (P_h filled with NaN first).
   virtual RunOutcome run_host(const Implementation& impl, const Matrix& M, const Matrix& N, const Shape& s) = 0;
   // The library reference (cuBLAS FP32) on the same inputs; empty P when there is none.

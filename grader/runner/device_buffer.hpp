@@ -48,6 +48,7 @@ struct DeviceBuffer {
   void poison() {  // 0xFF bytes: a quiet NaN in every element
     check(cudaMemset(p, 0xFF, n * sizeof(float)), "cudaMemset");
   }
+  void zero() { check(cudaMemset(p, 0, n * sizeof(float)), "cudaMemset"); }
   // How many guard elements are no longer 0xFF bytes; *nearest: the index (from p) of the changed
   // one nearest the buffer, after it if any is (negative: before it). 0 without guard zones.
   size_t overrun(long long* nearest) const {

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
+#include <vector>
 
 #include <cblas.h>
 
@@ -104,6 +106,8 @@ nlohmann::json findings_json(std::vector<tlemu::Finding> fs) {
 }
 
 class EmuBackend final : public Backend {
+  static constexpr int kTimedCalls = 2;
+
  public:
   EmuBackend() {
     // The emulator runs on one core; OpenBLAS helpers spinning after the reference product would
@@ -127,12 +131,13 @@ class EmuBackend final : public Backend {
             {"build", tlemu::backend_name()}};
   }
 
-  RunOutcome run(const Implementation& impl, const Matrix& M, const Matrix& N, const Shape& s) override {
+  RunOutcome run(const Implementation& impl, const Matrix& M, const Matrix& N, const Shape& s,
+                 bool zero_P) override {
     RunOutcome out;
     NamedBuffer dM(M.size(), "M"), dN(N.size(), "N"), dP(size_t(s.J * s.L), "P");
     dM.upload(M);
     dN.upload(N);
-    dP.poison();
+    zero_P ? dP.zero() : dP.poison();
     tlemu::start_recording();
     impl.launch(dM.p, dN.p, dP.p, int(s.J), int(s.K), int(s.L));
     out.launch = report(tlemu::stop_recording());
@@ -157,14 +162,40 @@ class EmuBackend final : public Backend {
 
   RunOutcome run_library(const Matrix&, const Matrix&, const Shape&) override { return {}; }
 
-  std::vector<TimingStats> time(const std::vector<Implementation>&, const Matrix&, const Matrix&, const Shape&,
-                                const PerfSpec&) override {
-    return {};
+  // No timing (the emulator's times mean nothing), but the implementation under test is called as
+  // the GPU backend's timing loop calls it -- a warm-up, then more calls on the same buffers -- and
+  // its launches are counted, so code that skips the work on repeated calls is caught here too.
+  std::vector<TimingStats> time(const std::vector<Implementation>& impls, const Matrix& M, const Matrix& N,
+                                const Shape& s, const PerfSpec&) override {
+    if (impls.empty()) return {};
+    const Implementation& impl = impls.front();
+    // Kept until the backend goes, like the GPU backend's: the fresh-input run that follows never
+    // gets these addresses back, so code keyed on its pointers is judged on these calls.
+    auto& dM = *timed_.emplace_back(std::make_unique<NamedBuffer>(M.size(), "M"));
+    auto& dN = *timed_.emplace_back(std::make_unique<NamedBuffer>(N.size(), "N"));
+    auto& dP = *timed_.emplace_back(std::make_unique<NamedBuffer>(size_t(s.J * s.L), "P"));
+    dM.upload(M);
+    dN.upload(N);
+    TimingStats t;
+    t.name = impl.name;
+    t.launches = 0;
+    for (int call = 0; call <= kTimedCalls; ++call) {
+      tlemu::start_recording();
+      impl.launch(dM.p, dN.p, dP.p, int(s.J), int(s.K), int(s.L));
+      const auto launched = tlemu::stop_recording();
+      check(cudaGetLastError(), "launch while timing");
+      check(cudaDeviceSynchronize(), "execution while timing");
+      if (call > 0) t.launches += int64_t(launched.size());
+    }
+    t.runs = kTimedCalls;
+    return {t};
   }
 
   nlohmann::json findings() override { return findings_json(tlemu::take_findings()); }
 
  private:
+  std::vector<std::unique_ptr<NamedBuffer>> timed_;  // time()'s buffers
+
   // The launch report in the GPU backend's shape (launch_probe.hpp), from what the emulator saw.
   static nlohmann::json report(const std::vector<tlemu::LaunchRecord>& launches) {
     nlohmann::json out = {{"launches", launches.size()}};

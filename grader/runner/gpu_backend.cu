@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
+#include <vector>
 #include <numeric>
 
 #include "backend.hpp"
@@ -62,7 +64,8 @@ class GpuBackend final : public Backend {
             {"runtime", runtime}};
   }
 
-  RunOutcome run(const Implementation& impl, const Matrix& M, const Matrix& N, const Shape& s) override {
+  RunOutcome run(const Implementation& impl, const Matrix& M, const Matrix& N, const Shape& s,
+                 bool zero_P) override {
     RunOutcome out;
     // Guard zones around M, N and P find a store past an edge that lands in no other allocation
     // (farther ones are illegal addresses): the emulator's "global-overrun", with the same hint.
@@ -70,7 +73,7 @@ class GpuBackend final : public Backend {
     DeviceBuffer dM(M.size(), guard_for(M.size())), dN(N.size(), guard_for(N.size())), dP(nP, guard_for(nP));
     dM.upload(M);
     dN.upload(N);
-    dP.poison();
+    zero_P ? dP.zero() : dP.poison();
     check(cudaDeviceSynchronize(), "before the launch");
     probe::start_recording();
     impl.launch(dM.p, dN.p, dP.p, int(s.J), int(s.K), int(s.L));
@@ -115,7 +118,12 @@ class GpuBackend final : public Backend {
 
   std::vector<TimingStats> time(const std::vector<Implementation>& impls, const Matrix& M,
                                 const Matrix& N, const Shape& s, const PerfSpec& perf) override {
-    DeviceBuffer dM(M.size()), dN(N.size()), dP(size_t(s.J * s.L));
+    // Kept until the backend goes: the fresh-input run that follows never gets these addresses
+    // back, so code keyed on its pointers (launching only the first time it sees them) is judged
+    // on the timed calls' launch count, whatever the allocator does.
+    auto& dM = *timed_.emplace_back(std::make_unique<DeviceBuffer>(M.size()));
+    auto& dN = *timed_.emplace_back(std::make_unique<DeviceBuffer>(N.size()));
+    auto& dP = *timed_.emplace_back(std::make_unique<DeviceBuffer>(size_t(s.J * s.L)));
     dM.upload(M);
     dN.upload(N);
     // Flushing: write 2x the L2 so no operand is cached when a run starts.
@@ -133,10 +141,19 @@ class GpuBackend final : public Backend {
     fns.emplace_back("cublas", [&] { cublas(dM.p, dN.p, dP.p, int(s.J), int(s.K), int(s.L)); });
 
     std::vector<std::vector<double>> ms(fns.size());
+    // The launches of each implementation's timed calls (not cuBLAS's: the probe sees the runtime
+    // API only). Recorded in this process alone, so other grades sharing the GPU cannot change it.
+    std::vector<int64_t> launches(fns.size(), 0);
     auto once = [&](size_t f, int round) {
+      const bool counted = f < impls.size() && round > 0;
       check(cudaMemsetAsync(flush, round & 0xFF, flush_bytes), "L2 flush");
       check(cudaEventRecord(start), "cudaEventRecord");
+      if (counted) probe::start_recording();
       fns[f].second();
+      if (counted) {
+        probe::stop_recording();
+        launches[f] += int64_t(probe::count());
+      }
       check(cudaGetLastError(), "launch while timing");
       // Synchronize the whole device before the stop event, so work the launch left on
       // another stream is inside the measured interval.
@@ -181,7 +198,10 @@ class GpuBackend final : public Backend {
     cudaEventDestroy(stop);
     cudaFree(flush);
     std::vector<TimingStats> out;
-    for (size_t f = 0; f < fns.size(); ++f) out.push_back(stats(fns[f].first, ms[f]));
+    for (size_t f = 0; f < fns.size(); ++f) {
+      out.push_back(stats(fns[f].first, ms[f]));
+      if (f < impls.size()) out.back().launches = launches[f];
+    }
     return out;
   }
 
@@ -226,6 +246,7 @@ class GpuBackend final : public Backend {
 
   cudaDeviceProp prop_{};
   cublasHandle_t handle_ = nullptr;
+  std::vector<std::unique_ptr<DeviceBuffer>> timed_;  // time()'s buffers
   nlohmann::json found_;  // findings since the last findings() call
 };
 

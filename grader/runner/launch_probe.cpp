@@ -41,6 +41,11 @@ void stop_recording() {
   recording = false;
 }
 
+size_t count() {
+  std::lock_guard<std::mutex> lock(mu);
+  return launches.size();
+}
+
 nlohmann::json report(const cudaDeviceProp& prop) {
   std::lock_guard<std::mutex> lock(mu);
   nlohmann::json out = {{"launches", launches.size()}};

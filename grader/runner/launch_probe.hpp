@@ -11,6 +11,8 @@ namespace tilelab::probe {
 
 void start_recording();
 void stop_recording();
+// How many launches were recorded since the last start_recording().
+size_t count();
 // Launches seen while recording: grid, block, dynamic shared memory, stream, and for the last
 // kernel its registers, static shared memory, local memory and occupancy with the binding limit.
 nlohmann::json report(const cudaDeviceProp& prop);

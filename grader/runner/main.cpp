@@ -86,11 +86,47 @@ Checked check_outcome(const RunOutcome& out, const Dataset& d, const std::vector
   return c;
 }
 
+// One implementation's timing; without times (the emulator) only its calls and launches.
 nlohmann::json stats_json(const TimingStats& t, const Shape& s, double peak_gflops) {
-  const double gflops = t.median_ms > 0 ? s.flops() / (t.median_ms * 1e6) : 0;
-  return {{"name", t.name}, {"runs", t.runs},         {"median_ms", t.median_ms},
-          {"mean_ms", t.mean_ms}, {"stderr_ms", t.stderr_ms}, {"min_ms", t.min_ms},
-          {"gflops", gflops}, {"pct_of_peak", peak_gflops > 0 ? 100.0 * gflops / peak_gflops : 0.0}};
+  nlohmann::json j = {{"name", t.name}, {"runs", t.runs}};
+  if (t.launches >= 0) j["launches"] = t.launches;
+  if (t.median_ms <= 0) return j;
+  const double gflops = s.flops() / (t.median_ms * 1e6);
+  j.update({{"median_ms", t.median_ms}, {"mean_ms", t.mean_ms}, {"stderr_ms", t.stderr_ms}, {"min_ms", t.min_ms},
+            {"gflops", gflops}, {"pct_of_peak", peak_gflops > 0 ? 100.0 * gflops / peak_gflops : 0.0}});
+  return j;
+}
+
+// A timing the hardware cannot produce earns nothing: timed calls that launched fewer kernels than
+// there were calls (some did none of the product: e.g. code that launches only the first time it
+// sees a set of pointers), or a speed above the device's FP32 peak. Both are read from this process
+// alone -- its own launch probe and the device's peak -- so grades sharing the GPU cannot trip or
+// hide them. `probe_sees_launches`: the untimed run recorded the kernel (a launch path the probe
+// does not wrap, such as cudaLaunchKernelEx, would count 0 on every call and is not judged on it).
+// Returns the verdict's message, or "" when the timing is plausible.
+std::string implausible_timing(nlohmann::json& r, const nlohmann::json& mine, bool probe_sees_launches,
+                               double peak_gflops) {
+  const int64_t runs = mine.value("runs", int64_t(0)), launches = mine.value("launches", int64_t(-1));
+  if (probe_sees_launches && launches >= 0 && runs > 0 && launches < runs) {
+    r["hint_code"] = "work-skipped";
+    r["hint"] = "Some timed calls of launch_matmul launched no kernel, so they did none of the product and "
+                "their time means nothing. Every call must compute P from M and N: launch the kernel on "
+                "every call, even when the pointers are the same as last time.";
+    return "the timed calls did not all compute the product: " + std::to_string(launches) +
+           " kernel launch" + (launches == 1 ? "" : "es") + " in " + std::to_string(runs) +
+           " timed calls of launch_matmul; no performance credit";
+  }
+  const double pct = mine.value("pct_of_peak", 0.0);
+  if (peak_gflops > 0 && pct > 100.0) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "timed at %.0f GFLOP/s, %.0f%% of this GPU's FP32 peak (%.0f GFLOP/s)",
+                  mine.value("gflops", 0.0), pct, peak_gflops);
+    r["hint_code"] = "faster-than-peak";
+    r["hint"] = "No float32 kernel computes the product faster than the GPU's FP32 peak: the timed calls did "
+                "only part of the work (or none). Every call must compute all of P from M and N.";
+    return std::string(buf) + ": faster than the hardware can do the product; no performance credit";
+  }
+  return "";
 }
 
 // A backend's findings (Backend::findings): the emulator's kept under "emulator", the GPU guard
@@ -108,6 +144,18 @@ bool record_findings(nlohmann::json& r, const nlohmann::json& found) {
   r["hint_code"] = found["hint_code"];
   r["hint"] = found["hint"];
   return true;
+}
+
+// A diagnosis made specific with what the launch report knows. grid-too-small: the launched grid
+// and block against P (grid_coverage). nothing-written although a kernel ran: run it again with P
+// at 0 (right_with_zero_P) -- right then means it reads P before writing it (reads_p).
+template <class RightWithZeroP>
+Diagnosis refine(const Diagnosis& d, const nlohmann::json& launch, const Shape& s, RightWithZeroP right_with_zero_P) {
+  const int64_t launches = launch.value("launches", int64_t(0));
+  if (d.code == "grid-too-small" && launch.contains("grid") && launch.contains("block"))
+    return grid_coverage(s, launch["grid"].get<std::array<int64_t, 3>>(), launch["block"].get<std::array<int64_t, 3>>());
+  if (d.code == "nothing-written" && launches > 0 && right_with_zero_P()) return reads_p(launches);
+  return d;
 }
 
 void send_matrix(char type, const Matrix& m) {
@@ -149,7 +197,8 @@ int run_checks(Backend& backend, nlohmann::json& r, const StageSpec& spec, const
     r["kernel"] = to_json(k.report);
     r["inputs_unchanged"] = k.inputs_unchanged;
     bool pass = k.report.pass;
-    Diagnosis diag = k.diagnosis;
+    Diagnosis diag = refine(k.diagnosis, out.launch, s,
+                            [&] { return check_outcome(backend.run(impl, d.M, d.N, s, true), d, absMN, spec).report.pass; });
     if (!pass) print_wrong(k.report, "launch_matmul");
 
     if (spec.host_function && impl.host && check == "correct") {
@@ -198,7 +247,7 @@ int run_checks(Backend& backend, nlohmann::json& r, const StageSpec& spec, const
     nlohmann::json timing = {{"meaningful", backend.timings_meaningful()}, {"flops", s.flops()}};
     for (const auto& t : stats) timing["impls"][t.name] = stats_json(t, s, peak);
     auto median = [&](const char* name) {
-      return timing["impls"].contains(name) ? timing["impls"][name]["median_ms"].get<double>() : 0.0;
+      return timing["impls"].contains(name) ? timing["impls"][name].value("median_ms", 0.0) : 0.0;
     };
     const double mine = median(impl.name);
     if (mine > 0) {
@@ -220,10 +269,15 @@ int run_checks(Backend& backend, nlohmann::json& r, const StageSpec& spec, const
       print_wrong(f.report, "fresh inputs");
       return finish(r, kWrong, "wrong on fresh inputs after timing");
     }
+    const std::string implausible =
+        timing["impls"].contains(impl.name)
+            ? implausible_timing(r, timing["impls"][impl.name], out.launch.value("launches", 0) > 0, peak)
+            : "";
+    if (!implausible.empty()) return finish(r, kWrong, implausible);
     std::printf("%-12s %10s %10s %9s\n", "impl", "median ms", "GFLOP/s", "% peak");
     for (const auto& [name, t] : timing["impls"].items())
-      std::printf("%-12s %10.4f %10.1f %8.1f%%\n", name.c_str(), t["median_ms"].get<double>(),
-                  t["gflops"].get<double>(), t["pct_of_peak"].get<double>());
+      std::printf("%-12s %10.4f %10.1f %8.1f%%\n", name.c_str(), t.value("median_ms", 0.0),
+                  t.value("gflops", 0.0), t.value("pct_of_peak", 0.0));
     return finish(r, kPass, "correct; timed " + std::to_string(stats.empty() ? 0 : stats[0].runs) + " runs");
   } catch (const DeviceError& e) {
     const Diagnosis d = diagnose_cuda_error(e.what());

@@ -179,6 +179,37 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
           "tiles are used, or before they are overwritten), or threads skip a barrier."};
 }
 
+Diagnosis grid_coverage(const Shape& s, const std::array<int64_t, 3>& grid, const std::array<int64_t, 3>& block) {
+  const int64_t J = s.J, L = s.L, gx = grid[0], gy = grid[1], bx = block[0], by = block[1];
+  const int64_t cols = gx * bx, rows = gy * by;
+  const auto n = [](int64_t a, int64_t b) { return std::to_string(a) + " x " + std::to_string(b); };
+  std::string hint = "The launch was a grid of " + n(gx, gy) + " blocks of " + n(bx, by) +
+                     " threads: it covers " + count(rows, "row") + " (y) and " + count(cols, "column") +
+                     " (x), and P has " + count(J, "row") + " and " + count(L, "column") + ". ";
+  if (gy == 1 && by == 1 && J > 1)
+    hint += "With a 1-D grid of 1-D blocks every thread has threadIdx.y = blockIdx.y = 0, so Row is 0 for all of "
+            "them: launch 2-D blocks on a 2-D grid (dim3), Row from y and Col from x. ";
+  else if (cols >= J && rows >= L && (cols < L || rows < J))
+    hint += "It would cover P with x and y swapped: the x dimension counts columns (Col = blockIdx.x * "
+            "blockDim.x + threadIdx.x) and y counts rows, so size the grid's x from the columns and y from the "
+            "rows. ";
+  else if ((cols < L && gx == L / bx) || (rows < J && gy == J / by))
+    hint += "The number of blocks is rounded down: divide with a ceiling division, (n + BLOCK - 1) / BLOCK. ";
+  hint += "With " + n(bx, by) + " blocks, covering P needs at least " +
+          count((L + bx - 1) / std::max<int64_t>(bx, 1), "block") + " in x and " +
+          std::to_string((J + by - 1) / std::max<int64_t>(by, 1)) + " in y.";
+  return {"grid-too-small", hint};
+}
+
+Diagnosis reads_p(int64_t launches) {
+  return {"reads-p",
+          "Every element of P is NaN although the kernel ran (" + std::to_string(launches) +
+              (launches == 1 ? " launch" : " launches") + "), and with P set to 0 first the same kernel is right: it reads P before writing it (P[i] += "
+              "..., or beta * P). P is not zero-initialised -- cudaMalloc leaves memory as it was, and the "
+              "grader fills P with NaN to show it. Sum into a local variable and store P once: "
+              "P[Row * Width + Col] = Pvalue;"};
+}
+
 Diagnosis diagnose_cuda_error(const std::string& message) {
   const auto has = [&](const char* name) { return message.find(name) != std::string::npos; };
   std::string hint;

@@ -1,7 +1,12 @@
 """Gradescope's results.json (the autograder specification): top-level score, output,
 execution_time, tests[] and leaderboard[]. Each test carries name, score, max_score, status
 ("passed"/"failed"), output and visibility; hidden datasets are "after_published" so students
-see them once the grades are published. The leaderboard holds each stage's GFLOP/s."""
+see them once the grades are published. The leaderboard holds each stage's GFLOP/s.
+
+Gradescope knows no "skipped": a check this backend cannot run has no status (Gradescope infers
+one from score and max_score), "(skipped here)" in its name and the reason in its output; its
+max_score is 0 unless stage.toml's [points] unearnable = "keep". A correct result whose points a
+memory-safety finding withheld is "failed"."""
 
 from __future__ import annotations
 
@@ -14,7 +19,7 @@ HIDDEN_VISIBILITY = "after_published"
 
 
 def test_name(stage: str, c: CheckScore) -> str:
-    return f"{stage} {c.dataset}{' (hidden)' if c.hidden else ''}: {c.check}"
+    return f"{stage} {c.dataset}{' (hidden)' if c.hidden else ''}: {c.check}{' (skipped here)' if c.skipped else ''}"
 
 
 def test_output(c: CheckScore) -> str:
@@ -48,22 +53,25 @@ def results(r: GradeReport, hidden_visibility: str = HIDDEN_VISIBILITY) -> dict:
     tests = []
     for si, s in enumerate(r.stages, 1):
         for ci, c in enumerate(s.checks, 1):
-            tests.append({
+            test = {
                 "name": test_name(s.stage, c),
                 "number": f"{si}.{ci}",
                 "score": round(c.points, 4),
                 "max_score": round(c.max_points, 4),
-                "status": "passed" if c.passed else "failed",
+                "status": "passed" if c.clean_pass else "failed",
                 "output": test_output(c),
                 "output_format": "text",
-                "tags": [s.stage, c.check],
+                "tags": [s.stage, c.check] + (["skipped"] if c.skipped else []),
                 "visibility": hidden_visibility if c.hidden else "visible",
-            })
-    from .table import summary_line
+            }
+            if c.skipped:
+                del test["status"]
+            tests.append(test)
+    from .table import note_lines, summary_line
     doc = {
         "score": round(r.points, 4),
         "execution_time": int(r.seconds),
-        "output": summary_line(r),
+        "output": "\n".join([summary_line(r), *note_lines(r)]),
         "output_format": "text",
         "visibility": "visible",
         "stdout_visibility": "hidden",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from . import metrics, plot
 from .model import GradeReport
-from .table import notes, summary_line
+from .table import notes, style, summary_line, verdict
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -18,7 +18,8 @@ def context(r: GradeReport) -> dict:
         checks = []
         for c in s.checks:
             m = metrics.of(c)
-            checks.append({"c": c, "m": m, "fmt": metrics.fmt, "wrong": metrics.first_wrong_lines(c)})
+            checks.append({"c": c, "m": m, "fmt": metrics.fmt, "wrong": metrics.first_wrong_lines(c),
+                           "verdict": verdict(c), "style": style(c)})
         perf = s.check("perf")
         stages.append({"s": s, "checks": checks, "notes": notes(s),
                        "resources": metrics.of(perf) if perf and perf.result else None})

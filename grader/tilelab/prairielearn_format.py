@@ -2,13 +2,15 @@
 tests[] (name, description, points, max_points, message, output) and images[] (data URLs).
 
 A submission that does not compile at all is "not gradable" (gradable false, format_errors), so
-PrairieLearn does not count the attempt; anything that compiles is graded."""
+PrairieLearn does not count the attempt; anything that compiles is graded. A check this backend
+cannot run is a test of 0 max_points (unless stage.toml's [points] unearnable = "keep") whose
+name says "(skipped here)" and whose message says why; score is points / max_points."""
 
 from __future__ import annotations
 
 from .gradescope_format import test_name, test_output
 from .model import GradeReport
-from .table import summary_line
+from .table import note_lines, summary_line
 
 
 def results(r: GradeReport, images: list[dict] | None = None) -> dict:
@@ -20,11 +22,13 @@ def results(r: GradeReport, images: list[dict] | None = None) -> dict:
     for s in r.stages:
         for c in s.checks:
             tests.append({"name": test_name(s.stage, c),
-                          "description": f"{s.title}: {c.check} check on {c.dataset}",
+                          "description": f"{s.title}: {c.check} check on {c.dataset}"
+                                         + (" (not run on this backend)" if c.skipped else ""),
                           "points": round(c.points, 4), "max_points": round(c.max_points, 4),
-                          "message": c.hint if c.verdict not in ("pass", "skipped") else c.message,
+                          "message": c.message if c.passed or c.skipped else c.hint,
                           "output": test_output(c)})
     score = r.points / r.max_points if r.max_points else 0.0
     return {"gradable": True, "score": round(min(1.0, max(0.0, score)), 6), "message": summary_line(r),
-            "output": "\n".join(f"{s.stage}: {s.points:.1f} / {s.max_points:.1f}" for s in r.stages),
+            "output": "\n".join([*(f"{s.stage}: {s.points:.1f} / {s.max_points:.1f}" for s in r.stages),
+                                 *note_lines(r)]),
             "tests": tests, "images": images or []}

@@ -25,10 +25,21 @@ class CheckScore:
     hint: str = ""
     result: dict | None = None
     hidden: bool = False
+    withheld: float = 0.0   # points a memory-safety finding took from this check (safety_penalty)
 
     @property
     def passed(self) -> bool:
         return self.verdict == "pass"
+
+    @property
+    def skipped(self) -> bool:
+        """Not run on this backend: neither passed nor failed (every output format says so)."""
+        return self.verdict == "skipped"
+
+    @property
+    def clean_pass(self) -> bool:
+        """Passed and kept its points: what the platforms that know only pass/fail call passed."""
+        return self.passed and self.withheld == 0
 
 
 @dataclass
@@ -45,6 +56,11 @@ class StageScore:
     @property
     def max_points(self) -> float:
         return sum(c.max_points for c in self.checks)
+
+    @property
+    def skipped_points(self) -> float:
+        """Points of checks this backend could not run that are still in max_points ("keep")."""
+        return sum(c.max_points for c in self.checks if c.skipped)
 
     @property
     def passed(self) -> bool:
@@ -87,7 +103,8 @@ def _perf(stage: Stage, impl: str, results: dict[str, dict], backend: str) -> Ch
     pts = stage.points.performance
     if backend != "gpu":
         return CheckScore(name, stage.performance.dataset, "perf", "skipped", 0.0, pts,
-                          "not timed: performance is measured on a GPU only (the emulator's times mean nothing)")
+                          "not timed here: performance is measured on a GPU only (the emulator's times "
+                          "mean nothing)")
     r = results.get(name)
     timing = (r or {}).get("timing", {})
     ratio = timing.get(stage.performance.ratio_key)
@@ -113,15 +130,22 @@ def score_stage(stage: Stage, impl: str, results: dict[str, dict], hidden_count:
     out = StageScore(stage.id, title=stage.title)
     kind = CORRECT_CHECK.get(backend, "correct")
     public = stage.correctness_datasets
+    each = stage.points.public / len(public) if public else 0.0
     if registered is not None:
         checked = [d for d in public if f"{impl}.{stage.id}.{d.name}.{kind}" in registered]
+        # "exclude": the public points are shared by the datasets this backend checks, so all of
+        # them stay earnable; "keep": an unchecked dataset keeps its share, earned by none.
+        share = checked and stage.points.unearnable == "exclude"
         for d in public:
             if d not in checked:
                 out.checks.append(CheckScore(f"{impl}.{stage.id}.{d.name}.{kind}", d.name, kind, "skipped",
-                                             0.0, 0.0, "not checked on this backend: too large for the "
-                                             "CPU emulator (a GPU run checks it)"))
+                                             0.0, 0.0 if share else each, "not checked on this backend: too "
+                                             "large for the CPU emulator (a GPU run checks it)"
+                                             + ("; its share of the points goes to the datasets checked here"
+                                                if share else "")))
+        if share:
+            each = stage.points.public / len(checked)
         public = tuple(checked) or public
-    each = stage.points.public / len(public) if public else 0.0
     for d in public:
         name = f"{impl}.{stage.id}.{d.name}.{kind}"
         out.checks.append(_check(name, results.get(name), each))
@@ -148,7 +172,71 @@ def score_stage(stage: Stage, impl: str, results: dict[str, dict], hidden_count:
         parts = name.split(".")
         if name.startswith(prefix) and len(parts) == 4 and parts[3] in SAFETY_CHECKS:
             out.checks.append(_check(name, results[name], 0.0, hidden=parts[2].startswith("hidden")))
+    _apply_safety_penalty(out, stage, kind)
+    _settle_skipped(out, stage)
     return out
+
+
+def _settle_skipped(out: StageScore, stage: Stage) -> None:
+    """A check this backend cannot run earns nothing and fails nothing. [points] unearnable says
+    whether its points leave the maximum ("exclude", the default: a correct submission scores
+    full marks here) or stay in it ("keep": the maximum is the stage's whole total)."""
+    keep = stage.points.unearnable == "keep"
+    for c in out.checks:
+        if not c.skipped:
+            continue
+        if c.max_points > 0 and not keep:
+            c.message += f"; its {c.max_points:g} points are left out of the maximum here"
+            c.max_points = 0.0
+        elif c.max_points > 0:
+            c.message += (f"; its {c.max_points:g} points stay in the maximum (stage.toml [points] "
+                          "unearnable = \"keep\") and cannot be earned here")
+
+
+def finding(c: CheckScore) -> str:
+    """The first thing a backend's analysis found in this check -- the emulator's builds,
+    compute-sanitizer, the GPU's guard zones -- as one line ("out-of-bounds-global at
+    matmul.cu:38 (+2 more)"), or "" when none: a wrong result or a crash is not a finding."""
+    r = c.result or {}
+    for key in ("emulator", "sanitizer", "guard"):
+        fs = (r.get(key) or {}).get("findings") or []
+        if fs:
+            f = fs[0]
+            where = f" at {f['file'].rsplit('/', 1)[-1]}:{f['line']}" if f.get("file") and f.get("line") else ""
+            more = f" (+{len(fs) - 1} more)" if len(fs) > 1 else ""
+            return f"{f.get('kind', 'finding')}{where}{more}"
+    return ""
+
+
+def safety_finding(c: CheckScore) -> str:
+    """What a memory-safety check found ("emu-asan: out-of-bounds-global at matmul.cu:38"), or ""."""
+    f = finding(c) if c.check in SAFETY_CHECKS else ""
+    return f"{c.check}: {f}" if f else ""
+
+
+def _apply_safety_penalty(out: StageScore, stage: Stage, kind: str) -> None:
+    """A memory-safety finding on a dataset costs that dataset's correctness points, or the number
+    of points stage.toml's [points] safety_penalty says (docs/stage-spec.md). The correctness row
+    keeps its verdict (the result was right) and says what was withheld and why; so does the
+    safety row."""
+    found: dict[str, list[str]] = {}
+    for c in out.checks:
+        if c.check in SAFETY_CHECKS and (what := safety_finding(c)):
+            found.setdefault(c.dataset, []).append(what)
+    penalty = stage.points.safety_penalty
+    cost: dict[str, float] = {}
+    for c in out.checks:
+        if c.check != kind or c.dataset not in found or c.points <= 0 or penalty == 0:
+            continue
+        take = c.points if penalty is None else min(c.points, penalty)
+        c.points -= take
+        c.withheld = take
+        cost[c.dataset] = take
+        c.message += (f"; {take:g} of its points withheld: unsafe code ({'; '.join(found[c.dataset])}) "
+                      "-- the handout forbids out-of-bounds accesses and races")
+    for c in out.checks:
+        if c.check in SAFETY_CHECKS and c.dataset in cost and safety_finding(c):
+            c.message += f"; costs {cost[c.dataset]:g} points of {c.dataset}'s correctness check"
 
 
 def fail_stage(stage: Stage, impl: str, verdict: str, error: str, hidden_count: int = 0,

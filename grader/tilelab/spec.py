@@ -54,12 +54,22 @@ class Performance:
         return "ratio_to_cublas" if self.basis == "cublas" else "ratio_to_reference"
 
 
+UNEARNABLE = ("exclude", "keep")
+
+
 @dataclass(frozen=True)
 class Points:
     public: float
     hidden: float
     host_function: float
     performance: float
+    # Points a backend cannot earn (performance on the CPU emulator, a dataset too large for it, a
+    # check skipped for a missing tool): "exclude" leaves them out of the maximum, "keep" counts them.
+    unearnable: str = "exclude"
+    # What a memory-safety finding (ASan, race build, compute-sanitizer, guard zones) costs, per
+    # dataset where it was found: None takes all of that dataset's correctness points, a number
+    # takes that many (at most what the dataset earned), 0 takes nothing.
+    safety_penalty: float | None = None
 
     @property
     def total(self) -> float:
@@ -129,6 +139,26 @@ def _dataset(entry: dict, api: str, multiple: int, where: str) -> Dataset:
     return Dataset(name, J, K, L, dist, _need(entry, "seed", int, where), tags)
 
 
+def _point_rules(pt: dict, where: str) -> dict:
+    """[points] unearnable and safety_penalty (docs/stage-spec.md), validated."""
+    known = {"public", "hidden", "host_function", "performance", "unearnable", "safety_penalty"}
+    unknown = sorted(set(pt) - known)
+    if unknown:
+        raise SpecError(f"{where}: unknown key(s) {unknown}; keys are {sorted(known)}")
+    unearnable = pt.get("unearnable", "exclude")
+    if unearnable not in UNEARNABLE:
+        raise SpecError(f"{where}: 'unearnable' must be one of {UNEARNABLE}, got {unearnable!r}")
+    penalty = pt.get("safety_penalty", "dataset")
+    if penalty == "dataset":
+        penalty = None
+    elif isinstance(penalty, bool) or not isinstance(penalty, (int, float)) or penalty < 0:
+        raise SpecError(f"{where}: 'safety_penalty' must be \"dataset\" (all of the dataset's correctness "
+                        f"points) or a number of points >= 0 per dataset, got {penalty!r}")
+    else:
+        penalty = float(penalty)
+    return {"unearnable": unearnable, "safety_penalty": penalty}
+
+
 def load(path: Path) -> Stage:
     path = Path(path)
     where = str(path)
@@ -170,7 +200,8 @@ def load(path: Path) -> Stage:
 
     pt = _need(doc, "points", dict, where)
     points = Points(*(float(_need(pt, k, float, f"{where} [points]"))
-                      for k in ("public", "hidden", "host_function", "performance")))
+                      for k in ("public", "hidden", "host_function", "performance")),
+                    **_point_rules(pt, f"{where} [points]"))
 
     return Stage(
         id=_need(s, "id", str, f"{where} [stage]"),

@@ -1,6 +1,8 @@
 // From a failed check to a hint naming the likely bug. Pure function of the inputs, the output
 // and the report, so it is unit-tested on planted bugs without any GPU.
 #pragma once
+#include <array>
+#include <cstdint>
 #include <string>
 
 #include "tilelab/matrix.hpp"
@@ -16,6 +18,15 @@ struct Diagnosis {
 // absMN is |M||N|, the scale of the check's bound (check_product takes the same).
 Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std::vector<double>& Pref,
                    const std::vector<double>& absMN, const CheckReport& report, const Shape& shape);
+
+// "grid-too-small" made specific with what was launched (the last launch's grid and block, x y z):
+// the rows and columns it covers against P's, what covering P needs with this block, and which
+// mistake it looks like -- rounded-down block counts, x and y swapped, a 1-D launch for a 2-D P.
+Diagnosis grid_coverage(const Shape& shape, const std::array<int64_t, 3>& grid, const std::array<int64_t, 3>& block);
+
+// "reads-p": every element of P is NaN although the kernel ran, and the same kernel is right when P
+// starts at 0 -- it reads P before writing it (P += ..., beta * P).
+Diagnosis reads_p(int64_t launches);
 
 // A failed CUDA call, from the runner's message ("kernel launch: cudaErrorInvalidValue (...)"):
 // code "cuda-error", with the hint chosen by the error's name.

@@ -518,6 +518,28 @@ TEST_CASE("sweep: a single output row or column") {
   CHECK(st.soft_misses <= st.soft_bad / 20);  // measured 0.2%; 5% would mean the rule lost its edge
 }
 
+TEST_CASE("a grid that does not cover P: the hint states the launch and what covering P needs") {
+  const auto has = [](const Diagnosis& d, const char* text) { return d.hint.find(text) != std::string::npos; };
+  const Shape s{17, 17, 17};
+  // Rounded down: 17 / 16 = 1 block a side.
+  Diagnosis d = grid_coverage(s, {1, 1, 1}, {16, 16, 1});
+  CHECK(d.code == "grid-too-small");
+  CHECK(has(d, "grid of 1 x 1 blocks of 16 x 16 threads: it covers 16 rows (y) and 16 columns (x)"));
+  CHECK(has(d, "rounded down"));
+  CHECK(has(d, "at least 2 blocks in x and 2 in y"));
+  // Already rounded up, but a 1-D launch of 32 x 1 blocks: no advice about ceiling divisions.
+  d = grid_coverage(s, {1, 1, 1}, {32, 1, 1});
+  CHECK(has(d, "1-D grid of 1-D blocks"));
+  CHECK_FALSE(has(d, "rounded down"));
+  // x and y swapped on a rectangular P (J = 2049 rows, L = 3 columns).
+  d = grid_coverage(Shape{2049, 33, 3}, {129, 1, 1}, {16, 16, 1});
+  CHECK(has(d, "x and y swapped"));
+  CHECK(has(d, "at least 1 block in x and 129 in y"));
+  CHECK_FALSE(has(d, "rounded down"));
+  CHECK(reads_p(1).code == "reads-p");
+  CHECK(has(reads_p(1), "(1 launch)"));
+}
+
 TEST_CASE("a CUDA error's hint follows the error's name") {
   const auto hint = [](const char* m) { return diagnose_cuda_error(m).hint; };
   CHECK(diagnose_cuda_error("kernel execution: cudaErrorIllegalAddress (x)").code == "cuda-error");

@@ -66,7 +66,22 @@ def test_good_spec_loads(tmp_path):
     ("full_credit_ratio = 0.9", "full_credit_ratio = 0.1", "zero_credit_ratio < full_credit_ratio"),
     ("seed = 1", "", "missing key 'seed'"),
     ("[stage]", "[stage", "not valid TOML"),
+    ("performance = 1", 'performance = 1\nunearnable = "drop"', "'unearnable' must be one of"),
+    ("performance = 1", 'performance = 1\nsafety_penalty = "all"', "'safety_penalty' must be"),
+    ("performance = 1", "performance = 1\nsafety_penalty = -2", "'safety_penalty' must be"),
+    ("performance = 1", "performance = 1\nsafety_penality = 2", "unknown key"),
 ])
 def test_bad_spec_is_a_clear_error(tmp_path, old, new, msg):
     with pytest.raises(spec.SpecError, match=msg):
         spec.load(_write(tmp_path, GOOD.replace(old, new, 1)))
+
+
+@pytest.mark.parametrize("line, unearnable, penalty", [
+    ("", "exclude", None),
+    ('unearnable = "keep"\nsafety_penalty = "dataset"', "keep", None),
+    ("safety_penalty = 2.5", "exclude", 2.5),
+    ("safety_penalty = 0", "exclude", 0.0),
+])
+def test_point_rules_load_with_their_defaults(tmp_path, line, unearnable, penalty):
+    s = spec.load(_write(tmp_path, GOOD.replace("performance = 1", "performance = 1\n" + line, 1)))
+    assert (s.points.unearnable, s.points.safety_penalty) == (unearnable, penalty)

@@ -12,6 +12,7 @@ expect.toml has, per backend, a table ([emu]) or several ([[emu]]), each a case:
     finding   = "race"                 # optional: a finding of this kind must be reported ...
     line      = 31                     # ... optionally at this line of the submission (its matmul.cu)
     message_contains = "..."           # optional: text the result's message must contain
+    hint_contains = ["..."]            # optional: texts the result's hint must contain
     no_findings = true                 # optional: the emulator must report nothing
 
 Registered by grader/cmake/TilelabEmu.cmake as kit.emu.<bug>.<backend>. Exits 0 when every case
@@ -55,6 +56,9 @@ def check_case(case: dict, a: argparse.Namespace) -> list[str]:
         bad.append(f"hint_code '{r.get('hint_code')}', expected '{case['hint_code']}'")
     if "message_contains" in case and case["message_contains"] not in r.get("message", ""):
         bad.append(f"message '{r.get('message')}' lacks '{case['message_contains']}'")
+    for text in case.get("hint_contains", []):
+        if text not in r.get("hint", ""):
+            bad.append(f"hint '{r.get('hint')}' lacks '{text}'")
     findings = r.get("emulator", {}).get("findings", [])
     if case.get("no_findings") and findings:
         bad.append(f"expected no findings, got {[f['kind'] for f in findings]}")

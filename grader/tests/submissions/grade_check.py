@@ -17,6 +17,9 @@ expect.toml has a [grade] table, or several [[grade]] tables, each a case:
 
     dataset   = "w17"                  # the dataset of the check (not needed for compile/forbidden)
     check     = "correct"              # or "perf" (the emulator runner's perf path: the fresh-input run)
+    checks    = ["emu", "emu-asan"]    # optional: several checks of the dataset, run and scored together
+                                       # (the first is the one asserted; the others' findings can cost it points)
+    points    = 0.0                    # optional: the points the grader gives the asserted check
     verdict   = "error"                # the check's verdict: pass wrong error timeout crash compile forbidden
     hint_code = "crash"                # optional: the result's hint_code
     message_contains = ["..."]         # optional: text the check's message must contain
@@ -91,23 +94,28 @@ def cmake_quote(s: str) -> str:
 
 
 def write_ctest_file(work: Path, tree: Path, impl: str, stage: spec.Stage, datasets: Path, case: dict) -> str:
-    """A CTestTestfile.cmake holding this case's check, named and labelled as TilelabStages does."""
+    """A CTestTestfile.cmake holding this case's checks, named and labelled as TilelabStages and
+    TilelabEmu do; returns the name of the first (the one asserted)."""
     check = case.get("check", "correct")
-    kind = "emu" if check == "correct" else check
     ds = case.get("dataset", "w17")
-    name = f"{impl}.{stage.id}.{ds}.{kind}"
+    kinds = case.get("checks") or ["emu" if check == "correct" else check]
     timeout = case.get("timeout", 60)
-    runner = tree / "runners" / f"run-{impl}-{stage.id}-emu"
     spec_file = grade.ROOT / "assignments" / stage.id / "stage.toml"
-    cmd = [str(runner), "--spec", str(spec_file), "--dataset", str(datasets / stage.id / ds), "--check", check,
-           "--json", str(work / "results" / f"{name}.json"), "--timeout", str(timeout)]
-    labels = ";".join([impl, stage.id, kind, "emu", "public"])
     (work / "results").mkdir(parents=True, exist_ok=True)
-    (work / "CTestTestfile.cmake").write_text(
-        f"add_test({name} {' '.join(cmake_quote(c) for c in cmd)})\n"
-        f"set_tests_properties({name} PROPERTIES LABELS {cmake_quote(labels)} TIMEOUT {int(timeout) + 30} "
-        f"SKIP_RETURN_CODE 77 WORKING_DIRECTORY {cmake_quote(str(grade.ROOT / 'grader'))})\n")
-    return name
+    text = ""
+    for kind in kinds:
+        name = f"{impl}.{stage.id}.{ds}.{kind}"
+        suffix = kind if kind.startswith("emu") else "emu"
+        runner = tree / "runners" / f"run-{impl}-{stage.id}-{suffix}"
+        cmd = [str(runner), "--spec", str(spec_file), "--dataset", str(datasets / stage.id / ds), "--check",
+               "perf" if kind == "perf" else "correct", "--json", str(work / "results" / f"{name}.json"),
+               "--timeout", str(timeout)]
+        labels = ";".join([impl, stage.id, kind, "emu", "public"])
+        text += (f"add_test({name} {' '.join(cmake_quote(c) for c in cmd)})\n"
+                 f"set_tests_properties({name} PROPERTIES LABELS {cmake_quote(labels)} TIMEOUT {int(timeout) + 30} "
+                 f"SKIP_RETURN_CODE 77 WORKING_DIRECTORY {cmake_quote(str(grade.ROOT / 'grader'))})\n")
+    (work / "CTestTestfile.cmake").write_text(text)
+    return f"{impl}.{stage.id}.{ds}.{kinds[0]}"
 
 
 def descendants() -> list[int]:
@@ -192,7 +200,7 @@ def run_case(case: dict, a: argparse.Namespace, name: str, stage: spec.Stage, wo
     if want in ("compile", "forbidden"):
         verdicts = sorted({c.verdict for c in score.checks})
         message = score.error
-        result = {}
+        result, c = {}, None
     else:
         c = by_name.get(test)
         result = found.get(test) or (c.result if c else None) or {}
@@ -200,6 +208,8 @@ def run_case(case: dict, a: argparse.Namespace, name: str, stage: spec.Stage, wo
         message = (c.message if c else "") or result.get("message", "")
     if verdicts != [want]:
         bad.append(f"verdict {verdicts}, expected '{want}'")
+    if "points" in case and (c is None or abs(c.points - case["points"]) > 1e-6):
+        bad.append(f"points {c.points if c else None}, expected {case['points']}")
     if "hint_code" in case and result.get("hint_code") != case["hint_code"]:
         bad.append(f"hint_code '{result.get('hint_code')}', expected '{case['hint_code']}'")
     for text in case.get("message_contains", []):
