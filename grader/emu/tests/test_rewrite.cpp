@@ -89,3 +89,18 @@ TEST_CASE("rewrite: malformed launches are reported with their line") {
   CHECK_THROWS_AS(rw("k<<<g>>>(x);"), RewriteError);
   CHECK_THROWS_AS(rw("k<<<g, b>>>;"), RewriteError);
 }
+
+TEST_CASE("rewrite: a file saved on Windows (UTF-8 byte-order mark, CRLF) reads as the same file") {
+  const std::string unix = "#define K(x) \\\n  x\n__global__ void k() { __shared__ float t[4]; }\nvoid f() { k<<<1, 4>>>(); }\n";
+  std::string windows = "\xEF\xBB\xBF";
+  for (char c : unix) windows += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  CHECK(rw(windows) == rw(unix));
+  CHECK(rw(windows).find('\xEF') == std::string::npos);
+}
+
+TEST_CASE("rewrite: every __shared__ array bound is checked as a constant on the student's line") {
+  const std::string out = rw("{ __shared__ float Mds[TILE_WIDTH][TILE_WIDTH + 1]; }");
+  CHECK(has(out, "static_assert((TILE_WIDTH) > 0, "));
+  CHECK(has(out, "static_assert((TILE_WIDTH + 1) > 0, "));
+  CHECK(lines(out) == 1);
+}
