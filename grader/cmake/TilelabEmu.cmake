@@ -215,6 +215,21 @@ foreach(expect IN LISTS _expects)
   endforeach()
 endforeach()
 
+# The differential check's CPU half: every generated kernel variant on every emulator build
+# (grader/tests/differential; the GPU half is gpu-differential.sh there).
+include(TilelabVariants)
+foreach(stage IN LISTS TILELAB_VARIANT_STAGES)
+  tilelab_emu_runners(run-variants-${stage} submission ${stage} "${TILELAB_VARIANTS_DIR}/${stage}/matmul.cu"
+                      "${TILELAB_EMU_BUILDS}")
+endforeach()
+if(TILELAB_VARIANT_STAGES)
+  add_test(NAME kit.emu.differential
+    COMMAND "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/grader/tests/differential/differential.py" ci
+            --tree "${PROJECT_BINARY_DIR}" --variants "${TILELAB_VARIANTS_DIR}"
+            --out "${TILELAB_RESULTS_DIR}/differential-emu.json")
+  set_tests_properties(kit.emu.differential PROPERTIES LABELS "kit;emu" TIMEOUT 600)
+endif()
+
 # The rewriter's unit tests, and the emulator's CUDA semantics (launch errors, templates, dynamic
 # shared memory, streams) on a .cu file that goes through the same rewrite and build as a student's.
 # The .cu files are compiled with -Wall -Wextra -Werror: a warning the compiler gives about the

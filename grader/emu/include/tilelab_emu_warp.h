@@ -108,6 +108,32 @@ struct SyncWarp {
 #define __any_sync(mask, pred) int(::tlemu::warp_op(::tlemu::warp::any, (mask), (pred) ? 1 : 0, 0, 32, __FILE__, __LINE__))
 #define __syncwarp ::tlemu::SyncWarp{__FILE__, __LINE__}
 #define __activemask() unsigned(::tlemu::warp_op(::tlemu::warp::active, 0xffffffffu, 0, 0, 32, __FILE__, __LINE__))
-// The pre-Volta forms without a mask: removed from CUDA (nvcc rejects them for sm_70 and later).
+// What is refused: a call compiles to an error at the student's line that names the construct
+// (GCC's error attribute; the functions are never defined).
+#define TLEMU_REFUSE(name, why)                      \
+  template <class R = int, class... A>               \
+  __attribute__((error(#name ": " why))) R name(A...);
+// The pre-Volta forms without a mask: removed from CUDA, as nvcc says for sm_70 and later.
+#define TLEMU_PRE_VOLTA "removed from CUDA for Volta and later GPUs (nvcc rejects it too): use the _sync form with a mask"
+TLEMU_REFUSE(__shfl, TLEMU_PRE_VOLTA)
+TLEMU_REFUSE(__shfl_up, TLEMU_PRE_VOLTA)
+TLEMU_REFUSE(__shfl_down, TLEMU_PRE_VOLTA)
+TLEMU_REFUSE(__shfl_xor, TLEMU_PRE_VOLTA)
+TLEMU_REFUSE(__ballot, TLEMU_PRE_VOLTA)
+TLEMU_REFUSE(__any, TLEMU_PRE_VOLTA)
+TLEMU_REFUSE(__all, TLEMU_PRE_VOLTA)
+#define TLEMU_LIMIT "not supported by the tilelab CPU emulator (an emulator limit, not an error in your code): grade this file on a GPU"
+TLEMU_REFUSE(__match_any_sync, TLEMU_LIMIT)
+TLEMU_REFUSE(__match_all_sync, TLEMU_LIMIT)
+TLEMU_REFUSE(__reduce_add_sync, TLEMU_LIMIT)
+TLEMU_REFUSE(tex1D, TLEMU_LIMIT)
+TLEMU_REFUSE(tex2D, TLEMU_LIMIT)
+TLEMU_REFUSE(tex3D, TLEMU_LIMIT)
+TLEMU_REFUSE(tex1Dfetch, TLEMU_LIMIT)
+TLEMU_REFUSE(surf2Dread, TLEMU_LIMIT)
+TLEMU_REFUSE(surf2Dwrite, TLEMU_LIMIT)
+#undef TLEMU_PRE_VOLTA
+#undef TLEMU_LIMIT
+#undef TLEMU_REFUSE
 
 #endif  // TILELAB_EMU_WARP_H
