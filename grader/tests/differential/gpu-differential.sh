@@ -15,7 +15,7 @@
 # 2. every variant on every emulator build and on the GPU, on the same datasets
 #    (differential.py run), the CPU half's assertions (check-emu), then the comparison (compare);
 # 3. the known-good submissions of issue #13 (SUITE: names; SUITE=none skips) through gpu-suite.sh,
-#    in a tree of its own (BUILD-suite).
+#    in the same tree with EMU_JSON (gpu-suite.sh configures it the same way), else in BUILD-suite.
 # Writes $OUT/differential.md (the table for docs/emulator.md), $OUT/emu.json, $OUT/gpu.json,
 # $OUT/suite/summary.md and logs. Exit 0 when nothing is unexplained and every suite row is as expected.
 set -u
@@ -70,7 +70,8 @@ SUITE=${SUITE:-04-max-of-dims 03-cuda-extras 02-windows-crlf}
 if [ "$SUITE" != none ]; then
   echo "== known-good submissions on the GPU (gpu-suite.sh $SUITE)"
   # shellcheck disable=SC2086
-  OUT="$OUT/suite" BUILD="$BUILD-suite" JOBS="$JOBS" bash "$root/grader/tests/submissions/gpu-suite.sh" $SUITE | tail -8
+  suite_build="$BUILD-suite"; [ $emu = OFF ] && suite_build="$BUILD"
+  OUT="$OUT/suite" BUILD="$suite_build" JOBS="$JOBS" bash "$root/grader/tests/submissions/gpu-suite.sh" $SUITE | tail -8
   suite_rc=${PIPESTATUS[0]}
 fi
 echo "== done in $((SECONDS - start)) s: check-emu rc=$emu_rc, compare rc=$cmp_rc, suite rc=$suite_rc"
