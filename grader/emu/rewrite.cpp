@@ -271,10 +271,17 @@ class Rewriter {
     end = rpar + 1;
     const std::string args = s_.substr(open + 1, rpar - open - 1);
     const bool no_args = flat(open + 1, rpar).empty();
-    std::string o = "::tlemu::launch({__FILE__, __LINE__, \"" + escape(kernel) + "\"}, " + cfg[0] + ", " + cfg[1] +
-                    ", " + cfg[2] + ", " + cfg[3] + ", [&](auto&&... tlemu_a) { " + kernel + "(tlemu_a...); }";
+    // First the call itself, unevaluated, on the student's line: arguments that do not fit the
+    // kernel are reported as g++ reports any call ("too few arguments to function 'void k(float*,
+    // int)'"), not from inside the emulator's launch template, which then does not instantiate the
+    // call (its lambda is SFINAE-constrained to calls that compile).
+    const std::string call = kernel + "(" + (no_args ? std::string() : flat(open + 1, rpar)) + ")";
+    std::string o = "((void)sizeof((" + call + ", 0)), ::tlemu::launch({__FILE__, __LINE__, \"" + escape(kernel) +
+                    "\"}, " + cfg[0] + ", " + cfg[1] + ", " + cfg[2] + ", " + cfg[3] +
+                    ", [&](auto&&... tlemu_a) -> decltype(" + kernel + "(tlemu_a...), void()) { " + kernel +
+                    "(tlemu_a...); }";
     if (!no_args) o += ", " + args;
-    o += ")";
+    o += "))";
     o.append(size_t(newlines(begin, open + 1) + newlines(rpar, end)), '\n');
     return o;
   }
