@@ -118,18 +118,16 @@ inline unsigned int __umul24(unsigned int a, unsigned int b) { return (a & 0xfff
 inline int __mulhi(int a, int b) { return int(((long long)a * b) >> 32); }
 inline unsigned int __umulhi(unsigned int a, unsigned int b) { return unsigned(((unsigned long long)a * b) >> 32); }
 
-// ---- loads through the read-only cache: a plain load ----
-template <class T>
-inline T __ldg(const T* p) { return *p; }
-template <class T>
-inline T __ldcg(const T* p) { return *p; }
-template <class T>
-inline T __ldca(const T* p) { return *p; }
-template <class T>
-inline T __ldcs(const T* p) { return *p; }
-template <class T>
-inline T __ldlu(const T* p) { return *p; }
-template <class T>
-inline T __ldcv(const T* p) { return *p; }
+// ---- loads with a cache hint (__ldg: through the read-only cache): a plain load ----
+#define TLEMU_LOAD(name) \
+  template <class T>     \
+  inline T name(const T* p) { return *p; }
+TLEMU_LOAD(__ldg)
+TLEMU_LOAD(__ldcg)
+TLEMU_LOAD(__ldca)
+TLEMU_LOAD(__ldcs)
+TLEMU_LOAD(__ldlu)
+TLEMU_LOAD(__ldcv)
+#undef TLEMU_LOAD
 
 #endif  // TILELAB_EMU_MATH_H
