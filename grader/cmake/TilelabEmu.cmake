@@ -215,13 +215,33 @@ foreach(expect IN LISTS _expects)
   endforeach()
 endforeach()
 
+# The differential check's CPU half: every generated kernel variant on every emulator build
+# (grader/tests/differential; the GPU half is gpu-differential.sh there).
+include(TilelabVariants)
+foreach(stage IN LISTS TILELAB_VARIANT_STAGES)
+  tilelab_emu_runners(run-variants-${stage} submission ${stage} "${TILELAB_VARIANTS_DIR}/${stage}/matmul.cu"
+                      "${TILELAB_EMU_BUILDS}")
+endforeach()
+if(TILELAB_VARIANT_STAGES)
+  add_test(NAME kit.emu.differential
+    COMMAND "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/grader/tests/differential/differential.py" ci
+            --tree "${PROJECT_BINARY_DIR}" --variants "${TILELAB_VARIANTS_DIR}"
+            --out "${TILELAB_RESULTS_DIR}/differential-emu.json")
+  set_tests_properties(kit.emu.differential PROPERTIES LABELS "kit;emu" TIMEOUT 600)
+endif()
+
 # The rewriter's unit tests, and the emulator's CUDA semantics (launch errors, templates, dynamic
 # shared memory, streams) on a .cu file that goes through the same rewrite and build as a student's.
+# The .cu files are compiled with -Wall -Wextra -Werror: a warning the compiler gives about the
+# emulator's headers (a reference to a temporary returned, an unused parameter) fails the kit's tests
+# (-Wno-sign-compare: CUDA code compares threadIdx with int, as nvcc lets it).
 tilelab_emu_rewrite(emu-features "${_emu_dir}/tests/features.cu" features_cpp)
+tilelab_emu_rewrite(emu-device-math "${_emu_dir}/tests/device_math.cu" device_math_cpp)
 add_executable(tilelab_emu_tests "${_emu_dir}/tests/test_rewrite.cpp" "${_emu_dir}/rewrite.cpp"
-                                 "${PROJECT_SOURCE_DIR}/grader/tests/cpp/main.cpp" "${features_cpp}")
-set_source_files_properties("${features_cpp}" PROPERTIES
-  COMPILE_OPTIONS "-include;${_emu_dir}/include/tilelab_emu.h")
+                                 "${PROJECT_SOURCE_DIR}/grader/tests/cpp/main.cpp" "${features_cpp}"
+                                 "${device_math_cpp}")
+set_source_files_properties("${features_cpp}" "${device_math_cpp}" PROPERTIES
+  COMPILE_OPTIONS "-include;${_emu_dir}/include/tilelab_emu.h;-Wall;-Wextra;-Werror;-Wno-sign-compare")
 target_include_directories(tilelab_emu_tests PRIVATE "${_emu_dir}" "${_emu_dir}/include")
 target_link_libraries(tilelab_emu_tests PRIVATE doctest::doctest tilelab_emu_rt_plain)
 # One CTest test for the whole executable: its case names hold launch syntax (<<< >>>, quotes)

@@ -24,3 +24,10 @@ foreach(expect IN LISTS _kit_gpu_expects)
     set_target_properties(run-kit-${sub}-${stage}-gpu obj_${iid}_${sid}_gpu PROPERTIES EXCLUDE_FROM_ALL ON)
   endif()
 endforeach()
+
+# The differential check's GPU half (grader/tests/differential/gpu-differential.sh): the generated
+# kernel variants, one runner per stage.
+include(TilelabVariants)
+foreach(stage IN LISTS TILELAB_VARIANT_STAGES)
+  tilelab_add_gpu_runner(variants ${stage} "${TILELAB_VARIANTS_DIR}/${stage}/matmul.cu")
+endforeach()

@@ -271,10 +271,17 @@ class Rewriter {
     end = rpar + 1;
     const std::string args = s_.substr(open + 1, rpar - open - 1);
     const bool no_args = flat(open + 1, rpar).empty();
-    std::string o = "::tlemu::launch({__FILE__, __LINE__, \"" + escape(kernel) + "\"}, " + cfg[0] + ", " + cfg[1] +
-                    ", " + cfg[2] + ", " + cfg[3] + ", [&](auto&&... tlemu_a) { " + kernel + "(tlemu_a...); }";
+    // First the call itself, unevaluated, on the student's line: arguments that do not fit the
+    // kernel are reported as g++ reports any call ("too few arguments to function 'void k(float*,
+    // int)'"), not from inside the emulator's launch template, which then does not instantiate the
+    // call (its lambda is SFINAE-constrained to calls that compile).
+    const std::string call = kernel + "(" + (no_args ? std::string() : flat(open + 1, rpar)) + ")";
+    std::string o = "((void)sizeof((" + call + ", 0)), ::tlemu::launch({__FILE__, __LINE__, \"" + escape(kernel) +
+                    "\"}, " + cfg[0] + ", " + cfg[1] + ", " + cfg[2] + ", " + cfg[3] +
+                    ", [&](auto&&... tlemu_a) -> decltype(" + kernel + "(tlemu_a...), void()) { " + kernel +
+                    "(tlemu_a...); }";
     if (!no_args) o += ", " + args;
-    o += ")";
+    o += "))";
     o.append(size_t(newlines(begin, open + 1) + newlines(rpar, end)), '\n');
     return o;
   }
@@ -417,6 +424,12 @@ class Rewriter {
       } else if (dm.empty()) {
         o += "static " + t + "& " + nm + " = ::tlemu::shared_var<" + t + ">(\"" + nm + "\", __FILE__, __LINE__);";
       } else {
+        // Each bound first in a static_assert of its own, so that a bound that is not a constant
+        // (`int TILE_WIDTH = 16;`) is reported as nvcc reports it: on the student's line, naming
+        // the variable, not from inside the emulator's shared_var<> template.
+        for (const std::string& bound : bounds(dm))
+          o += "static_assert((" + bound + ") > 0, \"the size of __shared__ array " + nm +
+               " must be a constant expression greater than zero\"); ";
         o += "static " + t + " (&" + nm + ")" + dm + " = ::tlemu::shared_var<" + t + dm + ">(\"" + nm +
              "\", __FILE__, __LINE__);";
       }
@@ -425,14 +438,46 @@ class Rewriter {
     return o;
   }
 
+  // The bounds of "[A][B]": {"A", "B"} (brackets inside a bound balanced).
+  static std::vector<std::string> bounds(const std::string& dims) {
+    std::vector<std::string> out;
+    int depth = 0;
+    std::string cur;
+    for (char c : dims) {
+      if (c == '[' && depth++ == 0) {
+        cur.clear();
+        continue;
+      }
+      if (c == ']' && --depth == 0) {
+        out.push_back(cur);
+        continue;
+      }
+      if (depth > 0) cur += c;
+    }
+    return out;
+  }
+
   const std::string& s_;
   std::vector<Kind> k_;
 };
 
 }  // namespace
 
+// A file saved on Windows: a UTF-8 byte-order mark (which g++ skips only at the very start of a
+// file, and the rewritten file starts with #line) and CRLF line ends (a backslash-CR-LF continues a
+// preprocessor line for g++, and must for the rewriter too). Neither changes a line number.
+std::string normalized(const std::string& source) {
+  std::string s = source.compare(0, 3, "\xEF\xBB\xBF") == 0 ? source.substr(3) : source;
+  std::string o;
+  o.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i)
+    if (!(s[i] == '\r' && i + 1 < s.size() && s[i + 1] == '\n')) o += s[i];
+  return o;
+}
+
 std::string rewrite(const std::string& source, const std::string& path) {
-  return Rewriter(source).run(path);
+  const std::string s = normalized(source);
+  return Rewriter(s).run(path);
 }
 
 }  // namespace tlemu_rewrite

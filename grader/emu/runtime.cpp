@@ -92,7 +92,7 @@ struct SharedVar {
   int line;
 };
 
-enum class State : char { Ready, Waiting, Done };
+enum class State : char { Ready, Waiting, WarpWaiting, Done };
 
 struct Thread {
   ctx::fiber fiber;  // this thread's continuation while it does not run
@@ -101,6 +101,12 @@ struct Thread {
   const char* wait_file = nullptr;
   int wait_line = 0;
   int predicate = 0;
+  // At a warp-level operation (State::WarpWaiting): what it contributes and what it gets back.
+  int warp_op = 0;
+  unsigned warp_mask = 0;
+  uint64_t warp_value = 0;
+  int warp_arg = 0, warp_width = 32;
+  uint64_t warp_result = 0;
   void* stack_bottom = nullptr;
   size_t stack_size = 0;
   void* asan_fake_stack = nullptr;
@@ -527,6 +533,79 @@ void release_barrier(Runtime& r) {
   ++r.epoch;
 }
 
+// ---- warp-level operations: the 32 lanes of consecutive linear thread ids meet, as on a GPU ----
+// A lane that reaches one waits (State::WarpWaiting) until every lane of its warp that has not
+// returned waits at one too; then all of them get their results at once and go on. When no thread
+// of the block can run, `forced` releases a warp whose other lanes returned (they are inactive) or
+// wait at a __syncthreads(): the latter is reported, since a lane named in the mask is missing.
+uint64_t warp_result(const Runtime& r, size_t base, size_t n, size_t lane, const Thread& t, uint32_t present) {
+  const auto value_of = [&](size_t src) {
+    return src < n && (present >> src & 1u) ? r.threads[base + src].warp_value : t.warp_value;
+  };
+  const size_t width = t.warp_width > 0 && t.warp_width <= 32 && (t.warp_width & (t.warp_width - 1)) == 0
+                           ? size_t(t.warp_width) : 32;
+  const size_t seg = lane & ~(width - 1);
+  switch (t.warp_op) {
+    case warp::shfl: return value_of(seg + (size_t(unsigned(t.warp_arg)) & (width - 1)));
+    case warp::shfl_up: {
+      const long src = long(lane) - long(unsigned(t.warp_arg));
+      return src < long(seg) ? t.warp_value : value_of(size_t(src));
+    }
+    case warp::shfl_down: {
+      const size_t src = lane + size_t(unsigned(t.warp_arg));
+      return src >= seg + width ? t.warp_value : value_of(src);
+    }
+    case warp::shfl_xor: {
+      const size_t src = lane ^ size_t(unsigned(t.warp_arg) & 31u);
+      return src >= seg + width ? t.warp_value : value_of(src);
+    }
+    case warp::ballot:
+    case warp::all:
+    case warp::any: {
+      uint32_t ballot = 0;
+      for (size_t l = 0; l < n; ++l)
+        if ((present >> l & 1u) && (t.warp_mask >> l & 1u) && r.threads[base + l].warp_value) ballot |= 1u << l;
+      const uint32_t asked = t.warp_mask & present;
+      if (t.warp_op == warp::ballot) return ballot;
+      if (t.warp_op == warp::all) return (ballot & asked) == asked ? 1 : 0;
+      return ballot != 0 ? 1 : 0;
+    }
+    case warp::active: return present;
+    default: return 0;  // warp::sync
+  }
+}
+
+bool release_warp(Runtime& r, size_t base, bool forced) {
+  const size_t n = std::min<size_t>(32, r.threads.size() - base);
+  uint32_t present = 0, missing = 0;
+  for (size_t l = 0; l < n; ++l) {
+    const State s = r.threads[base + l].state;
+    if (s == State::WarpWaiting) present |= 1u << l;
+    else if (s == State::Ready || (s == State::Waiting && !forced)) return false;  // not all here yet
+    else if (s == State::Waiting) missing |= 1u << l;
+  }
+  if (!present) return false;
+  uint32_t asked = 0;
+  for (size_t l = 0; l < n; ++l)
+    if (present >> l & 1u) asked |= r.threads[base + l].warp_mask;
+  if (missing & asked) {
+    const Thread& t = r.threads[base + size_t(__builtin_ctz(present))];
+    Finding f;
+    f.kind = f.hint_code = "barrier-divergence";
+    f.file = t.wait_file;
+    f.line = t.wait_line;
+    f.message = "lanes of warp " + std::to_string(base / 32) + " of block " + fmt_idx(blockIdx, gridDim) +
+                " wait at a __syncthreads() while the lanes named in the mask of the warp operation at line " +
+                std::to_string(t.wait_line) + " wait for them there; all lanes of a mask must reach it together";
+    r.add(f, "warp-divergence:" + std::to_string(t.wait_line));
+  }
+  for (size_t l = 0; l < n; ++l)
+    if (present >> l & 1u) r.threads[base + l].warp_result = warp_result(r, base, n, l, r.threads[base + l], present);
+  for (size_t l = 0; l < n; ++l)
+    if (present >> l & 1u) r.threads[base + l].state = State::Ready;
+  return true;
+}
+
 void run_block(Runtime& r) {
   r.block_epoch = ++r.epoch;
   const size_t n = r.threads.size();
@@ -540,7 +619,14 @@ void run_block(Runtime& r) {
   }
   for (;;) {
     const int first = next_ready(r, -1);
-    if (first >= 0) transfer(r, -1, first, &r.main_fake_stack);  // back when the pass is over
+    if (first >= 0) {
+      transfer(r, -1, first, &r.main_fake_stack);  // back when the pass is over
+      continue;  // lanes a warp operation released before the pass reached them
+    }
+    // No thread can run: warps whose other lanes returned or wait at a barrier go on without them.
+    bool released = false;
+    for (size_t w = 0; w < r.threads.size(); w += 32) released = release_warp(r, w, true) || released;
+    if (released) continue;
     bool waiting = false;
     for (const auto& t : r.threads) waiting = waiting || t.state == State::Waiting;
     if (!waiting) break;
@@ -895,6 +981,24 @@ int syncthreads(const char* file, int line, int predicate) {
   const int me = r.tid;
   transfer(r, me, next_ready(r, me), &t.asan_fake_stack);
   return r.barrier_count;
+}
+
+uint64_t warp_op(int op, unsigned mask, uint64_t value, int arg, int width, const char* file, int line) {
+  Runtime& r = rt();
+  if (!r.in_kernel || !r.current) return op == warp::ballot || op == warp::active ? 1u : value;  // host code
+  Thread& t = *r.current;
+  t.state = State::WarpWaiting;
+  t.wait_file = file;
+  t.wait_line = line;
+  t.warp_op = op;
+  t.warp_mask = mask;
+  t.warp_value = value;
+  t.warp_arg = arg;
+  t.warp_width = width;
+  const int me = r.tid;
+  if (!release_warp(r, size_t(me) / 32 * 32, false)) transfer(r, me, next_ready(r, me), &t.asan_fake_stack);
+  // Released (by the last lane to arrive, or by the scheduler): this thread runs again.
+  return r.threads[size_t(me)].warp_result;
 }
 
 void* shared_alloc(size_t bytes, size_t align, size_t elem_bytes, const int* dims, int rank, const char* name,

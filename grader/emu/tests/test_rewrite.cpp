@@ -19,18 +19,21 @@ bool has(const std::string& s, const std::string& part) { return s.find(part) !=
 TEST_CASE("rewrite: a plain launch becomes a call, with #line naming the file") {
   const std::string out = rw("void f() { k<<<g, b>>>(M, N, P, W); }\n");
   CHECK(out.rfind("#line 1 \"k.cu\"\n", 0) == 0);
-  CHECK(has(out, "::tlemu::launch({__FILE__, __LINE__, \"k\"}, g, b, 0, nullptr, [&](auto&&... tlemu_a) { "
-                 "k(tlemu_a...); }, M, N, P, W)"));
+  CHECK(has(out, "((void)sizeof((k(M, N, P, W), 0)), ::tlemu::launch({__FILE__, __LINE__, \"k\"}, g, b, 0, "
+                 "nullptr, [&](auto&&... tlemu_a) -> decltype(k(tlemu_a...), void()) { k(tlemu_a...); }, M, N, P, W))"));
   CHECK(!has(out, "<<<"));
 }
 
 TEST_CASE("rewrite: shared size, stream, templates, qualified names, no arguments") {
   CHECK(has(rw("k<<<g, b, 64 * sizeof(float), s>>>(x);"), "g, b, 64 * sizeof(float), s, "));
-  CHECK(has(rw("MatMul<float, 16><<<g, b>>>(x);"), "{ MatMul<float, 16>(tlemu_a...); }, x)"));
+  CHECK(has(rw("MatMul<float, 16><<<g, b>>>(x);"), "{ MatMul<float, 16>(tlemu_a...); }, x))"));
+  // The call is first checked unevaluated on the student's line, comments dropped.
+  CHECK(has(rw("k<<<g, b>>>(M, /* N */ P);"), "((void)sizeof((k(M, P), 0)), "));
   CHECK(has(rw("ns::k<T><<<g, b>>>(x);"), "\"ns::k<T>\""));
   CHECK(has(rw("::k<<<g, b>>>(x);"), "\"::k\""));
   CHECK(has(rw("k<<<dim3(f(a, b), 2), dim3(x >> 1)>>>();"), "dim3(f(a, b), 2), dim3(x >> 1), 0, nullptr, "
-                                                            "[&](auto&&... tlemu_a) { k(tlemu_a...); })"));
+                                                            "[&](auto&&... tlemu_a) -> decltype(k(tlemu_a...), void()) { "
+                                                            "k(tlemu_a...); }))"));
 }
 
 TEST_CASE("rewrite: a launch over several lines keeps the line count and drops its comments") {
@@ -88,4 +91,19 @@ TEST_CASE("rewrite: malformed launches are reported with their line") {
   CHECK_THROWS_WITH_AS(rw("\n\nk<<<g, b(x);"), doctest::Contains("line 3"), RewriteError);
   CHECK_THROWS_AS(rw("k<<<g>>>(x);"), RewriteError);
   CHECK_THROWS_AS(rw("k<<<g, b>>>;"), RewriteError);
+}
+
+TEST_CASE("rewrite: a file saved on Windows (UTF-8 byte-order mark, CRLF) reads as the same file") {
+  const std::string unix = "#define K(x) \\\n  x\n__global__ void k() { __shared__ float t[4]; }\nvoid f() { k<<<1, 4>>>(); }\n";
+  std::string windows = "\xEF\xBB\xBF";
+  for (char c : unix) windows += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  CHECK(rw(windows) == rw(unix));
+  CHECK(rw(windows).find('\xEF') == std::string::npos);
+}
+
+TEST_CASE("rewrite: every __shared__ array bound is checked as a constant on the student's line") {
+  const std::string out = rw("{ __shared__ float Mds[TILE_WIDTH][TILE_WIDTH + 1]; }");
+  CHECK(has(out, "static_assert((TILE_WIDTH) > 0, "));
+  CHECK(has(out, "static_assert((TILE_WIDTH + 1) > 0, "));
+  CHECK(lines(out) == 1);
 }

@@ -1,0 +1,4 @@
+// The CPU emulator's <cuda_awbarrier.h>: not emulated. Including it stops the build with one sentence that names
+// the construct, instead of an error from inside CUDA's or the emulator's headers.
+#pragma once
+#error "<cuda_awbarrier.h> is not supported by the tilelab CPU emulator (an emulator limit, not an error in your code): grade this file on a GPU, or do without it"

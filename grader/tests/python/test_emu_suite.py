@@ -1,0 +1,47 @@
+"""The emulator suite's own machinery (issue #13): the Windows-saved mutant really is saved as a
+Windows editor saves it, and the differential check's variants are as many and as varied as
+docs/emulator.md says."""
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+GRADER = Path(__file__).resolve().parents[2]
+
+
+def load(path: Path):
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_windows_mutant_has_bom_and_crlf(tmp_path):
+    mutate = load(GRADER / "tests" / "submissions" / "mutate.py")
+    found = {n: (s, m) for n, s, m in mutate.mutants()}
+    stage, m = found["02-windows-crlf"]
+    text = mutate.apply("02-windows-crlf", stage, m)
+    assert text.startswith("\ufeff")
+    assert "\r\n" in text and "\n" not in text.replace("\r\n", "")
+    # Written as bytes: the line ends survive the write.
+    assert mutate.write(tmp_path) == 0
+    data = (tmp_path / "02-windows-crlf" / stage / "matmul.cu").read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf") and data.count(b"\r\n") == data.count(b"\n")
+
+
+def test_variants_count_and_axes(tmp_path):
+    variants = load(GRADER / "tests" / "differential" / "variants.py")
+    m = variants.generate(tmp_path)["variants"]
+    assert len(m) >= 100
+    good = [v for v in m if v["good"]]
+    for axis, values in variants.AXES.items():
+        assert {v["options"][axis] for v in good} == set(values), axis
+    assert {v["bug"] for v in m if not v["good"]} == set(variants.BUGS)
+    ids = [v["id"] for v in m]
+    assert len(set(ids)) == len(ids)
+    for stage in variants.STAGES:
+        src = (tmp_path / stage / "matmul.cu").read_text()
+        assert src.count("__global__ void MatrixMulKernel") == sum(v["stage"] == stage for v in m)
+    json.dumps(m)
