@@ -78,7 +78,7 @@ def _grade_stage(tree: Tree, stage: spec.Stage, impl: str, backend: str, registe
     if not runners:
         return fail_stage(stage, impl, "missing", f"no {backend} runner target for {stage.id} in this build "
                           f"(see {tree.logs / 'configure.log'})", nh, backend)
-    b = tree.build_targets(["datasets", *runners], stage.id, opts.build_timeout)
+    b = tree.build_targets([f"datasets-{stage.id}", *runners], stage.id, opts.build_timeout)
     # Scanned even when the link failed: a call to cuBLAS compiles, then fails to link, and the
     # student should read "forbidden: cublasSgemm", not a linker message.
     found = forbidden.scan(forbidden.student_objects(tree.build, impl, stage.id))
@@ -129,7 +129,8 @@ def run(opts: GradeOptions) -> GradeReport:
     sub_root = None
     if opts.submission:
         try:
-            mat = submission_mod.materialize(Path(opts.submission), build / "submission-src", list(all_stages))
+            mat = submission_mod.materialize(Path(opts.submission), build / "submission-src",
+                                             list(opts.stages or all_stages))
         except submission_mod.SubmissionError as e:
             report.status, report.message = "error", str(e)
             return report
