@@ -209,10 +209,11 @@ def run_batch(submissions: Path, opts: BatchOptions, grader: Grader | None = Non
         else:
             todo.append((sub, folder, digest))
 
+    waiting = {sub.name: pending(sub, folder, backend) for sub, folder, _ in todo}   # read once
+
     def book() -> list[GradeReport]:
         """Every submission: graded, reused, or pending (not yet graded in this run)."""
-        return [summary.reports.get(sub.name) or pending(sub, student_dir(opts.out, sub.name), backend)
-                for sub in subs]
+        return [summary.reports.get(sub.name) or waiting[sub.name] for sub in subs]
 
     def finish(sub, folder, digest, report):
         with book_lock:
