@@ -121,7 +121,8 @@ def run(opts: GradeOptions) -> GradeReport:
         raise UsageError("--hidden needs --seed (the grading seed)")
     impl = opts.impl or ("submission" if opts.submission else "starter")
     backend = resolve_backend(opts.backend)
-    build = Path(opts.build_dir or BUILD_ROOT / f"grade-{impl}-{backend}")
+    # Absolute: compiler messages name files by absolute path, and compile_excerpt cuts this prefix.
+    build = Path(opts.build_dir or BUILD_ROOT / f"grade-{impl}-{backend}").resolve()
     tree = Tree(build, jobs=opts.jobs, memory_bytes=opts.memory_bytes, isolate_network=opts.isolate_network)
     name = opts.name or (Path(opts.submission).stem if opts.submission else impl)
     report = GradeReport(name, impl, backend, hidden=bool(opts.hidden and opts.seed))

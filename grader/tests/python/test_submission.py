@@ -75,3 +75,19 @@ def test_grading_one_stage_takes_a_bare_file(tmp_path, monkeypatch):
                                      build_dir=tmp_path / "b"))
     assert r.status == "error" and "configuring the build failed" in r.message, r.message
     assert seen["files"] == ["02-tiled/matmul.cu"]
+
+
+def test_a_relative_build_folder_is_used_by_its_absolute_path(tmp_path, monkeypatch):
+    """Compiler messages name the student's file by absolute path; the scratch prefix is cut from
+    them only when the build folder is spelled the same way (a relative --out or --build-dir gave
+    '/work/01-basic/matmul.cu', a path that does not exist)."""
+    seen = {}
+
+    def configure(self, impls, sub, seed, backend, timeout=900):
+        seen["build"], seen["sub"] = self.build, sub
+        return Ran(1, 0.0, output="stopped here by the test")
+    monkeypatch.setattr(Tree, "configure", configure)
+    monkeypatch.chdir(tmp_path)
+    put(tmp_path / "s", "02-tiled/matmul.cu")
+    grade.run(grade.GradeOptions(stages=["02-tiled"], submission=tmp_path / "s", backend="emu", build_dir="b"))
+    assert seen["build"] == tmp_path / "b" and seen["sub"] == tmp_path / "b" / "submission-src"
