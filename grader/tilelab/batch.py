@@ -6,6 +6,11 @@ grade.json, results.json (Gradescope) and report.html, then done.json last: a ba
 stopped and run again skips every student whose done.json matches the same files and settings.
 Whatever one submission does -- fail to compile, hang, crash, eat memory -- is recorded in its
 row of the gradebook and the batch goes on.
+
+The gradebook and index.html always hold every submission found: one the batch has not
+(re)graded yet, because it was stopped, is `pending`, with its previous grade where there is one.
+Every student is graded on every stage of the batch (a stage not handed in scores 0), so all share
+one maximum.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from typing import Callable
 from . import ROOT, gradebook, sandbox, spec, submission as submission_mod
 from .grade import GradeOptions, resolve_backend, run as grade_run, write_outputs
 from .model import GradeReport
+from .scoring import fail_stage
 
 DONE = "done.json"
 GRADEBOOK = "gradebook.csv"
@@ -62,6 +68,7 @@ class BatchSummary:
 
 
 Grader = Callable[[GradeOptions], GradeReport]
+OnStep = Callable[[str, str], None]           # (student, "building 02-tiled" ...)
 
 
 def config_key(opts: BatchOptions, backend: str) -> str:
@@ -96,13 +103,14 @@ def _crash_report(name: str, backend: str, exc: BaseException) -> GradeReport:
 
 
 def grade_one(sub: submission_mod.Submission, opts: BatchOptions, backend: str, lock, grader: Grader,
-              stage_ids: list[str]) -> GradeReport:
+              stage_ids: list[str], on_step: OnStep | None = None) -> GradeReport:
     build = (opts.build_root or opts.out / ".build") / student_dir(Path(), sub.name).name
-    go = GradeOptions(stages=opts.stages, submission=sub.path, name=sub.name, impl="submission",
+    go = GradeOptions(stages=stage_ids, submission=sub.path, name=sub.name, impl="submission",
                       backend=backend, hidden=opts.hidden, seed=opts.seed, build_dir=build,
                       jobs=max(1, (os.cpu_count() or 1) // max(1, opts.jobs)), build_timeout=opts.build_timeout,
                       check_timeout=opts.check_timeout, memory_bytes=opts.memory_bytes,
-                      isolate_network=opts.isolate_network, check_lock=lock if backend == "gpu" else None)
+                      isolate_network=opts.isolate_network, check_lock=lock if backend == "gpu" else None,
+                      on_step=(lambda step: on_step(sub.name, step)) if on_step else None)
     if not opts.keep_builds and build.exists():
         shutil.rmtree(build, ignore_errors=True)   # left by an interrupted run: start from nothing
     try:
@@ -129,28 +137,63 @@ def save(report: GradeReport, folder: Path, opts: BatchOptions, key: str, digest
     tmp.replace(folder / DONE)
 
 
-def write_index(out: Path, reports: list[GradeReport], stage_ids: list[str]) -> None:
+def maxima(stage_ids: list[str], opts: BatchOptions, backend: str) -> dict[str, float]:
+    """Each stage's full points in this batch (hidden datasets included when they are graded)."""
+    stages = {s.id: s for s in spec.load_all(ROOT)}
+    out = {}
+    for sid in stage_ids:
+        st = stages[sid]
+        nh = st.hidden.count if opts.hidden and opts.seed and st.hidden else 0
+        out[sid] = fail_stage(st, "submission", "missing", "", nh, backend).max_points
+    return out
+
+
+def write_index(out: Path, reports: list[GradeReport], stage_ids: list[str], maxima: dict[str, float] | None = None,
+                settings: dict | None = None) -> None:
     from . import html_report
 
     rows = []
     for r in sorted(reports, key=lambda r: r.submission):
-        row = gradebook.row(r, stage_ids)
+        row = gradebook.row(r, stage_ids, maxima)
         row["link"] = str(student_dir(Path(), r.submission) / "report.html")
+        row["has_report"] = (student_dir(out, r.submission) / "report.html").exists()
         rows.append(row)
-    (out / "index.html").write_text(html_report.render_index(rows, f"tilelab batch: {len(rows)} submissions"))
+    (out / "index.html").write_text(html_report.render_index(rows, f"tilelab batch: {len(rows)} submissions",
+                                                             stage_ids, settings or {}))
+
+
+def pending(sub: submission_mod.Submission, folder: Path, backend: str) -> GradeReport:
+    """The row of a student the batch did not (re)grade: their previous grade if any, marked."""
+    try:
+        prev = GradeReport.from_dict(json.loads((folder / "grade.json").read_text()))
+        prev.message = "not regraded yet (the batch was stopped): these are the previous run's points"
+    except (OSError, ValueError, TypeError, KeyError):
+        prev = GradeReport(sub.name, "submission", backend, message="not graded yet (the batch was stopped)")
+    prev.submission, prev.status = sub.name, gradebook.PENDING
+    return prev
 
 
 def run_batch(submissions: Path, opts: BatchOptions, grader: Grader | None = None,
-              on_event: Callable[[str, GradeReport, bool], None] | None = None) -> BatchSummary:
-    """Grade every submission under `submissions`; on_event(name, report, reused) after each."""
+              on_event: Callable[[str, GradeReport, bool], None] | None = None,
+              on_step: OnStep | None = None) -> BatchSummary:
+    """Grade every submission under `submissions`; on_event(name, report, reused) after each,
+    on_step(name, step) as each one's grading goes on (configuring, building, checking)."""
     grader = grader or grade_run
     all_ids = [s.id for s in spec.load_all(ROOT)]
     stage_ids = opts.stages or all_ids
     backend = resolve_backend(opts.backend)
     key = config_key(opts, backend)
+    # Absolute from here on: compiler messages name the build tree's files by absolute path, and
+    # the scratch prefix is cut from them only when it is spelled the same way.
+    opts.out = Path(opts.out).resolve()
+    opts.build_root = Path(opts.build_root).resolve() if opts.build_root else None
     opts.out.mkdir(parents=True, exist_ok=True)
     subs = submission_mod.discover(submissions)
     summary = BatchSummary(gradebook=opts.out / GRADEBOOK)
+    most = maxima(stage_ids, opts, backend)
+    settings = {"backend": backend, "stages": ", ".join(stage_ids),
+                "hidden datasets": f"yes, seed {opts.seed}" if opts.hidden and opts.seed else "no",
+                "written": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
     lock, book_lock = threading.Lock(), threading.Lock()
     todo = []
     for sub in subs:
@@ -168,17 +211,24 @@ def run_batch(submissions: Path, opts: BatchOptions, grader: Grader | None = Non
         else:
             todo.append((sub, folder, digest))
 
+    waiting = {sub.name: pending(sub, folder, backend) for sub, folder, _ in todo}   # read once
+
+    def book() -> list[GradeReport]:
+        """Every submission: graded, reused, or pending (not yet graded in this run)."""
+        return [summary.reports.get(sub.name) or waiting[sub.name] for sub in subs]
+
     def finish(sub, folder, digest, report):
         with book_lock:
             save(report, folder, opts, key, digest)
             summary.reports[sub.name] = report
             summary.graded.append(sub.name)
-            gradebook.write(summary.gradebook, list(summary.reports.values()), stage_ids)
+            gradebook.write(summary.gradebook, book(), stage_ids, most)
         if on_event:
             on_event(sub.name, report, False)
 
     pool = ThreadPoolExecutor(max_workers=max(1, opts.jobs), thread_name_prefix="tilelab-batch")
-    futures = {pool.submit(grade_one, item[0], opts, backend, lock, grader, stage_ids): item for item in todo}
+    futures = {pool.submit(grade_one, item[0], opts, backend, lock, grader, stage_ids, on_step): item
+               for item in todo}
     try:
         for fut in as_completed(futures):
             sub, folder, digest = futures[fut]
@@ -190,7 +240,7 @@ def run_batch(submissions: Path, opts: BatchOptions, grader: Grader | None = Non
         sandbox.STOP.clear()
     else:
         pool.shutdown(wait=True)
-    gradebook.write(summary.gradebook, list(summary.reports.values()), stage_ids)
+    gradebook.write(summary.gradebook, book(), stage_ids, most)
     if "html" in opts.formats:
-        write_index(opts.out, list(summary.reports.values()), stage_ids)
+        write_index(opts.out, book(), stage_ids, most, settings)
     return summary

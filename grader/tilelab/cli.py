@@ -56,10 +56,17 @@ def cmd_batch(args) -> int:
     from .submission import discover
 
     n = len(discover(Path(args.submissions)))
+    print(f"tilelab batch: {n} submissions from {args.submissions}, backend {batch.resolve_backend(opts.backend)}, "
+          f"{opts.jobs} at a time; each student's first step is shown as it starts", flush=True)
     with progress.Progress(n, "grading") as bar:
         def event(name, report, reused):
             bar.advance(("(done before) " if reused else "") + table.summary_line(report))
-        summary = batch.run_batch(Path(args.submissions), opts, on_event=event)
+
+        def step(name, what):
+            bar.note(f"{name}: {what}")
+            if what == "configuring":
+                bar.log(f"{name}: started")
+        summary = batch.run_batch(Path(args.submissions), opts, on_event=event, on_step=step)
     print(f"gradebook: {summary.gradebook}")
     print(f"reports:   {opts.out / 'index.html'}")
     print(f"graded {len(summary.graded)}, reused {len(summary.reused)}"
@@ -89,9 +96,9 @@ def cmd_release(args) -> int:
 def cmd_gradescope(args) -> int:
     from . import gradescope
 
+    cfg = gradescope.AutograderConfig.load().overridden(stages=args.stage, seed=args.seed, backend=args.backend,
+                                                        hidden_visibility=args.hidden_visibility, timeout=args.timeout)
     if args.make_zip:
-        cfg = gradescope.AutograderConfig(stages=args.stage or [], seed=args.seed or "", backend=args.backend,
-                                          hidden_visibility=args.hidden_visibility)
         names = gradescope.make_zip(Path(args.make_zip), cfg)
         print(f"wrote {args.make_zip} ({len(names)} files; upload it as the autograder of a Gradescope "
               f"programming assignment; base image Ubuntu 24.04)")
@@ -99,10 +106,11 @@ def cmd_gradescope(args) -> int:
             print("note: no --seed given, so the hidden datasets are not graded")
         return 0
     if args.prepare:
-        return gradescope.prepare(Path(args.build_dir or gradescope.GRADESCOPE["build"]))
+        return gradescope.prepare(Path(args.build_dir) if args.build_dir else gradescope.BUILD, cfg)
     fmt = "prairielearn" if args.prairielearn else "gradescope"
     report, path = gradescope.autograde(fmt, args.submission and Path(args.submission),
-                                        args.results and Path(args.results), args.build_dir and Path(args.build_dir))
+                                        args.results and Path(args.results), args.build_dir and Path(args.build_dir),
+                                        cfg)
     from .table import summary_line
 
     print(summary_line(report))
@@ -224,15 +232,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("gradescope", help="autograder entry (Gradescope, PrairieLearn) and its zip")
     p.add_argument("--submission", help="default /autograder/submission (PrairieLearn: /grade/student)")
     p.add_argument("--results", help="default /autograder/results/results.json (PrairieLearn: /grade/results/results.json)")
-    p.add_argument("--build-dir", help="default /autograder/build")
+    p.add_argument("--build-dir", help="the prepared build (default: build/autograder in the kit)")
     p.add_argument("--prairielearn", action="store_true", help="write PrairieLearn's results format")
-    p.add_argument("--prepare", action="store_true", help="build the kit once (setup.sh does this)")
+    p.add_argument("--prepare", action="store_true", help="build everything but the student's file, once (setup.sh)")
     p.add_argument("--make-zip", metavar="ZIP", help="write the Gradescope autograder zip and stop")
-    p.add_argument("--stage", action="append", help="with --make-zip: the stages this assignment grades")
-    p.add_argument("--seed", help="with --make-zip: the grading seed for the hidden datasets")
-    p.add_argument("--backend", choices=["gpu", "emu", "auto"], default="auto")
-    p.add_argument("--hidden-visibility", default="after_published",
-                   choices=["hidden", "after_due_date", "after_published", "visible"])
+    # These override the kit's tilelab-autograder.json (which --make-zip writes from them).
+    p.add_argument("--stage", action="append", help="a stage graded (repeatable; default: every stage handed in)")
+    p.add_argument("--seed", help="the grading seed for the hidden datasets")
+    p.add_argument("--timeout", type=float, help="seconds per stage for the build and for the checks, each")
+    p.add_argument("--backend", choices=["gpu", "emu", "auto"])
+    p.add_argument("--hidden-visibility", choices=["hidden", "after_due_date", "after_published", "visible"])
     p.set_defaults(func=cmd_gradescope)
 
     p = sub.add_parser("bench", help="time every stage's solution and cuBLAS at several sizes")

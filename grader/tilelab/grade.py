@@ -126,7 +126,7 @@ def _grade_stage(tree: Tree, stage: spec.Stage, impl: str, backend: str, registe
                           f"(see {tree.logs / 'configure.log'})", nh, backend)
     # Nothing an earlier build of this stage left (objects, runners, results, logs) is read as this one's.
     since = tree.begin_build(impl, stage.id)
-    b = tree.build_targets(["datasets", *runners], stage.id, opts.build_timeout)
+    b = tree.build_targets([f"datasets-{stage.id}", *runners], stage.id, opts.build_timeout)
     objects = artifacts.fresh_objects(tree.build, impl, stage.id, since)
     refused = refusal(tree.build, stage, objects)
     if refused:
@@ -198,7 +198,8 @@ def run(opts: GradeOptions) -> GradeReport:
         raise UsageError("--hidden needs --seed (the grading seed)")
     impl = opts.impl or ("submission" if opts.submission else "starter")
     backend = resolve_backend(opts.backend)
-    build = Path(opts.build_dir or BUILD_ROOT / f"grade-{impl}-{backend}")
+    # Absolute: compiler messages name files by absolute path, and compile_excerpt cuts this prefix.
+    build = Path(opts.build_dir or BUILD_ROOT / f"grade-{impl}-{backend}").resolve()
     tree = Tree(build, jobs=opts.jobs, memory_bytes=opts.memory_bytes, isolate_network=opts.isolate_network)
     name = opts.name or (Path(opts.submission).stem if opts.submission else impl)
     report = GradeReport(name, impl, backend, hidden=bool(opts.hidden and opts.seed))
@@ -206,7 +207,8 @@ def run(opts: GradeOptions) -> GradeReport:
     sub_root = None
     if opts.submission:
         try:
-            mat = submission_mod.materialize(Path(opts.submission), build / "submission-src", list(all_stages))
+            mat = submission_mod.materialize(Path(opts.submission), build / "submission-src",
+                                             list(opts.stages or all_stages))
         except submission_mod.SubmissionError as e:
             report.status, report.message = "error", str(e)
             return report

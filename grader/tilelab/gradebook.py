@@ -1,5 +1,10 @@
 """The CSV gradebook of a batch: one row per student, a column of points per stage, the total,
-the maximum, the status (graded, build-failed, timeout, error, empty) and a short note."""
+the maximum, the status (graded, build-failed, timeout, error, empty, pending) and a short note.
+
+Every student is graded out of the same maximum: the points of every stage the batch grades, as
+the specs give them, whatever the student handed in; a stage they did not hand in (or that never
+got graded: an error, an empty submission) counts 0. Only a `pending` row -- a student the batch
+has not graded yet, having been stopped -- has blanks: nothing is known about it."""
 
 from __future__ import annotations
 
@@ -9,22 +14,29 @@ from pathlib import Path
 from .model import GradeReport
 
 FIXED = ("student", "status", "total", "max", "note")
+PENDING = "pending"
 
 
 def header(stage_ids: list[str]) -> list[str]:
     return ["student", "status", *stage_ids, "total", "max", "note"]
 
 
-def row(r: GradeReport, stage_ids: list[str]) -> dict:
+def row(r: GradeReport, stage_ids: list[str], maxima: dict[str, float] | None = None) -> dict:
+    """maxima: each stage's full points (default: what the report itself says)."""
     by = {s.stage: s for s in r.stages}
-    out = {"student": r.submission, "status": r.status, "total": f"{r.points:.2f}",
-           "max": f"{r.max_points:.2f}", "note": r.message.splitlines()[0][:200] if r.message else ""}
+    maxima = maxima or {sid: by[sid].max_points for sid in stage_ids if sid in by}
+    known = r.status != PENDING or bool(r.stages)
+    out = {"student": r.submission, "status": r.status,
+           "total": f"{sum(by[s].points for s in stage_ids if s in by):.2f}" if known else "",
+           "max": f"{sum(maxima.get(s, 0.0) for s in stage_ids):.2f}",
+           "note": r.message.splitlines()[0][:200] if r.message else ""}
     for sid in stage_ids:
-        out[sid] = f"{by[sid].points:.2f}" if sid in by else ""
+        out[sid] = f"{by[sid].points:.2f}" if sid in by else ("0.00" if known else "")
     return out
 
 
-def write(path: Path, reports: list[GradeReport], stage_ids: list[str] | None = None) -> None:
+def write(path: Path, reports: list[GradeReport], stage_ids: list[str] | None = None,
+          maxima: dict[str, float] | None = None) -> None:
     if stage_ids is None:
         stage_ids = sorted({s.stage for r in reports for s in r.stages})
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -33,5 +45,5 @@ def write(path: Path, reports: list[GradeReport], stage_ids: list[str] | None = 
         w = csv.DictWriter(f, fieldnames=header(stage_ids))
         w.writeheader()
         for r in sorted(reports, key=lambda r: r.submission):
-            w.writerow(row(r, stage_ids))
+            w.writerow(row(r, stage_ids, maxima))
     tmp.replace(path)

@@ -2,12 +2,22 @@
 
 Gradescope: `make_zip` writes the autograder zip (setup.sh and run_autograder at its root, the kit
 under tilelab/, with its solutions -- the reference for timing -- and the grading seed in
-tilelab-autograder.json, none of which students see). In the container, run_autograder calls
-`./tilelab gradescope`, which grades /autograder/submission and writes
-/autograder/results/results.json. PrairieLearn: the same with /grade/student and
-/grade/results/results.json in PrairieLearn's format.
+tilelab-autograder.json, none of which students see). Gradescope unpacks it into
+/autograder/source, runs setup.sh once when it builds the image, and copies run_autograder to
+/autograder/run_autograder; that script finds the kit and /autograder's folders from its own
+place, so it runs the same in a test's copy of the layout.
 
-Whatever happens, a results file is written: a broken submission gets a score of 0 and a message.
+PrairieLearn: the question's `entrypoint` runs the kit's launcher directly (PrairieLearn execs it,
+no shell), which grades /grade/student and writes /grade/results/results.json in PrairieLearn's
+format. PrairieLearn mounts the job over all of /grade, so the prepared build lives in the kit
+(`<kit>/build/autograder`, made when the image is built), never under /grade: only results.json
+is written there.
+
+Both: `prepare` configures the build and compiles everything but the student's file -- the
+datasets, the emulator, and each graded stage's runners with the reference solution standing in
+for the submission, at the very path grading puts the student's file -- so grading compiles and
+links only that file. Whatever happens, a results file is written: a broken submission gets a
+score of 0 and a message.
 """
 
 from __future__ import annotations
@@ -17,19 +27,28 @@ import os
 import stat
 import traceback
 import zipfile
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from . import ROOT, gradescope_format, prairielearn_format, release, spec
-from .grade import GradeOptions, run as grade_run
+from . import ROOT, gradescope_format, prairielearn_format, release, spec, submission as submission_mod
+from .grade import GradeOptions, resolve_backend, run as grade_run
 from .model import GradeReport
 from .tree import Tree
 
 CONFIG = "tilelab-autograder.json"
-GRADESCOPE = {"submission": "/autograder/submission", "results": "/autograder/results/results.json",
-              "build": "/autograder/build"}
-PRAIRIELEARN = {"submission": "/grade/student", "results": "/grade/results/results.json",
-                "build": "/grade/build"}
+BUILD = ROOT / "build" / "autograder"     # the prepared build: inside the kit, outside /grade
+SOURCE = "submission-src"                 # where grade.run puts the student's files in a build
+
+
+def platform_paths(fmt: str) -> dict[str, Path]:
+    """Where the platform puts the submission and reads the results. The roots are the real ones
+    (/autograder, /grade); TILELAB_GRADESCOPE_ROOT / TILELAB_PRAIRIELEARN_ROOT move them, for a
+    test that builds the layout in a temporary folder."""
+    if fmt == "gradescope":
+        root = Path(os.environ.get("TILELAB_GRADESCOPE_ROOT") or "/autograder")
+        return {"submission": root / "submission", "results": root / "results" / "results.json"}
+    root = Path(os.environ.get("TILELAB_PRAIRIELEARN_ROOT") or "/grade")
+    return {"submission": root / "student", "results": root / "results" / "results.json"}
 
 
 @dataclass
@@ -48,6 +67,10 @@ class AutograderConfig:
         d = json.loads(p.read_text())
         return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
 
+    def overridden(self, **given) -> "AutograderConfig":
+        """This config with the options given on the command line (None: not given) in place."""
+        return replace(self, **{k: v for k, v in given.items() if v is not None})
+
 
 SETUP_SH = """#!/bin/sh
 # Gradescope runs this once, as root, when it builds the autograder image (Ubuntu 24.04 base
@@ -55,15 +78,17 @@ SETUP_SH = """#!/bin/sh
 set -eu
 cd /autograder/source/tilelab
 ./grader/setup/install-deps.sh
-# Build the kit (core library, datasets) once, so each submission only compiles its own file.
-./tilelab gradescope --prepare --build-dir /autograder/build
+# Build everything but the student's file once (into tilelab/build/autograder), so grading a
+# submission compiles only its matmul.cu.
+./tilelab gradescope --prepare
 """
 
 RUN_AUTOGRADER = """#!/bin/sh
-# Gradescope's entry point: grade /autograder/submission into /autograder/results/results.json.
-cd /autograder/source/tilelab || exit 1
-exec ./tilelab gradescope --submission /autograder/submission \\
-  --results /autograder/results/results.json --build-dir /autograder/build
+# Gradescope's entry point, copied to /autograder/run_autograder: grade <here>/submission into
+# <here>/results/results.json with the kit in <here>/source/tilelab (<here> is /autograder).
+here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
+exec "$here/source/tilelab/tilelab" gradescope --submission "$here/submission" \\
+  --results "$here/results/results.json"
 """
 
 
@@ -75,8 +100,9 @@ def _failure(name: str, exc: BaseException, backend: str) -> GradeReport:
 
 def grade_submission(submission: Path, build: Path, cfg: AutograderConfig) -> GradeReport:
     opts = GradeOptions(stages=cfg.stages or None, submission=submission, name="submission", impl="submission",
-                        backend=cfg.backend, hidden=bool(cfg.seed), seed=cfg.seed or None, build_dir=build,
-                        build_timeout=cfg.timeout, check_timeout=cfg.timeout, isolate_network=True)
+                        backend=cfg.backend, hidden=bool(cfg.seed), seed=cfg.seed or None,
+                        build_dir=Path(build).resolve(), build_timeout=cfg.timeout, check_timeout=cfg.timeout,
+                        isolate_network=True)
     try:
         return grade_run(opts)
     except Exception as e:  # the results file must still be written
@@ -93,23 +119,35 @@ def write_results(report: GradeReport, results: Path, fmt: str, cfg: AutograderC
 
 def autograde(fmt: str = "gradescope", submission: Path | None = None, results: Path | None = None,
               build: Path | None = None, cfg: AutograderConfig | None = None) -> tuple[GradeReport, Path]:
-    where = GRADESCOPE if fmt == "gradescope" else PRAIRIELEARN
+    where = platform_paths(fmt)
     cfg = cfg or AutograderConfig.load()
-    report = grade_submission(Path(submission or where["submission"]), Path(build or where["build"]), cfg)
+    report = grade_submission(Path(submission or where["submission"]), Path(build or BUILD), cfg)
     return report, write_results(report, Path(results or where["results"]), fmt, cfg)
 
 
-def prepare(build: Path, cfg: AutograderConfig | None = None) -> int:
-    """Configure and build the kit's shared parts once (setup.sh), before any submission."""
+def prepare(build: Path = BUILD, cfg: AutograderConfig | None = None) -> int:
+    """Configure and build, once (setup.sh, the image's build), everything grading a submission
+    needs but the student's file: the reference solution of each graded stage stands in for it at
+    <build>/submission-src, where grade.run puts the student's files, so the configure that
+    grading repeats changes nothing and the build recompiles only that file."""
     cfg = cfg or AutograderConfig.load()
-    tree = Tree(Path(build))
-    from .grade import resolve_backend
-
-    if not tree.configure([], None, cfg.seed or None, resolve_backend(cfg.backend)).ok:
+    build = Path(build).resolve()
+    stages = cfg.stages or [s.id for s in spec.load_all(ROOT)]
+    backend = resolve_backend(cfg.backend)
+    tree = Tree(build)
+    try:
+        mat = submission_mod.materialize(ROOT / "solutions", build / SOURCE, stages)
+    except (OSError, submission_mod.SubmissionError) as e:
+        print(f"tilelab: no reference solutions to prepare with ({e}); only the shared parts are built")
+        mat = None
+    if not tree.configure([], mat.root if mat and mat.stages else None, cfg.seed or None, backend).ok:
         print((tree.logs / "configure.log").read_text()[-4000:])
         return 2
-    b = tree.build_targets(["datasets"], "prepare")
-    print(f"tilelab: prepared {build} ({'ok' if b.ok else 'build failed, see ' + str(tree.logs)})")
+    targets = [f"datasets-{sid}" for sid in stages]
+    targets += [t for sid in (mat.stages if mat else []) for t in tree.runner_targets("submission", sid, backend)]
+    b = tree.build_targets(targets, "prepare")
+    print(f"tilelab: prepared {build} for {', '.join(stages)} on {backend} "
+          f"({'ok' if b.ok else 'build failed, see ' + str(tree.logs)})")
     return 0 if b.ok else 2
 
 

@@ -36,6 +36,14 @@ class Progress:
         if self._rich:
             self._rich.update(self._task, current=text)
 
+    def log(self, line: str) -> None:
+        """A line printed now, above the bar (or plainly), without counting an item done."""
+        with self._lock:
+            if self._rich:
+                self._rich.console.print(line)
+            else:
+                print(f"[{self.done}/{self.total}] {line}", flush=True)
+
     def advance(self, line: str) -> None:
         with self._lock:
             self.done += 1

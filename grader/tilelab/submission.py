@@ -5,6 +5,7 @@ never touched and nothing but the expected files is compiled."""
 from __future__ import annotations
 
 import hashlib
+import re
 import shutil
 import tempfile
 import zipfile
@@ -14,6 +15,7 @@ from pathlib import Path
 MAX_FILE_BYTES = 1 << 20          # one matmul.cu
 MAX_ZIP_BYTES = 64 << 20          # all of a zip, uncompressed
 FILENAME = "matmul.cu"
+STAGE_DIR = re.compile(r"^\d\d-[a-z0-9-]+$")   # a stage folder's name: 01-basic, 02-tiled ...
 
 
 class SubmissionError(ValueError):
@@ -67,17 +69,49 @@ def _extract(zip_path: Path, dest: Path) -> None:
         raise SubmissionError(f"{zip_path.name}: not a readable zip: {e}") from None
 
 
-def find_stage_files(tree: Path, stages: list[str]) -> dict[str, Path]:
-    """<stage>/matmul.cu anywhere in tree (the shallowest wins); a lone matmul.cu counts for the
-    single stage asked for."""
+def _candidates(tree: Path, pattern: str) -> list[Path]:
+    """Files matching pattern under tree, shallowest first, leaving out what is no student's work:
+    links, and the AppleDouble copies macOS puts into zips (__MACOSX/, ._name)."""
+    return sorted((f for f in tree.rglob(pattern) if f.is_file() and not f.is_symlink()
+                   and "__MACOSX" not in f.relative_to(tree).parts and not f.name.startswith("._")),
+                  key=lambda p: (len(p.parts), str(p)))
+
+
+def find_stage_files(tree: Path, stages: list[str], notes: list[str] | None = None) -> dict[str, Path]:
+    """<stage>/matmul.cu anywhere in tree (the shallowest wins). When one stage is asked for and
+    no <stage>/matmul.cu is there, a lone .cu file counts for it (a bare `matmul.cu`, or one the
+    browser renamed, `matmul (1).cu`), unless it sits in another stage's folder. What was found
+    instead of the expected files goes to `notes`, for the student."""
+    notes = [] if notes is None else notes
     found: dict[str, Path] = {}
-    for f in sorted(tree.rglob(FILENAME), key=lambda p: (len(p.parts), str(p))):
-        if f.is_file() and not f.is_symlink() and f.parent.name in stages and f.parent.name not in found:
+    for f in _candidates(tree, FILENAME):
+        if f.parent.name in stages and f.parent.name not in found:
             found[f.parent.name] = f
-    if not found and len(stages) == 1:
-        loose = [f for f in tree.rglob(FILENAME) if f.is_file() and not f.is_symlink()]
+    if found:
+        return found
+    if len(stages) == 1:
+        def outside_stages(files):
+            return [f for f in files if f.parent == tree or not STAGE_DIR.match(f.parent.name)]
+        every = _candidates(tree, f"*{Path(FILENAME).suffix}")
+        named = [f for f in outside_stages(every) if f.name == FILENAME]
+        loose = named or outside_stages(every)
         if len(loose) == 1:
-            found[stages[0]] = loose[0]
+            return {stages[0]: loose[0]}
+        if loose:
+            notes.append(f"{len(loose)} candidate files: {', '.join(str(f.relative_to(tree)) for f in loose[:5])}; "
+                         f"hand in one {FILENAME} (or {stages[0]}/{FILENAME})")
+        elif every:
+            notes.append(f"this assignment grades {stages[0]}, but the file handed in is "
+                         f"{every[0].relative_to(tree)}; hand in {stages[0]}/{FILENAME} (or a bare {FILENAME})")
+    else:
+        loose = _candidates(tree, FILENAME)
+        if loose:
+            notes.append(f"{loose[0].relative_to(tree)} is not in a stage folder; this assignment grades "
+                         f"{', '.join(stages)}: hand in <stage>/{FILENAME}, e.g. {stages[0]}/{FILENAME}")
+    if not notes:
+        seen = sorted(str(f.relative_to(tree)) for f in tree.rglob("*") if f.is_file())
+        notes.append("the submission holds " + (", ".join(seen[:8]) + (" ..." if len(seen) > 8 else "")
+                                                if seen else "no files"))
     return found
 
 
@@ -93,8 +127,8 @@ def materialize(sub: Path, dest: Path, stages: list[str]) -> Materialized:
                 raise SubmissionError(f"{src.name}: a submission is a folder or a .zip")
             _extract(src, Path(tmp))
             src = Path(tmp)
-        files = find_stage_files(src, stages)
         out = Materialized(dest)
+        files = find_stage_files(src, stages, out.notes)
         h = hashlib.sha256()
         for stage in stages:
             f = files.get(stage)

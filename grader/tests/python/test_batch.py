@@ -4,6 +4,7 @@ submission, per-student outputs, and resuming without regrading finished student
 import csv
 import json
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -159,3 +160,84 @@ def test_a_build_tree_left_by_an_interrupted_run_is_not_graded_in(tmp_path):
 
     batch.run_batch(subs, o, grader=grader)
     assert seen == [False]
+
+
+def test_an_interrupted_batch_keeps_every_student_in_the_gradebook_and_index(tmp_path):
+    subs = make_subs(tmp_path / "subs", {"alice": "good", "bob": "good", "carol": "good"})
+    html = ("gradescope", "grade", "html")
+    batch.run_batch(subs, opts(tmp_path, jobs=1, formats=html), grader=FakeGrader())
+    # bob and carol hand in again; the regrade stops at bob (carol never starts).
+    (subs / "bob" / STAGE / "matmul.cu").write_text("interrupt")
+    (subs / "carol" / STAGE / "matmul.cu").write_text("wrong")
+    (subs / "dave" / STAGE).mkdir(parents=True)
+    (subs / "dave" / STAGE / "matmul.cu").write_text("good")
+    s = batch.run_batch(subs, opts(tmp_path, jobs=1, formats=html), grader=FakeGrader())
+    assert s.interrupted
+    book = rows(tmp_path / "out")
+    assert set(book) == {"alice", "bob", "carol", "dave"}, "nobody vanishes from the gradebook"
+    assert book["alice"]["status"] == "graded"
+    for name in ("bob", "carol"):   # the previous run's points, marked as such
+        assert book[name]["status"] == "pending" and float(book[name]["total"]) > 0
+        assert "previous" in book[name]["note"]
+    assert book["dave"]["status"] == "pending" and book["dave"]["total"] == "" and "not graded" in book["dave"]["note"]
+    index = (tmp_path / "out" / "index.html").read_text()
+    assert all(n in index for n in ("alice", "bob", "carol", "dave"))
+
+
+def test_every_student_has_the_same_maximum_and_a_zero_for_a_stage_not_handed_in(tmp_path):
+    two = ["01-basic", "02-tiled"]
+    subs = make_subs(tmp_path / "subs", {"alice": "good"})
+    (subs / "bob" / "02-tiled").mkdir(parents=True)
+    (subs / "bob" / "02-tiled" / "matmul.cu").write_text("good")
+    (subs / "carol").mkdir()
+    (subs / "carol" / "notes.txt").write_text("forgot the code")
+    seen = {}
+
+    def grader(go):   # reports only the stages handed in, or none at all, as a grader may
+        seen[go.name] = go.stages
+        handed_in = {p.parent.name for p in go.submission.rglob("matmul.cu")}
+        if not handed_in:
+            return GradeReport(go.name, "submission", go.backend, status="empty", message="no matmul.cu")
+        r = fakes.report(go.name, hidden=False)
+        r.stages = [s for s in r.stages if s.stage in handed_in]
+        return r
+    batch.run_batch(subs, opts(tmp_path, stages=two), grader=grader)
+    assert seen == {n: two for n in ("alice", "bob", "carol")}, "each student is graded on every stage"
+    book = rows(tmp_path / "out")
+    assert len({book[n]["max"] for n in book}) == 1 and float(book["alice"]["max"]) > 0
+    full = batch.maxima(two, opts(tmp_path, stages=two), "gpu")
+    assert float(book["alice"]["max"]) == pytest.approx(sum(full.values()), abs=0.01)
+    assert all(book[n][s] != "" for n in book for s in two), "no blanks: a stage not graded is 0"
+
+
+def test_each_student_reports_its_steps_as_it_goes(tmp_path):
+    subs = make_subs(tmp_path / "subs", {"alice": "good"})
+    steps = []
+
+    def grader(go):
+        go.on_step("configuring")
+        go.on_step(f"building {STAGE}")
+        return fakes.report(go.name, hidden=False)
+    batch.run_batch(subs, opts(tmp_path), grader=grader, on_step=lambda name, what: steps.append((name, what)))
+    assert steps == [("alice", "configuring"), ("alice", f"building {STAGE}")]
+
+
+def test_a_relative_out_gives_the_grader_absolute_paths(tmp_path, monkeypatch):
+    subs = make_subs(tmp_path / "subs", {"alice": "good"})
+    monkeypatch.chdir(tmp_path)
+    seen = []
+
+    def grader(go):
+        seen.append(go.build_dir)
+        return fakes.report(go.name, hidden=False)
+    batch.run_batch(subs, opts(tmp_path, out=Path("grades")), grader=grader)
+    (build,) = seen
+    assert build.is_absolute() and build == tmp_path / "grades" / ".build" / "alice"
+    assert (tmp_path / "grades" / batch.GRADEBOOK).exists()
+
+
+def test_the_index_shows_stages_backend_and_seed(tmp_path):
+    subs = make_subs(tmp_path / "subs", {"alice": "good"})
+    batch.run_batch(subs, opts(tmp_path, hidden=True, seed="4242", formats=("grade", "html")), grader=FakeGrader())
+    index = (tmp_path / "out" / "index.html").read_text()
+    assert f">{STAGE}</th>" in index and "gpu" in index and "4242" in index

@@ -105,7 +105,7 @@ def test_gradebook_has_a_row_per_student_and_a_column_per_stage(tmp_path):
     assert float(alice["total"]) == pytest.approx(sum(float(alice[i]) for i in ids), abs=0.05)
     assert float(alice["total"]) == pytest.approx(float(alice["max"]), abs=0.05)
     assert float(rows[1]["total"]) == 0 and rows[2]["status"] == "build-failed"
-    assert rows[2]["note"] == "no stage compiled" and rows[2][ids[0]] == ""
+    assert rows[2]["note"] == "no stage compiled" and rows[2][ids[0]] == "0.00", "a stage not graded counts 0"
 
 
 def test_grade_json_round_trips():

@@ -2,6 +2,7 @@
 
 import json
 import stat
+import subprocess
 import zipfile
 
 import pytest
@@ -23,7 +24,8 @@ def test_zip_has_the_entry_points_the_kit_and_the_config(tmp_path):
             assert (z.getinfo(n).external_attr >> 16) & stat.S_IXUSR, f"{n} is executable"
         conf = json.loads(z.read(f"tilelab/{gradescope.CONFIG}"))
         assert conf["seed"] == "1234" and conf["hidden_visibility"] == "after_published"
-        assert "/autograder/results/results.json" in z.read("run_autograder").decode()
+        assert '"$here/results/results.json"' in z.read("run_autograder").decode()
+        assert "./tilelab gradescope --prepare" in z.read("setup.sh").decode()
 
 
 def test_unknown_stages_are_refused(tmp_path):
@@ -65,3 +67,37 @@ def test_hidden_runs_use_the_seed_and_after_published(tmp_path, monkeypatch):
     assert seen == {"hidden": True, "seed": "42", "impl": "submission", "net": True}
     doc = json.loads(path.read_text())
     assert {t["visibility"] for t in doc["tests"] if "(hidden)" in t["name"]} == {"after_published"}
+
+
+def test_run_autograder_finds_the_kit_and_folders_from_its_own_place(tmp_path):
+    """Gradescope copies run_autograder to /autograder; it works wherever that folder is, and is
+    executed directly (no shell, from any folder)."""
+    ag = tmp_path / "autograder"
+    launcher = ag / "source" / "tilelab" / "tilelab"
+    launcher.parent.mkdir(parents=True)
+    launcher.write_text('#!/bin/sh\nprintf "%s\\n" "$@"\n')
+    launcher.chmod(0o755)
+    (ag / "run_autograder").write_text(gradescope.RUN_AUTOGRADER)
+    (ag / "run_autograder").chmod(0o755)
+    p = subprocess.run([str(ag / "run_autograder")], cwd="/", capture_output=True, text=True, timeout=30)
+    assert p.returncode == 0, p.stderr
+    args = p.stdout.split("\n")
+    assert args[0] == "gradescope"
+    assert args[args.index("--submission") + 1] == str(ag / "submission")
+    assert args[args.index("--results") + 1] == str(ag / "results" / "results.json")
+
+
+def test_command_line_options_override_the_kits_config(tmp_path, monkeypatch):
+    from tilelab import cli
+
+    seen = {}
+
+    def fake(fmt, submission, results, build, cfg):
+        seen.update(fmt=fmt, cfg=cfg)
+        return fakes.report("submission"), tmp_path / "r.json"
+    monkeypatch.setattr(gradescope, "autograde", fake)
+    assert cli.main(["gradescope", "--prairielearn", "--stage", "02-tiled", "--seed", "9", "--timeout", "120"]) == 0
+    cfg = seen["cfg"]
+    assert seen["fmt"] == "prairielearn" and cfg.stages == ["02-tiled"] and cfg.seed == "9" and cfg.timeout == 120
+    assert cfg.backend == gradescope.AutograderConfig.load().backend, "an option not given keeps the config's value"
+
