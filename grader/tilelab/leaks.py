@@ -7,8 +7,8 @@ holds (CMakePresets.json, CMakeUserPresets.json, tilelab-autograder.json) or tha
 command whose build tree is under build/ (CMakeCache.txt). A scan opens archives (zip, tar with any
 compression, a lone gzip/bzip2/xz stream), nested ones too, so a Gradescope zip or a batch's results
 left in a shipped folder are read like plain files, and names the file (`docs/x.zip!tilelab/...`).
-A seed is found by its value next to a seed's name (`"seed": "123"`, `--seed 123`,
-`TILELAB_GRADING_SEED=123`), or anywhere as a whole word when it is long enough not to occur by
+A seed is found by its value next to a seed's name (`"seed": "<S>"`, `--seed <S>`,
+`TILELAB_GRADING_SEED=<S>`), or anywhere as a whole word when it is long enough not to occur by
 chance; a config that sets a grading seed is a leak whatever the value, since a seed an instructor
 used on another machine is not known here."""
 
