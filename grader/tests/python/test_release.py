@@ -155,7 +155,8 @@ def test_a_seed_given_to_a_command_is_found(kit, tmp_path):
     and so is any config that sets a grading seed, even one not known here."""
     cache = kit / "build" / "grade-solution-emu" / "CMakeCache.txt"
     cache.parent.mkdir(parents=True)
-    cache.write_text("TILELAB_GRADING_SEED:STRING=4242\n")
+    var = "TILELAB_GRADING_SEED"   # (a literal setting here would itself be refused: this file ships)
+    cache.write_text(f"{var}:STRING=4242\n")
     (kit / "docs" / "notes.md").write_text("Graded with `--seed 4242`.\n")
     (kit / "grader" / "tilelab-autograder.json").write_text('{"seed": "999"}\n')
     _git(kit, "add", "-A")
