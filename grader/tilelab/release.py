@@ -193,6 +193,8 @@ def _copy(name: str, root: Path, dst: Path, rel: Release) -> None:
 def make(out: Path, root: Path = ROOT, force: bool = False) -> Release:
     """Write the student repository to out; with problems (rel.problems), write nothing there."""
     out = Path(out).absolute()
+    if Path(root).resolve().is_relative_to(out.resolve()):
+        raise FileExistsError(f"{out} holds the kit itself: release into a folder outside it")
     if out.exists() and any(out.iterdir()) and not force:
         raise FileExistsError(f"{out} exists and is not empty (use --force to replace it)")
     stage_dir = out.parent / f".{out.name}.release-tmp"

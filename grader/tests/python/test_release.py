@@ -83,6 +83,8 @@ def test_an_existing_folder_is_not_overwritten_by_accident(tmp_path):
     (tmp_path / "x" / "keep").write_text("")
     with pytest.raises(FileExistsError):
         release.make(tmp_path / "x")
+    with pytest.raises(FileExistsError):   # --force never replaces the kit itself
+        release.make(ROOT.parent, force=True)
 
 
 # ---- a copy of the kit as a git checkout, to plant what an instructor leaves lying around ----
