@@ -83,8 +83,7 @@ def cmd_release(args) -> int:
         print(f"not shipped: {len(rel.not_tracked)} file(s) git does not track: {shown} "
               f"(only tracked files ship; git add what students need)")
     if not rel.ok:
-        for p in rel.problems:
-            print(f"LEAK: {p}" if "leaves out" not in p else f"BROKEN REFERENCE: {p}")
+        print("".join(f"LEAK: {p}\n" for p in rel.leaks) + "".join(f"BROKEN REFERENCE: {p}\n" for p in rel.broken_references), end="")
         print(f"tilelab: nothing was written to {rel.out}: fix the above and release again")
         return 1
     print(f"wrote the student repository to {rel.out} ({len(rel.files)} files; adapted: {', '.join(rel.changed)})")

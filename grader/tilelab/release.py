@@ -56,7 +56,12 @@ class Release:
     files: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
     not_tracked: list[str] = field(default_factory=list)   # files git does not track: never shipped
-    problems: list[str] = field(default_factory=list)      # leaks and broken references: nothing written
+    leaks: list[str] = field(default_factory=list)         # with any of these two, nothing is written
+    broken_references: list[str] = field(default_factory=list)
+
+    @property
+    def problems(self) -> list[str]:
+        return self.leaks + self.broken_references
 
     @property
     def ok(self) -> bool:
@@ -212,7 +217,8 @@ def make(out: Path, root: Path = ROOT, force: bool = False) -> Release:
         rel.changed.append("README.md")
         if "README.md" not in rel.files:
             rel.files.append("README.md")
-        rel.problems = leaks(stage_dir, root) + missing_references(stage_dir, root)
+        rel.leaks = leaks(stage_dir, root)
+        rel.broken_references = missing_references(stage_dir, root)
         if rel.problems:
             return rel
         if out.exists():
