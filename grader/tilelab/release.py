@@ -38,7 +38,7 @@ EXCLUDE_NAMES = {"__pycache__", ".pytest_cache"}
 # Instructor material. The known-bad suite: its submissions are working kernels with one bug
 # each, and its mutants are solutions with one edit.
 EXCLUDE_PATHS = {"docs/instructor.md", "docs/github-classroom", "grader/tests/submissions",
-                 "grader/tests/release_check.py", "grader/tilelab/templates"}
+                 "grader/tests/release_check.py", "grader/tilelab/templates/student-README.md.j2"}
 README_TEMPLATE = "student-README.md.j2"
 INSTRUCTOR_BEGIN = re.compile(r"^\s*<!--\s*instructor\s*-->\s*$")
 INSTRUCTOR_END = re.compile(r"^\s*<!--\s*/instructor\s*-->\s*$")

@@ -36,6 +36,11 @@ def test_what_students_need_ships(out):
     for f in ("CMakeLists.txt", "CMakePresets.json", "tilelab", "grader/tilelab/cli.py", "datasets/generate.cpp"):
         assert (out / f).exists(), f
     assert (out / "tilelab").stat().st_mode & 0o111, "the launcher stays executable"
+    # The grader's package whole (its HTML templates too), but for the student README's template.
+    for f in (ROOT / "grader" / "tilelab").rglob("*"):
+        rel = f.relative_to(ROOT)
+        if f.is_file() and f.suffix != ".pyc" and "__pycache__" not in rel.parts and f.name != release.README_TEMPLATE:
+            assert (out / rel).exists(), rel
 
 
 def test_presets_build_the_starter_without_a_seed(out):
