@@ -32,7 +32,7 @@ def step(what: str, cmd: list[str], cwd: Path) -> tuple[int, str, float]:
     t = time.monotonic()
     p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     took = time.monotonic() - t
-    print(p.stdout[-6000:])
+    print(p.stdout if p.returncode else p.stdout[-6000:])   # a failure's whole output: its cause is early
     print(f"== {what}: exit {p.returncode} after {took:.0f} s", flush=True)
     return p.returncode, p.stdout, took
 
