@@ -67,11 +67,13 @@ foreach(stage IN LISTS TILELAB_STAGES)
       if(impl STREQUAL "starter" AND TILELAB_STARTER_EXPECT_FAIL)
         list(APPEND wrap --expect-fail)
       endif()
-      add_test(NAME ${name}
-        COMMAND ${wrap} -- "${PROJECT_BINARY_DIR}/runners/run-${impl}-${stage}-gpu"
-                --spec "${TILELAB_${stage}_SPEC}" --dataset "${TILELAB_DATASETS_DIR}/${stage}/${ds}"
-                --check correct --json "${json}" --timeout ${_san_timeout_${tool}}
-        WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}/grader")
+      set(cmd ${wrap} -- "${PROJECT_BINARY_DIR}/runners/run-${impl}-${stage}-gpu"
+              --spec "${TILELAB_${stage}_SPEC}" --dataset "${TILELAB_DATASETS_DIR}/${stage}/${ds}"
+              --check correct --json "${json}" --timeout ${_san_timeout_${tool}})
+      if(NOT TILELAB_STARTER_EXPECT_FAIL)
+        tilelab_starter_wrap(${impl} "${json}" cmd)   # the student repository's progress mode
+      endif()
+      add_test(NAME ${name} COMMAND ${cmd} WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}/grader")
       math(EXPR hard "${_san_timeout_${tool}} + 60")
       set_tests_properties(${name} PROPERTIES
         SKIP_RETURN_CODE ${TILELAB_SKIP_CODE}

@@ -25,7 +25,7 @@ endfunction()
 # here and fails kit.mutants. The student repository has neither solutions nor this suite.
 set(TILELAB_MUTANTS_DIR "${PROJECT_BINARY_DIR}/kit-mutants")
 set(TILELAB_MUTATE "${PROJECT_SOURCE_DIR}/grader/tests/submissions/mutate.py")
-if(EXISTS "${TILELAB_MUTATE}" AND IS_DIRECTORY "${PROJECT_SOURCE_DIR}/solutions")
+if(EXISTS "${TILELAB_MUTATE}" AND TILELAB_HAVE_SOLUTIONS)
   execute_process(COMMAND "${Python3_EXECUTABLE}" "${TILELAB_MUTATE}" write "${TILELAB_MUTANTS_DIR}"
                   RESULT_VARIABLE _mutate_rc ERROR_VARIABLE _mutate_err)
   if(NOT _mutate_rc EQUAL 0)
@@ -147,18 +147,29 @@ function(tilelab_add_gpu_runner impl stage src)
   set_target_properties(${runner} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/runners")
 endfunction()
 
-# One CTest check. Starters in the kit's self-test must fail with exactly `expect` (a wrong
-# result), never crash or pass: tilelab.expect asserts that and passes the skip code through.
+# The command of a starter check, wrapped by tilelab.expect (which passes the skip code through):
+# in the kit's self-test (TILELAB_STARTER_EXPECT_FAIL) the unmodified starter must fail with
+# exactly a wrong result, never crash or pass; in the student repository's test suite
+# (TILELAB_STARTER_PROGRESS) any verdict is the assignment's state, and only a check that gives
+# none fails. Other implementations, and the student preset, run the plain check.
+function(tilelab_starter_wrap impl json cmd_var)
+  set(cmd ${${cmd_var}})
+  if(impl STREQUAL "starter" AND TILELAB_STARTER_EXPECT_FAIL)
+    set(cmd "${Python3_EXECUTABLE}" -m tilelab.expect --exit wrong --json "${json}" -- ${cmd})
+  elseif(impl STREQUAL "starter" AND TILELAB_STARTER_PROGRESS)
+    set(cmd "${Python3_EXECUTABLE}" -m tilelab.expect --exit any --json "${json}" -- ${cmd})
+  endif()
+  set(${cmd_var} "${cmd}" PARENT_SCOPE)
+endfunction()
+
+# One CTest check (the starter's wrapped as above).
 function(tilelab_add_check impl stage dataset check backend)
   cmake_parse_arguments(A "" "TIMEOUT" "ARGS;LABELS" ${ARGN})
   set(name "${impl}.${stage}.${dataset}.${check}")
   set(runner "${PROJECT_BINARY_DIR}/runners/run-${impl}-${stage}-${backend}")
   set(cmd "${runner}" --spec "${TILELAB_${stage}_SPEC}" ${A_ARGS}
           --json "${TILELAB_RESULTS_DIR}/${name}.json" --timeout ${A_TIMEOUT})
-  if(impl STREQUAL "starter" AND TILELAB_STARTER_EXPECT_FAIL)
-    set(cmd "${Python3_EXECUTABLE}" -m tilelab.expect --exit wrong
-            --json "${TILELAB_RESULTS_DIR}/${name}.json" -- ${cmd})
-  endif()
+  tilelab_starter_wrap(${impl} "${TILELAB_RESULTS_DIR}/${name}.json" cmd)
   add_test(NAME ${name} COMMAND ${cmd} WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}/grader")
   math(EXPR hard_timeout "${A_TIMEOUT} + 30")
   set_tests_properties(${name} PROPERTIES

@@ -1,15 +1,70 @@
 """`tilelab setup`: after grader/setup/install-deps.sh has installed the packages (the launcher
-runs it first), build the kit and run the main job -- grading the reference solutions, on the GPU
-when one is present and on the CPU emulator otherwise."""
+runs it first), build the kit and run the main job, on the GPU when one is present and on the CPU
+emulator otherwise:
+  * in the instructor's kit (solutions/ present): grade the reference solutions; every check must
+    pass (exit status as `./tilelab grade`);
+  * in the student repository (`./tilelab release`, no solutions/): grade the student's code --
+    the starter at first, whose checks all fail until the kernels are written. Those failures are
+    the assignment, so they are explained, not reported as a broken setup: exit 0 once the grading
+    ran, 1 when a stage does not compile (or calls what is forbidden), 2 when the grader could not
+    run at all."""
 
 from __future__ import annotations
 
-from . import grade
+import os
+
+from . import ROOT, grade
+
+
+def is_student_repository(root=ROOT) -> bool:
+    return not (root / "solutions").is_dir()
 
 
 def setup(run_main_job: bool = True, assume_yes: bool = False) -> int:
     del assume_yes  # install-deps.sh never prompts; kept so `setup -y` reads naturally in scripts
     if not run_main_job:
         return 0
-    print("tilelab: grading the reference solutions (the kit's main job)")
-    return grade.grade(impl="solution", build_dir=str(grade.BUILD_ROOT / "grade-solution"))
+    if not is_student_repository():
+        print("tilelab: grading the reference solutions (the kit's main job)")
+        return grade.grade(impl="solution", build_dir=str(grade.BUILD_ROOT / "grade-solution"))
+    return grade_student_code()
+
+
+def grade_student_code() -> int:
+    from . import table
+
+    print("tilelab: grading your code in starter/ (the starter's checks fail until you write the kernels)")
+    try:
+        report = grade.run(grade.GradeOptions(impl="starter", jobs=os.cpu_count() or 1, on_step=table.step_printer()))
+    except grade.UsageError as e:
+        print(f"tilelab: {e}")
+        return 4
+    table.print_report(report)
+    dest = grade.BUILD_ROOT / f"grade-{report.impl}-{report.backend}"
+    for p in grade.write_outputs(report, dest):
+        print(f"wrote {p}")
+    rc, lines = explain(report)
+    print("\n".join(lines))
+    return rc
+
+
+def explain(report) -> tuple[int, list[str]]:
+    """setup's exit status in the student repository, and what it tells the student."""
+    if report.status == "error":
+        return 2, [f"tilelab: the grader could not run: {report.message}", "see ./tilelab doctor"]
+    if grade.exit_status(report) == 77:
+        return 77, ["tilelab: nothing could be checked here (no GPU and no CPU emulator): see ./tilelab doctor"]
+    broken = [s.stage for s in report.stages if any(c.verdict in ("compile", "forbidden") for c in s.checks)]
+    if broken:
+        return 1, [f"tilelab: setup is done, but {', '.join(broken)} does not build (message above): fix that first"]
+    done = [s.stage for s in report.stages if s.passed]
+    todo = [s.stage for s in report.stages if not s.passed]
+    lines = ["tilelab: setup is done; the grader works on this machine."]
+    if todo:
+        lines += [f"Stages still to do: {', '.join(todo)}. Their failing checks above are the assignment, "
+                  "not a problem with the setup:",
+                  f"read assignments/{todo[0]}/README.md, write starter/{todo[0]}/matmul.cu, "
+                  f"then ./tilelab grade {todo[0]}."]
+    if done:
+        lines.append(f"Stages passing every check: {', '.join(done)}.")
+    return 0, lines

@@ -85,12 +85,17 @@ def cmd_release(args) -> int:
     except FileExistsError as e:
         print(f"tilelab: {e}")
         return 4
-    problems = release.leaks(rel.out)
+    if rel.not_tracked:
+        shown = ", ".join(rel.not_tracked[:8]) + (f" and {len(rel.not_tracked) - 8} more" if len(rel.not_tracked) > 8 else "")
+        print(f"not shipped: {len(rel.not_tracked)} file(s) git does not track: {shown} "
+              f"(only tracked files ship; git add what students need)")
+    if not rel.ok:
+        print("".join(f"LEAK: {p}\n" for p in rel.leaks) + "".join(f"BROKEN REFERENCE: {p}\n" for p in rel.broken_references), end="")
+        print(f"tilelab: nothing was written to {rel.out}: fix the above and release again")
+        return 1
     print(f"wrote the student repository to {rel.out} ({len(rel.files)} files; adapted: {', '.join(rel.changed)})")
-    for p in problems:
-        print(f"LEAK: {p}")
-    print(f"check it: cd {rel.out} && cmake --preset student && cmake --build --preset student && ctest --preset student")
-    return 1 if problems else 0
+    print(f"check it: cd {rel.out} && ./tilelab setup && cmake --workflow --preset default")
+    return 0
 
 
 def cmd_gradescope(args) -> int:

@@ -171,6 +171,8 @@ def make_zip(out: Path, cfg: AutograderConfig, root: Path = ROOT) -> list[str]:
         _add(z, "run_autograder", RUN_AUTOGRADER, executable=True)
         _add(z, f"tilelab/{CONFIG}", json.dumps(asdict(cfg), indent=2) + "\n")
         for name in release.source_files(root):
+            if (root / name).resolve() == out.resolve():
+                continue   # an earlier zip at the same path (tracked by mistake) never goes inside
             top = Path(name).parts[0]
             if top in release.EXCLUDE_TOP - {"solutions"} or name == CONFIG:
                 continue

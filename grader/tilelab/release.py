@@ -1,30 +1,53 @@
 """`tilelab release OUT`: the student repository.
 
-Everything a student needs -- starters, handouts, walkthroughs, the grader and its tests, the
-dataset generator -- and nothing they must not have: no solutions/, no grading seed (the presets'
-TILELAB_GRADING_SEED is emptied), no instructor-only files. The student's work is the starter, so
-the presets build and test `starter` (not `solution`), and the kit's "starter must fail" self-test
-is off. The copy builds and its tests run (docs/instructor.md shows how to check)."""
+What ships: the kit's tracked files (git ls-files; a walk where the kit is not a git checkout),
+only under the top-level entries a student repository has (SHIPPED_TOP), minus the instructor's
+(EXCLUDE_PATHS: solutions, the known-bad suite, this guide, the README template). Files git
+neither tracks nor ignores -- a Gradescope zip made in the kit's root, a batch's grades/ -- never
+ship; the command names them. What changes on the way:
+  * README.md is written for students, from templates/student-README.md.j2;
+  * in Markdown files, passages between `<!-- instructor -->` and `<!-- /instructor -->` lines are
+    left out (instructor material inside a page students also read);
+  * CMakePresets.json: no grading seed; every preset builds `starter`; the kit's "starter must
+    fail" self-test is off, and the default workflow runs the starter's checks in progress mode
+    (TILELAB_STARTER_PROGRESS: a stage not done yet is reported, not a failure of the suite),
+    while the student preset runs them strictly.
+Everything is written to a staging folder beside OUT and scanned (leaks.py: solutions, near-copies,
+seeds, inside archives too; and paths a shipped page names that the release leaves out); OUT is
+put in place only when the scan finds nothing, so a leak never lands where students could get it."""
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import ROOT, starter
+from . import ROOT, leaks as leaks_mod, spec
 
-# Never shipped: reference solutions, build outputs, local environments, instructor material. The
-# known-bad suite is instructor material too: its submissions are working kernels with one bug
-# each, and its mutants are solutions with one edit.
+# The top level of a student repository (DESIGN.md's layout, without solutions/); nothing else at
+# the kit's top level ships, tracked or not.
+SHIPPED_TOP = {"CMakeLists.txt", "CMakePresets.json", "README.md", "tilelab", "assignments", "starter",
+               "grader", "datasets", "docs", ".ci", ".gitignore"}
+LICENCE = re.compile(r"^(LICEN[CS]E|COPYING|NOTICE)", re.IGNORECASE)
+# Used by gradescope.make_zip too: never part of any copy of the kit.
 EXCLUDE_TOP = {"solutions", "build", ".venv", ".deps", ".whl", ".git", "out", "gpu-out"}
-EXCLUDE_PATHS = {"docs/instructor.md", "docs/github-classroom", "grader/tests/submissions"}
 EXCLUDE_NAMES = {"__pycache__", ".pytest_cache"}
-# A shipped file holding this share of a solution's own lines (those between its BEGIN/END
-# SOLUTION markers) is a near-copy of it, whatever else was changed.
-NEAR_COPY_SHARE = 0.5
+# Instructor material. The known-bad suite: its submissions are working kernels with one bug
+# each, and its mutants are solutions with one edit.
+EXCLUDE_PATHS = {"docs/instructor.md", "docs/github-classroom", "grader/tests/submissions",
+                 "grader/tests/release_check.py", "grader/tilelab/templates/student-README.md.j2"}
+README_TEMPLATE = "student-README.md.j2"
+INSTRUCTOR_BEGIN = re.compile(r"^\s*<!--\s*instructor\s*-->\s*$")
+INSTRUCTOR_END = re.compile(r"^\s*<!--\s*/instructor\s*-->\s*$")
+# Pages listed under "More" in the student README, when the release ships them.
+DOCS = {"docs/grading.md": "the correctness rule, the checks, what each verdict and hint means",
+        "docs/timing.md": "how kernels are timed, and the GFLOP/s, % of reference and % of cuBLAS columns",
+        "docs/emulator.md": "the CPU emulator: what it runs, what it finds, what it cannot do",
+        "docs/stage-spec.md": "the `stage.toml` schema: datasets, hidden-dataset rules, thresholds, points",
+        "docs/performance.md": "measured performance of the reference kernels and cuBLAS"}
 
 
 @dataclass
@@ -32,104 +55,182 @@ class Release:
     out: Path
     files: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
+    not_tracked: list[str] = field(default_factory=list)   # files git does not track: never shipped
+    leaks: list[str] = field(default_factory=list)         # with any of these two, nothing is written
+    broken_references: list[str] = field(default_factory=list)
+
+    @property
+    def problems(self) -> list[str]:
+        return self.leaks + self.broken_references
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _git(root: Path, *args: str) -> list[str] | None:
+    try:
+        p = subprocess.run(["git", "-C", str(root), "ls-files", "-z", *args], capture_output=True, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return [n for n in p.stdout.decode().split("\0") if n]
 
 
 def source_files(root: Path = ROOT) -> list[str]:
-    """Files of the kit, relative to root: git's tracked and untracked-but-not-ignored files when
-    root is a git checkout, a walk otherwise."""
-    try:
-        p = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                           capture_output=True, check=True)
-        names = [n for n in p.stdout.decode().split("\0") if n]
-    except (OSError, subprocess.CalledProcessError):
+    """The kit's files, relative to root: those git tracks when root is a git checkout (never a
+    file made in it since, such as a Gradescope zip or grades/), a walk otherwise."""
+    names = _git(root, "--cached")
+    if names is None:
         names = [str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()]
     return sorted(n for n in names if (root / n).is_file())
 
 
+def not_tracked(root: Path = ROOT) -> list[str]:
+    """Files in the kit git neither tracks nor ignores (never shipped; named so nothing is lost)."""
+    return sorted(_git(root, "--others", "--exclude-standard") or [])
+
+
 def shipped(rel: str) -> bool:
     parts = Path(rel).parts
+    if parts[0] not in SHIPPED_TOP and not (len(parts) == 1 and LICENCE.match(parts[0])):
+        return False
     if parts[0] in EXCLUDE_TOP or any(p in EXCLUDE_NAMES for p in parts) or rel.endswith(".pyc"):
         return False
     return not any(rel == x or rel.startswith(x + "/") for x in EXCLUDE_PATHS)
 
 
 def student_presets(text: str) -> str:
-    """CMakePresets.json for students: no grading seed anywhere, and `starter` is what is built."""
+    """CMakePresets.json for students: no grading seed anywhere, and `starter` is what is built;
+    the default and ci presets run its checks in progress mode, the student preset strictly."""
     doc = json.loads(text)
     for p in doc.get("configurePresets", []):
-        cv = p.get("cacheVariables", {})
+        cv = p.setdefault("cacheVariables", {})
         if "TILELAB_GRADING_SEED" in cv:
             cv["TILELAB_GRADING_SEED"] = ""
         if "TILELAB_IMPLS" in cv:
             cv["TILELAB_IMPLS"] = "starter"
         if "TILELAB_STARTER_EXPECT_FAIL" in cv:
             cv["TILELAB_STARTER_EXPECT_FAIL"] = "OFF"
+            cv["TILELAB_STARTER_PROGRESS"] = "OFF" if p.get("name") == "student" else "ON"
+            if p.get("name") == "default":
+                p["displayName"] = "Everything: the grader's own tests, and your checks reporting where each stage stands"
     return json.dumps(doc, indent=2) + "\n"
 
 
-def make(out: Path, root: Path = ROOT, force: bool = False) -> Release:
-    out = Path(out)
-    if out.exists() and any(out.iterdir()):
-        if not force:
-            raise FileExistsError(f"{out} exists and is not empty (use --force to replace it)")
-        shutil.rmtree(out)
-    rel = Release(out)
+def strip_instructor(text: str) -> str:
+    """A Markdown page without its `<!-- instructor -->` ... `<!-- /instructor -->` passages."""
+    out, inside = [], False
+    for line in text.splitlines(keepends=True):
+        if INSTRUCTOR_BEGIN.match(line):
+            inside = True
+        elif INSTRUCTOR_END.match(line):
+            inside = False
+        elif not inside:
+            out.append(line)
+    return "".join(out)
+
+
+def student_readme(out: Path, root: Path = ROOT) -> str:
+    """The student README, rendered from the kit's template for what the release holds."""
+    import jinja2
+
+    stages = []
+    for s in spec.load_all(root):
+        walk = f"docs/walkthrough/{s.id}.md"
+        stages.append({"id": s.id, "title": s.title, "handout": f"assignments/{s.id}/README.md",
+                       "starter": f"starter/{s.id}/matmul.cu",
+                       "walkthrough": walk if (out / walk).is_file() else ""})
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(root / "grader" / "tilelab" / "templates"),
+                             undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    return env.get_template(README_TEMPLATE).render(
+        stages=stages, first=stages[0]["id"] if stages else "01-basic",
+        docs={p: what for p, what in DOCS.items() if (out / p).is_file()})
+
+
+# Paths a page names: Markdown link targets, and `code` spans that look like a path of the kit.
+_LINK = re.compile(r"\]\(([^)\s#]+)(?:#[^)]*)?\)")
+_CODE_PATH = re.compile(r"`((?:\.{0,2}/)?[\w.-]+(?:/[\w.<>…*-]*)+)`")
+
+
+def missing_references(out: Path, root: Path = ROOT) -> list[str]:
+    """Paths that shipped Markdown pages name and the kit tracks but the release leaves out (a link
+    to docs/instructor.md, a pointer into solutions/): a student would follow them into nothing."""
+    kit = set()
     for name in source_files(root):
-        if not shipped(name):
-            continue
-        dst = out / name
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        if name == "CMakePresets.json":
-            dst.write_text(student_presets((root / name).read_text()))
-            rel.changed.append(name)
-        else:
-            shutil.copy2(root / name, dst)
-        rel.files.append(name)
-    return rel
+        kit.update(str(p) for p in (Path(name), *Path(name).parents) if str(p) != ".")
+    found = []
+    for page in sorted(out.rglob("*.md")):
+        rel = page.relative_to(out)
+        text = page.read_text(errors="replace")
+        targets = [(rel.parent / t, t) for t in _LINK.findall(text) if "://" not in t and not t.startswith("mailto:")]
+        targets += [(Path(t), t) for t in _CODE_PATH.findall(text)]
+        for path, said in targets:
+            parts = []   # up to the first placeholder: `solutions/<stage>/matmul.cu` names solutions/
+            for part in path.parts:
+                if any(c in part for c in "<>…*"):
+                    break
+                parts.append(part)
+            if not parts:
+                continue
+            cand = Path(*parts)
+            try:
+                cand = (out / cand).resolve().relative_to(out.resolve())
+            except ValueError:
+                continue
+            if str(cand) in kit and not (out / cand).exists():
+                found.append(f"{rel} names {said}, which the release leaves out")
+    return found
 
 
-def _code_lines(text: str) -> set[str]:
-    """The code lines of a file, whitespace-normalised; short lines (braces, `return;`) left out."""
-    lines = (" ".join(line.split()) for line in text.splitlines())
-    return {ln for ln in lines if len(ln) >= 12 and not ln.startswith(("//", "#include"))}
+def _copy(name: str, root: Path, dst: Path, rel: Release) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    if name == "CMakePresets.json":
+        dst.write_text(student_presets((root / name).read_text()))
+        rel.changed.append(name)
+    elif name.endswith(".md") and (text := (root / name).read_text()) != (stripped := strip_instructor(text)):
+        dst.write_text(stripped)
+        shutil.copymode(root / name, dst)
+        rel.changed.append(name)
+    else:
+        shutil.copy2(root / name, dst)
 
 
-def solution_lines(text: str) -> set[str]:
-    """The code lines a student has to write in a solution (starter.solution_code), normalised."""
-    return _code_lines("\n".join(starter.solution_code(text)))
+def make(out: Path, root: Path = ROOT, force: bool = False) -> Release:
+    """Write the student repository to out; with problems (rel.problems), write nothing there."""
+    out = Path(out).absolute()
+    if Path(root).resolve().is_relative_to(out.resolve()):
+        raise FileExistsError(f"{out} holds the kit itself: release into a folder outside it")
+    if out.exists() and any(out.iterdir()) and not force:
+        raise FileExistsError(f"{out} exists and is not empty (use --force to replace it)")
+    stage_dir = out.parent / f".{out.name}.release-tmp"
+    if stage_dir.exists():
+        shutil.rmtree(stage_dir)
+    rel = Release(out)
+    rel.not_tracked = [n for n in not_tracked(root) if Path(n).parts[0] not in EXCLUDE_TOP
+                       and not (root / n).resolve().is_relative_to(out)]
+    try:
+        for name in source_files(root):
+            if shipped(name):
+                _copy(name, root, stage_dir / name, rel)
+                rel.files.append(name)
+        (stage_dir / "README.md").write_text(student_readme(stage_dir, root))
+        rel.changed.append("README.md")
+        if "README.md" not in rel.files:
+            rel.files.append("README.md")
+        rel.leaks = leaks(stage_dir, root)
+        rel.broken_references = missing_references(stage_dir, root)
+        if rel.problems:
+            return rel
+        if out.exists():
+            shutil.rmtree(out)
+        stage_dir.rename(out)
+        return rel
+    finally:
+        if stage_dir.exists():
+            shutil.rmtree(stage_dir)
 
 
 def leaks(out: Path, root: Path = ROOT) -> list[str]:
-    """What in a release must not be there: solution files, any solution's text or a near-copy of
-    it (NEAR_COPY_SHARE of its own lines), the seed."""
-    found = []
-    if (out / "solutions").exists():
-        found.append("solutions/ is present")
-    seeds = set()
-    try:
-        for p in json.loads((root / "CMakePresets.json").read_text()).get("configurePresets", []):
-            seed = p.get("cacheVariables", {}).get("TILELAB_GRADING_SEED")
-            if seed:
-                seeds.add(seed)
-    except (OSError, ValueError):
-        pass
-    sol_texts = {p.parent.name: p.read_text() for p in (root / "solutions").glob("*/matmul.cu")}
-    sol_lines = {stage: solution_lines(text) for stage, text in sol_texts.items()}
-    for f in out.rglob("*"):
-        if not f.is_file() or f.suffix in (".png", ".zip", ".npy"):
-            continue
-        try:
-            text = f.read_text()
-        except (UnicodeDecodeError, OSError):
-            continue
-        for seed in seeds:
-            if seed in text:
-                found.append(f"{f.relative_to(out)} contains the grading seed")
-        lines = _code_lines(text)
-        for stage, sol in sol_texts.items():
-            if text == sol:
-                found.append(f"{f.relative_to(out)} is the {stage} solution")
-            elif sol_lines[stage] and len(lines & sol_lines[stage]) >= NEAR_COPY_SHARE * len(sol_lines[stage]):
-                found.append(f"{f.relative_to(out)} holds {len(lines & sol_lines[stage])} of the "
-                             f"{len(sol_lines[stage])} lines of the {stage} solution")
-    return found
+    """What in a release must not be there (leaks.py): solution files, any solution's text or a
+    near-copy of it, a grading seed -- in plain files and inside archives."""
+    return leaks_mod.scan(out, leaks_mod.secrets_of(root))

@@ -1,12 +1,17 @@
 """The student repository: no solutions, no seed, starter built by every preset; it still loads."""
 
+import io
 import json
+import shutil
 import subprocess
 import sys
+import tarfile
+import zipfile
+from pathlib import Path
 
 import pytest
 
-from tilelab import ROOT, release, spec
+from tilelab import ROOT, gradescope, release, spec
 
 pytestmark = pytest.mark.skipif(not (ROOT / "solutions").exists(), reason="needs the instructor's kit")
 
@@ -31,6 +36,11 @@ def test_what_students_need_ships(out):
     for f in ("CMakeLists.txt", "CMakePresets.json", "tilelab", "grader/tilelab/cli.py", "datasets/generate.cpp"):
         assert (out / f).exists(), f
     assert (out / "tilelab").stat().st_mode & 0o111, "the launcher stays executable"
+    # The grader's package whole (its HTML templates too), but for the student README's template.
+    for f in (ROOT / "grader" / "tilelab").rglob("*"):
+        rel = f.relative_to(ROOT)
+        if f.is_file() and f.suffix != ".pyc" and "__pycache__" not in rel.parts and f.name != release.README_TEMPLATE:
+            assert (out / rel).exists(), rel
 
 
 def test_presets_build_the_starter_without_a_seed(out):
@@ -78,3 +88,126 @@ def test_an_existing_folder_is_not_overwritten_by_accident(tmp_path):
     (tmp_path / "x" / "keep").write_text("")
     with pytest.raises(FileExistsError):
         release.make(tmp_path / "x")
+    with pytest.raises(FileExistsError):   # --force never replaces the kit itself
+        release.make(ROOT.parent, force=True)
+
+
+# ---- a copy of the kit as a git checkout, to plant what an instructor leaves lying around ----
+
+def _git(kit, *args):
+    subprocess.run(["git", "-C", str(kit), "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
+                   check=True, capture_output=True)
+
+
+@pytest.fixture
+def kit(tmp_path):
+    dst = tmp_path / "kit"
+    for name in release.source_files(ROOT):
+        if Path(name).parts[0] in release.EXCLUDE_TOP - {"solutions"}:
+            continue
+        (dst / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, dst / name)
+    _git(dst, "init", "-q")
+    _git(dst, "add", "-A")
+    _git(dst, "commit", "-qm", "kit")
+    return dst
+
+
+def _autograder_zip(kit, path, seed="123"):
+    gradescope.make_zip(path, gradescope.AutograderConfig(seed=seed), root=kit)
+    return path
+
+
+def test_what_git_does_not_track_never_ships(kit, tmp_path):
+    """The issue's case: an autograder.zip (every solution, "seed": "123") made in the kit's root
+    and a batch's grades/ went into the student repository with exit 0 and no warning."""
+    _autograder_zip(kit, kit / "autograder.zip")
+    (kit / "grades" / "students" / "alice").mkdir(parents=True)
+    (kit / "grades" / "students" / "alice" / "done.json").write_text('{"seed": "123"}\n')
+    (kit / "docs" / "notes-for-me.md").write_text("grade with --seed 123\n")
+    rel = release.make(tmp_path / "student", root=kit)
+    assert rel.ok, rel.problems
+    assert not (rel.out / "autograder.zip").exists() and not (rel.out / "grades").exists()
+    assert not (rel.out / "docs" / "notes-for-me.md").exists()
+    assert {"autograder.zip", "grades/students/alice/done.json", "docs/notes-for-me.md"} <= set(rel.not_tracked)
+
+
+@pytest.mark.parametrize("kind", ["zip", "tar.gz", "zip-in-tar"])
+def test_a_shipped_archive_with_solutions_and_a_seed_is_refused(kit, tmp_path, kind):
+    """Archives are opened (whatever their name), nested ones too; nothing is written to OUT."""
+    made = _autograder_zip(kit, tmp_path / "autograder.zip")
+    dst = kit / "docs" / f"handouts.{kind.split('-')[-1]}"
+    if kind == "zip":
+        shutil.copy(made, dst)
+    else:
+        with tarfile.open(dst, "w:gz") as t:
+            if kind == "tar.gz":
+                t.add(kit / "solutions" / "02-tiled" / "matmul.cu", "old/02.cu")
+                t.add(kit / "CMakePresets.json", "old/CMakePresets.json")
+            else:
+                t.add(made, "old/autograder.zip")
+    _git(kit, "add", "-A")
+    out = tmp_path / "student"
+    rel = release.make(out, root=kit)
+    assert not rel.ok and not out.exists()
+    named = [p for p in rel.problems if p.startswith(f"docs/{dst.name}!")]
+    assert any("solution" in p for p in named), rel.problems
+    assert any("grading seed" in p for p in named), rel.problems
+    if kind != "zip":
+        return
+    p = subprocess.run([str(kit / "tilelab"), "release", str(out)], capture_output=True, text=True, cwd=kit)
+    assert p.returncode == 1 and f"LEAK: docs/{dst.name}!" in p.stdout and not out.exists(), p.stdout
+
+
+def test_a_seed_given_to_a_command_is_found(kit, tmp_path):
+    """`grade --seed 4242` leaves the seed in its build tree's cache; a page holding it is refused,
+    and so is any config that sets a grading seed, even one not known here."""
+    cache = kit / "build" / "grade-solution-emu" / "CMakeCache.txt"
+    cache.parent.mkdir(parents=True)
+    var = "TILELAB_GRADING_SEED"   # (a literal setting here would itself be refused: this file ships)
+    cache.write_text(f"{var}:STRING=4242\n")
+    (kit / "docs" / "notes.md").write_text("Graded with `--seed 4242`.\n")
+    (kit / "grader" / "tilelab-autograder.json").write_text('{"seed": "999"}\n')
+    _git(kit, "add", "-A")
+    rel = release.make(tmp_path / "student", root=kit)
+    assert "docs/notes.md contains the grading seed" in rel.problems
+    assert any(p.startswith("grader/tilelab-autograder.json sets a grading seed") for p in rel.problems)
+
+
+def test_the_gradescope_zip_does_not_hold_itself(kit):
+    z = _autograder_zip(kit, kit / "autograder.zip")
+    _autograder_zip(kit, z)   # again, over the first: that one must not go inside
+    names = zipfile.ZipFile(z).namelist()
+    assert not [n for n in names if n.endswith(".zip")], names
+
+
+def test_the_readme_is_for_students(out):
+    text = (out / "README.md").read_text()
+    assert text != (ROOT / "README.md").read_text()
+    assert "./tilelab setup" in text and "cmake --workflow --preset default" in text
+    assert "solutions/" not in text and "instructor.md" not in text
+    for s in spec.load_all(ROOT):
+        assert f"](assignments/{s.id}/README.md)" in text and f"`starter/{s.id}/matmul.cu`" in text
+    assert "--backend emu" in text and "docs/emulator.md" in text
+
+
+def test_no_shipped_page_names_what_the_release_leaves_out(out):
+    assert release.missing_references(out) == []
+    page = out / "docs" / "extra.md"
+    page.write_text("See [the guide](instructor.md) and `solutions/<stage>/matmul.cu`.\n")
+    try:
+        found = release.missing_references(out)
+        assert any("instructor.md" in f for f in found) and any("solutions/" in f for f in found), found
+    finally:
+        page.unlink()
+
+
+def test_instructor_passages_are_left_out():
+    text = "a\n<!-- instructor -->\nsecret `grader/tests/submissions/x`\n<!-- /instructor -->\nb\n"
+    assert release.strip_instructor(text) == "a\nb\n"
+
+
+def test_the_presets_run_progress_in_the_workflow_and_strict_checks_for_students(out):
+    doc = {p["name"]: p.get("cacheVariables", {}) for p in json.loads((out / "CMakePresets.json").read_text())["configurePresets"]}
+    assert doc["default"]["TILELAB_STARTER_PROGRESS"] == "ON"
+    assert doc["student"]["TILELAB_STARTER_PROGRESS"] == "OFF"

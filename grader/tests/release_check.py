@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""CTest kit.release: the student repository passes its own README's two commands.
+
+    release_check.py --work DIR
+
+Releases the kit into DIR/student (`./tilelab release`), then runs there, as a student would,
+`./tilelab setup` and `cmake --workflow --preset default`, and asserts:
+  * setup exits 0, graded the starter (not reference solutions) and said its failures are the
+    assignment;
+  * the workflow exits 0 and ran the starter's checks (their results are in the build tree, with
+    the starter's verdict, `wrong`), so green does not mean "nothing ran".
+The release's .venv is a link to the kit's, as after an earlier `./tilelab setup`: setup's apt and
+pip steps find everything installed and do nothing (CI has no reason to download the same packages
+twice). Prints how long each step took."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+KIT = Path(__file__).resolve().parents[2]
+
+
+def step(what: str, cmd: list[str], cwd: Path) -> tuple[int, str, float]:
+    print(f"== {what}: {' '.join(cmd)} (in {cwd})", flush=True)
+    t = time.monotonic()
+    p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    took = time.monotonic() - t
+    print(p.stdout if p.returncode else p.stdout[-6000:])   # a failure's whole output: its cause is early
+    print(f"== {what}: exit {p.returncode} after {took:.0f} s", flush=True)
+    return p.returncode, p.stdout, took
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--work", required=True, type=Path)
+    a = ap.parse_args()
+    student = a.work / "student"
+    if a.work.exists():
+        shutil.rmtree(a.work)
+    a.work.mkdir(parents=True)
+    failures = []
+
+    rc, out, t_rel = step("release", [str(KIT / "tilelab"), "release", str(student)], KIT)
+    if rc != 0:
+        print("FAIL: release did not succeed")
+        return 1
+    if (KIT / ".venv").exists():
+        (student / ".venv").symlink_to((KIT / ".venv").resolve())
+
+    env_note = "" if os.geteuid() else " (as root)"
+    rc, out, t_setup = step(f"./tilelab setup{env_note}", ["./tilelab", "setup"], student)
+    if rc != 0:
+        failures.append(f"./tilelab setup exited {rc}")
+    if "reference solutions" in out:
+        failures.append("setup speaks of reference solutions, which the student repository has none of")
+    if "are the assignment" not in out:
+        failures.append("setup did not explain that the starter's failures are the assignment")
+
+    rc, out, t_wf = step("cmake --workflow --preset default", ["cmake", "--workflow", "--preset", "default"], student)
+    if rc != 0:
+        failures.append(f"cmake --workflow --preset default exited {rc}")
+    results = sorted((student / "build" / "default" / "results").glob("starter.*.json"))
+    verdicts = {}
+    for r in results:
+        try:
+            verdicts[r.name] = json.loads(r.read_text()).get("verdict")
+        except ValueError:
+            verdicts[r.name] = "unreadable"
+    if not verdicts:
+        failures.append("the workflow ran none of the starter's checks (no starter.*.json results)")
+    unexpected = {n: v for n, v in verdicts.items() if v not in ("wrong", "skipped")}
+    if unexpected:
+        failures.append(f"the unmodified starter got other verdicts than wrong: {dict(list(unexpected.items())[:5])}")
+
+    print(f"timings: release {t_rel:.0f} s, setup {t_setup:.0f} s, workflow {t_wf:.0f} s; "
+          f"{len(verdicts)} starter checks ran in the workflow")
+    for f in failures:
+        print(f"FAIL: {f}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
