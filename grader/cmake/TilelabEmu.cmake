@@ -1,4 +1,4 @@
-# The CPU emulator backend (grader/emu; DESIGN.md "Where kernels run"; docs/emulator.md).
+# The CPU emulator backend (grader/emu; docs/emulator.md).
 # Included at the end of TilelabStages.cmake, whose tilelab_impl_source, tilelab_api_definitions
 # and tilelab_add_check it uses. For every stage x implementation it builds three runners,
 #   run-<impl>-<stage>-emu        plain build: correctness, barrier checks, guard zones

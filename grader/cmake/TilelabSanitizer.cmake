@@ -1,4 +1,5 @@
-# NVIDIA compute-sanitizer checks on the GPU backend (DESIGN.md "Where kernels run"; issue 6).
+# NVIDIA compute-sanitizer checks on the GPU backend (docs/grading.md, "What one check does";
+# docs/emulator.md compares them with the emulator).
 # Included at the end of TilelabStages.cmake, whose tilelab_add_gpu_runner targets they run. For
 # every stage x implementation with a GPU runner it registers
 #   <impl>.<stage>.<dataset>.memcheck|synccheck|initcheck   on the public dataset nearest 129

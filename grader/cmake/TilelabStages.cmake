@@ -1,5 +1,5 @@
 # Builds a runner for every stage x implementation x backend and registers its checks with CTest,
-# named <impl>.<stage>.<dataset>.<check> (DESIGN.md, "Runner and CTest"). Everything per stage
+# named <impl>.<stage>.<dataset>.<check> (docs/grading.md, "What one check does"). Everything per stage
 # comes from the generated tilelab_stages.cmake, i.e. from assignments/<stage>/stage.toml.
 
 set(TILELAB_RESULTS_DIR "${PROJECT_BINARY_DIR}/results" CACHE INTERNAL "")

@@ -83,6 +83,7 @@ struct Buffer {
   char* region;  // mapping holding the buffer and its guard zones (plain, race)
   size_t region_size;
   std::string name;
+  size_t row_length = 0;  // of a float matrix, when the runner named one
 };
 
 struct SharedVar {
@@ -635,6 +636,22 @@ void run_block(Runtime& r) {
   r.current = nullptr;
 }
 
+// The first byte written after a buffer, as a student counts it: for a float matrix the element,
+// its row and column as if the matrix went on (P[17][0] of a 17 x 17 P is one row too far), else
+// the distance in bytes. "0 bytes past the end" read as "nothing was written out of bounds".
+[[maybe_unused]] std::string overrun_element(const Buffer& b, const std::string& name, const char* at) {
+  const size_t past = size_t(at - (b.ptr + b.size));
+  if (b.row_length == 0 || b.size % (4 * b.row_length) != 0)
+    return (past == 0 ? std::string("just past the end of ") : std::to_string(past) + " bytes past the end of ") + name +
+           " (" + std::to_string(b.size) + " bytes)";
+  const size_t count = b.size / 4, rows = count / b.row_length, index = size_t(at - b.ptr) / 4;
+  const std::string shape = name + " (" + std::to_string(rows) + " x " + std::to_string(b.row_length) + " floats)";
+  return "past the end of " + shape + ": the first element written out of bounds is " + name + "[" +
+         std::to_string(index / b.row_length) + "][" + std::to_string(index % b.row_length) + "] (flat index " +
+         std::to_string(index) + "; " + name + " ends at " + name + "[" + std::to_string(rows - 1) + "][" +
+         std::to_string(b.row_length - 1) + "], flat index " + std::to_string(count - 1) + ")";
+}
+
 // Plain and race builds: a write into a guard zone is an overrun the launch made.
 [[maybe_unused]] void check_guards(Runtime& r, const LaunchSite* site) {
   for (auto& [base, b] : r.buffers) {
@@ -650,9 +667,9 @@ void run_block(Runtime& r) {
     f.file = site ? site->file : "";
     f.line = site ? site->line : 0;
     f.message = std::string("the kernel ") + (site ? site->kernel : "") + " wrote " +
-                (after ? std::to_string(after - (b.ptr + b.size)) + " bytes past the end of " : std::to_string(b.ptr - before) +
-                                                                                      " bytes before the start of ") +
-                name + " (" + std::to_string(b.size) + " bytes); the emu-asan check names the line";
+                (after ? overrun_element(b, name, after) : std::to_string(b.ptr - before) + " bytes before the start of " +
+                                                                  name + " (" + std::to_string(b.size) + " bytes)") +
+                "; the emu-asan check names the line";
     r.add(f, "global-overrun:" + name);
     fill_guard(b.region, b.ptr);
     fill_guard(const_cast<char*>(end), b.region + b.region_size);
@@ -950,8 +967,11 @@ std::vector<Finding> take_findings() {
 
 void set_fatal_handler(std::function<void(const std::vector<Finding>&)> handler) { rt().fatal = std::move(handler); }
 
-void name_buffer(const void* p, const std::string& name) {
-  if (Buffer* b = rt().find_buffer(p, 0)) b->name = name;
+void name_buffer(const void* p, const std::string& name, size_t row_length) {
+  if (Buffer* b = rt().find_buffer(p, 0)) {
+    b->name = name;
+    b->row_length = row_length;
+  }
 }
 
 void start_recording() {

@@ -41,8 +41,9 @@ std::vector<Finding> take_findings();
 // this function with every finding so far, just before the process exits with status 2.
 void set_fatal_handler(std::function<void(const std::vector<Finding>&)> handler);
 
-// Names a cudaMalloc buffer in findings ("M", "N", "P").
-void name_buffer(const void* device_ptr, const std::string& name);
+// Names a cudaMalloc buffer in findings ("M", "N", "P"); row_length: the floats in one row of the
+// matrix it holds (0: not a matrix), so an overrun is told as an element, its row and column.
+void name_buffer(const void* device_ptr, const std::string& name, size_t row_length = 0);
 
 struct LaunchRecord {
   std::string kernel, file;

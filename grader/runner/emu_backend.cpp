@@ -1,4 +1,4 @@
-// The CPU emulator backend (DESIGN.md, "Where kernels run"): the same runner as on a GPU, with the
+// The CPU emulator backend (docs/emulator.md): the same runner as on a GPU, with the
 // kernels run by grader/emu's runtime on host memory. Its times mean nothing and are never taken;
 // what it adds are findings -- barrier divergence, skipped barriers and, depending on the build,
 // out-of-bounds accesses or shared-memory races -- each naming the student's file and line.
@@ -20,7 +20,9 @@ namespace {
 
 // A buffer named for the emulator's findings ("M", "N", "P"), so an overrun says whose.
 struct NamedBuffer : DeviceBuffer {
-  NamedBuffer(size_t count, const char* name) : DeviceBuffer(count) { tlemu::name_buffer(p, name); }
+  NamedBuffer(size_t count, const char* name, size_t row_length) : DeviceBuffer(count) {
+    tlemu::name_buffer(p, name, row_length);
+  }
 };
 
 // Which finding the hint is about: the one a student should fix first.
@@ -134,7 +136,7 @@ class EmuBackend final : public Backend {
   RunOutcome run(const Implementation& impl, const Matrix& M, const Matrix& N, const Shape& s,
                  bool zero_P) override {
     RunOutcome out;
-    NamedBuffer dM(M.size(), "M"), dN(N.size(), "N"), dP(size_t(s.J * s.L), "P");
+    NamedBuffer dM(M.size(), "M", size_t(s.K)), dN(N.size(), "N", size_t(s.L)), dP(size_t(s.J * s.L), "P", size_t(s.L));
     dM.upload(M);
     dN.upload(N);
     zero_P ? dP.zero() : dP.poison();
@@ -171,9 +173,9 @@ class EmuBackend final : public Backend {
     const Implementation& impl = impls.front();
     // Kept until the backend goes, like the GPU backend's: the fresh-input run that follows never
     // gets these addresses back, so code keyed on its pointers is judged on these calls.
-    auto& dM = *timed_.emplace_back(std::make_unique<NamedBuffer>(M.size(), "M"));
-    auto& dN = *timed_.emplace_back(std::make_unique<NamedBuffer>(N.size(), "N"));
-    auto& dP = *timed_.emplace_back(std::make_unique<NamedBuffer>(size_t(s.J * s.L), "P"));
+    auto& dM = *timed_.emplace_back(std::make_unique<NamedBuffer>(M.size(), "M", size_t(s.K)));
+    auto& dN = *timed_.emplace_back(std::make_unique<NamedBuffer>(N.size(), "N", size_t(s.L)));
+    auto& dP = *timed_.emplace_back(std::make_unique<NamedBuffer>(size_t(s.J * s.L), "P", size_t(s.L)));
     dM.upload(M);
     dN.upload(N);
     TimingStats t;

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from . import ROOT, leaks as leaks_mod, spec
 
-# The top level of a student repository (DESIGN.md's layout, without solutions/); nothing else at
+# The top level of a student repository (the kit's layout in README.md, without solutions/); nothing else at
 # the kit's top level ships, tracked or not.
 SHIPPED_TOP = {"CMakeLists.txt", "CMakePresets.json", "README.md", "tilelab", "assignments", "starter",
                "grader", "datasets", "docs", ".ci", ".gitignore"}

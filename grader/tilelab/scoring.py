@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from .spec import Stage
 
-# The check that decides correctness on each backend (DESIGN.md, "Runner and CTest").
+# The check that decides correctness on each backend (docs/grading.md, "What one check does").
 CORRECT_CHECK = {"gpu": "correct", "emu": "emu"}
 # Memory-safety checks: reported, worth no points, but a failure means the stage did not pass.
 SAFETY_CHECKS = ("memcheck", "racecheck", "synccheck", "initcheck", "emu-asan", "emu-race")
