@@ -36,9 +36,10 @@ LICENCE = re.compile(r"^(LICEN[CS]E|COPYING|NOTICE)", re.IGNORECASE)
 EXCLUDE_TOP = {"solutions", "build", ".venv", ".deps", ".whl", ".git", "out", "gpu-out"}
 EXCLUDE_NAMES = {"__pycache__", ".pytest_cache"}
 # Instructor material. The known-bad suite: its submissions are working kernels with one bug
-# each, and its mutants are solutions with one edit; the differential variants are correct kernels.
-EXCLUDE_PATHS = {"docs/instructor.md", "docs/github-classroom", "grader/tests/submissions", "grader/tests/differential",
-                 "grader/tests/release_check.py", "grader/tilelab/templates/student-README.md.j2"}
+# each, and its mutants are solutions with one edit; the differential variants are correct kernels;
+# the architecture page is for the kit's contributors and names all of these.
+EXCLUDE_PATHS = {"docs/instructor.md", "docs/architecture.md", "docs/github-classroom", "grader/tests/submissions",
+                 "grader/tests/differential", "grader/tests/release_check.py", "grader/tilelab/templates/student-README.md.j2"}
 README_TEMPLATE = "student-README.md.j2"
 INSTRUCTOR_BEGIN = re.compile(r"^\s*<!--\s*instructor\s*-->\s*$")
 INSTRUCTOR_END = re.compile(r"^\s*<!--\s*/instructor\s*-->\s*$")
