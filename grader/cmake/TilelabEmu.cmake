@@ -219,18 +219,21 @@ foreach(expect IN LISTS _expects)
 endforeach()
 
 # The differential check's CPU half: every generated kernel variant on every emulator build
-# (grader/tests/differential; the GPU half is gpu-differential.sh there).
-include(TilelabVariants)
-foreach(stage IN LISTS TILELAB_VARIANT_STAGES)
-  tilelab_emu_runners(run-variants-${stage} submission ${stage} "${TILELAB_VARIANTS_DIR}/${stage}/matmul.cu"
-                      "${TILELAB_EMU_BUILDS}")
-endforeach()
-if(TILELAB_VARIANT_STAGES)
-  add_test(NAME kit.emu.differential
-    COMMAND "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/grader/tests/differential/differential.py" ci
-            --tree "${PROJECT_BINARY_DIR}" --variants "${TILELAB_VARIANTS_DIR}"
-            --out "${TILELAB_RESULTS_DIR}/differential-emu.json")
-  set_tests_properties(kit.emu.differential PROPERTIES LABELS "kit;emu" TIMEOUT 600)
+# (grader/tests/differential; the GPU half is gpu-differential.sh there). Instructor material, like
+# the known-bad suite (TilelabSubmissions, below): not in the student repository.
+if(TILELAB_HAVE_SOLUTIONS)
+  include(TilelabVariants)
+  foreach(stage IN LISTS TILELAB_VARIANT_STAGES)
+    tilelab_emu_runners(run-variants-${stage} submission ${stage} "${TILELAB_VARIANTS_DIR}/${stage}/matmul.cu"
+                        "${TILELAB_EMU_BUILDS}")
+  endforeach()
+  if(TILELAB_VARIANT_STAGES)
+    add_test(NAME kit.emu.differential
+      COMMAND "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/grader/tests/differential/differential.py" ci
+              --tree "${PROJECT_BINARY_DIR}" --variants "${TILELAB_VARIANTS_DIR}"
+              --out "${TILELAB_RESULTS_DIR}/differential-emu.json")
+    set_tests_properties(kit.emu.differential PROPERTIES LABELS "kit;emu" TIMEOUT 600)
+  endif()
 endif()
 
 # The rewriter's unit tests, and the emulator's CUDA semantics (launch errors, templates, dynamic
@@ -251,4 +254,6 @@ target_link_libraries(tilelab_emu_tests PRIVATE doctest::doctest tilelab_emu_rt_
 # that per-case discovery cannot carry, and a failure still names the failing case.
 add_test(NAME kit.emu.unit COMMAND tilelab_emu_tests)
 set_tests_properties(kit.emu.unit PROPERTIES LABELS "kit;emu" TIMEOUT 120)
-include(TilelabSubmissions)
+if(TILELAB_HAVE_SOLUTIONS)
+  include(TilelabSubmissions)
+endif()
