@@ -30,11 +30,13 @@ import pytest
 from tilelab import ROOT, gradescope
 
 STAGE = "01-basic"
-DOCS = (ROOT / "docs" / "instructor.md").read_text()
+# The instructor's recipes: not in the student repository (tilelab release), where this is skipped.
+DOCS = (ROOT / "docs" / "instructor.md").read_text() if (ROOT / "docs" / "instructor.md").exists() else ""
 BROKEN = "#include <cuda_runtime.h>\n__global__ void MatrixMulKernel(float* P) { P[0] = 1.0f }\n"
 SECONDS: dict[str, float] = {}    # how long each step took, for the failure messages
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not DOCS or not (ROOT / "solutions").exists(), reason="needs the instructor's kit")]
 
 
 def _run(step: str, cmd: list[str], env: dict | None = None, timeout: float = 900) -> subprocess.CompletedProcess:
