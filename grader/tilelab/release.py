@@ -70,7 +70,13 @@ class Release:
 
 
 def _git(root: Path, *args: str) -> list[str] | None:
+    """git ls-files in root, or None when root is not the top of a git checkout (a folder inside
+    another repository, such as a release made in a kit's build tree, is walked instead)."""
     try:
+        top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"], capture_output=True,
+                             text=True, check=True).stdout.strip()
+        if Path(top).resolve() != Path(root).resolve():
+            return None
         p = subprocess.run(["git", "-C", str(root), "ls-files", "-z", *args], capture_output=True, check=True)
     except (OSError, subprocess.CalledProcessError):
         return None

@@ -211,3 +211,14 @@ def test_the_presets_run_progress_in_the_workflow_and_strict_checks_for_students
     doc = {p["name"]: p.get("cacheVariables", {}) for p in json.loads((out / "CMakePresets.json").read_text())["configurePresets"]}
     assert doc["default"]["TILELAB_STARTER_PROGRESS"] == "ON"
     assert doc["student"]["TILELAB_STARTER_PROGRESS"] == "OFF"
+
+
+def test_a_kit_inside_another_checkout_is_walked_not_read_from_that_checkout(tmp_path):
+    # A release made in a kit's build tree (kit.release does so) is no git checkout of its own:
+    # asking git there listed the enclosing repository's (none), and its Gradescope zip held no kit.
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text("/build/\n")
+    kit = tmp_path / "build" / "student"
+    (kit / "grader").mkdir(parents=True)
+    (kit / "grader" / "cli.py").write_text("print()\n")
+    assert release.source_files(kit) == ["grader/cli.py"]
