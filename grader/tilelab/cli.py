@@ -167,6 +167,22 @@ def cmd_calibrate(args) -> int:
     return 0
 
 
+def cmd_trace(args) -> int:
+    from . import trace
+
+    try:
+        result = trace.run(args.stage, submission=Path(args.submission) if args.submission else None,
+                           impl=args.impl, build_dir=Path(args.build_dir) if args.build_dir else None, jobs=args.jobs)
+    except trace.TraceError as e:
+        print(f"tilelab trace: {e}")
+        return 2
+    trace.render(result)
+    if args.json:
+        Path(args.json).write_text(json.dumps(trace.as_data(result), indent=2) + "\n")
+        print(f"wrote {args.json}")
+    return 1 if any(ex.difference for ex in result.examples) else 0
+
+
 def cmd_doctor(args) -> int:
     from . import doctor
 
@@ -209,6 +225,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="outputs to write (repeatable; default: gradescope and grade)")
     p.add_argument("-j", "--jobs", type=int, default=cpus, help="parallel compile jobs")
     p.set_defaults(func=cmd_grade)
+
+    p = sub.add_parser("trace", help="the book's figures run on your kernel (TILE_WIDTH 2, on the CPU emulator)")
+    p.add_argument("stage", help="01-basic, 02-tiled, 03-boundary or 04-rectangular")
+    p.add_argument("--submission", help="a folder or zip shaped like starter/ (default: your starter/ file)")
+    p.add_argument("--impl", choices=["starter", "solution", "submission"], help=argparse.SUPPRESS)
+    p.add_argument("--build-dir", help="build tree to use (default: the emulator's grading tree under build/)")
+    p.add_argument("--json", help="also write the tables as JSON data (what the HTML report shows)")
+    p.add_argument("-j", "--jobs", type=int, default=cpus, help="parallel compile jobs")
+    p.set_defaults(func=cmd_trace)
 
     p = sub.add_parser("batch", help="grade a folder of submissions into a gradebook")
     p.add_argument("submissions", help="one folder or .zip per student")
