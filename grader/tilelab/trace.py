@@ -302,6 +302,25 @@ def table_from_trace(stage: str, example: Example, doc: dict) -> Table:
     return table
 
 
+def figure_differences(table: Table, fig: dict) -> list[str]:
+    """Where a table's block differs from a figure typed in from the book ({"block": "block0,0",
+    "row": [{"thread": "thread0,0", "phase0": [lines], ...}, ...]}); empty when it is the figure."""
+    block = next((b for b in table.blocks if b.label == fig["block"]), None)
+    if block is None:
+        return [f"no {fig['block']} in the trace"]
+    problems = []
+    for want in fig["row"]:
+        row = next((r for r in block.rows if r.label == want["thread"]), None)
+        if row is None:
+            problems.append(f"no {want['thread']} in {fig['block']}")
+            continue
+        got = [cell_lines(c, row.pvalue_name) for c in row.cells]
+        phases = [want[k] for k in sorted(k for k in want if k.startswith("phase"))]
+        if got != phases:
+            problems.append(f"{want['thread']}: the trace has {got}, the book {phases}")
+    return problems
+
+
 # ---------------------------------------------------------------- the first difference
 @dataclass(frozen=True)
 class Difference:
@@ -313,7 +332,7 @@ class Difference:
     note: str = ""           # more about the same cell (barriers)
 
     def sentence(self) -> str:
-        where = f"{self.block}, {self.thread}" + (f", phase {self.phase}" if self.phase is not None else "")
+        where = ", ".join(x for x in (self.block, self.thread, "" if self.phase is None else f"phase {self.phase}") if x)
         return f"first difference from the book's kernel: {where}: {self.got}; the book's kernel: {self.expected}" + (
             f" ({self.note})" if self.note else "")
 
@@ -334,8 +353,8 @@ def compare(student: Table, ref: Table) -> Difference | None:
     for rb in ref.blocks:
         sb = student.block(rb.block)
         if sb is None:
-            return Difference(rb.label, "", None, "the block never runs", f"it computes {len(rb.rows)} threads' "
-                              "elements of P (check the grid: enough blocks, x for columns, y for rows)")
+            return Difference(rb.label, "", None, "the block never runs",
+                              "runs it (check the grid: enough blocks, x for the columns of P, y for its rows)")
         for rr in rb.rows:
             sr = sb.row(rr.thread)
             if sr is None:
@@ -555,3 +574,18 @@ def render(result: TraceResult, console=None) -> None:
             console.print(f"[red]the emulator found: {f}[/red]")
         console.print(f"[bold red]{ex['difference']}[/bold red]" if ex["difference"]
                       else "[green]the same table as the book's kernel[/green]")
+
+
+def render_html(data: dict) -> str:
+    """as_data's trace as a page of its own (templates/trace.html.j2); the HTML report imports the
+    same partial's trace_tables macro."""
+    import jinja2
+
+    from .html_report import TEMPLATES
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
+                             trim_blocks=True, lstrip_blocks=True)
+    page = env.from_string('{% from "trace.html.j2" import trace_tables, trace_style %}<!doctype html>'
+                           '<html><head><meta charset="utf-8"><title>tilelab trace {{ t.stage }}</title>'
+                           '{{ trace_style() }}</head><body>{{ trace_tables(t) }}</body></html>')
+    return page.render(t=data)

@@ -32,25 +32,6 @@ from tilelab import trace  # noqa: E402
 FIG_4_15 = GRADER / "tests" / "python" / "data" / "trace" / "pmpp-fig-4.15.toml"
 
 
-def book_cells(result: trace.TraceResult, fig: dict) -> list[str]:
-    """Where the traced table's block differs from the book's figure (empty: it is the figure)."""
-    table = result.examples[0].table
-    block = next((b for b in table.blocks if b.label == fig["block"]), None)
-    if block is None:
-        return [f"no {fig['block']} in the trace"]
-    problems = []
-    for want in fig["row"]:
-        row = next((r for r in block.rows if r.label == want["thread"]), None)
-        if row is None:
-            problems.append(f"no {want['thread']} in {fig['block']}")
-            continue
-        got = [trace.cell_lines(c, row.pvalue_name) for c in row.cells]
-        phases = [want[k] for k in sorted(k for k in want if k.startswith("phase"))]
-        if got != phases:
-            problems.append(f"{want['thread']}: the trace has {got}, the book {phases}")
-    return problems
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--stage", required=True)
@@ -68,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.expect is None:
         problems = [f"{ex.table.example.shape}: {ex.difference.sentence()}" for ex in result.examples if ex.difference]
         if a.stage == "02-tiled":
-            problems += book_cells(result, tomllib.loads(FIG_4_15.read_text()))
+            problems += trace.figure_differences(result.examples[0].table, tomllib.loads(FIG_4_15.read_text()))
         for p in problems:
             print(f"FAIL: the reference solution's trace is not the book's: {p}")
         if not problems:
