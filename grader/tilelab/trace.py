@@ -383,7 +383,8 @@ def compare(student: Table, ref: Table) -> Difference | None:
 def _compare_cells(block: str, sr: Row, rr: Row) -> Difference | None:
     for ph in range(max(len(sr.cells), len(rr.cells))):
         if ph >= len(sr.cells):
-            return Difference(block, rr.label, ph, f"the thread has no phase {ph} (it stops after {len(sr.cells)})",
+            n = len(sr.cells)
+            return Difference(block, rr.label, ph, f"the thread runs {n} phase{'s' if n != 1 else ''} only",
                               f"{len(rr.cells)} phases")
         if ph >= len(rr.cells):
             return Difference(block, rr.label, ph, "the thread runs one more phase: " + "; ".join(cell_lines(sr.cells[ph])),
