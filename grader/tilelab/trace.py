@@ -491,6 +491,9 @@ def run(stage: str, submission: Path | None = None, impl: str | None = None, bui
         if target not in tree.targets():
             raise TraceError(f"this build has no {target}: the CPU emulator is not built here (./tilelab doctor "
                              "says what is missing)")
+    # Never a runner or a rewritten file an earlier build left (of another submission, in a reused tree).
+    for stale in (build / "runners" / target, build / "generated" / "emu" / f"{target}.cpp"):
+        stale.unlink(missing_ok=True)
     b = tree.build_targets([target], f"trace-{stage}", timeout=600)
     if not b.ok:
         raise TraceError(f"the trace build of {stage} failed:\n{compile_excerpt(b.output, str(build / 'submission-src'))}")
@@ -504,7 +507,8 @@ def as_data(result: TraceResult) -> dict:
     """The whole trace as JSON-able data: what templates/trace.html.j2 renders (and what a results
     format may embed). Per example: its caption and shape, the first difference (a sentence, or
     None), the emulator's findings, and per block the rows: per thread, per phase, the lines of the
-    book's cell, the running Pvalue, and whether the cell is where the first difference is."""
+    book's cell, the running Pvalue, and whether the cell is where the first difference is (then
+    also the book's kernel's lines and Pvalue there)."""
     out = {"stage": result.stage, "source": result.source, "tile": TILE, "examples": []}
     for ex in result.examples:
         d = ex.difference
@@ -517,11 +521,12 @@ def as_data(result: TraceResult) -> dict:
                 cells = []
                 for ph, c in enumerate(r.cells):
                     here = bool(d and d.block == b.label and d.thread == r.label and d.phase == ph)
-                    expected = None
+                    expected = expected_pvalue = None
                     if here and ref_row and ph < len(ref_row.cells):
                         expected = cell_lines(ref_row.cells[ph], ref_row.pvalue_name)
+                        expected_pvalue = fmt(ref_row.cells[ph].pvalue)
                     cells.append({"lines": cell_lines(c, r.pvalue_name), "pvalue": fmt(c.pvalue) if c.terms else None,
-                                  "difference": here, "expected": expected})
+                                  "difference": here, "expected": expected, "expected_pvalue": expected_pvalue})
                 stores_differ = bool(d and d.block == b.label and d.thread == r.label and d.phase is None)
                 rows.append({"thread": r.label, "cells": cells, "stores": r.stores, "difference": stores_differ,
                              "expected_stores": ref_row.stores if stores_differ and ref_row else None})
@@ -561,7 +566,8 @@ def render(result: TraceResult, console=None) -> None:
                     if c["difference"]:
                         text.stylize("bold red")
                         if c["expected"]:
-                            text.append("\nthe book:\n" + "\n".join(c["expected"]), style="green")
+                            text.append("\nthe book:\n" + "\n".join(c["expected"]) + f"\n= {c['expected_pvalue']}",
+                                        style="green")
                     cells.append(text)
                 cells += [""] * (ex["phases"] - len(cells))
                 stores = Text("\n".join(r["stores"]) or "-", style="bold red" if r["difference"] else "")
