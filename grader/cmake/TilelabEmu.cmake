@@ -266,6 +266,8 @@ target_link_libraries(tilelab_emu_tests PRIVATE doctest::doctest tilelab_emu_rt_
 # that per-case discovery cannot carry, and a failure still names the failing case.
 add_test(NAME kit.emu.unit COMMAND tilelab_emu_tests)
 set_tests_properties(kit.emu.unit PROPERTIES LABELS "kit;emu" TIMEOUT 120)
+# `tilelab trace`: the trace build, its runners trace-<impl>-<stage> and the checks kit.trace.*.
+include(TilelabTrace)
 if(TILELAB_HAVE_SOLUTIONS)
   include(TilelabSubmissions)
 endif()
