@@ -384,8 +384,9 @@ def _compare_cells(block: str, sr: Row, rr: Row) -> Difference | None:
     for ph in range(max(len(sr.cells), len(rr.cells))):
         if ph >= len(sr.cells):
             n = len(sr.cells)
-            return Difference(block, rr.label, ph, f"the thread runs {n} phase{'s' if n != 1 else ''} only",
-                              f"{len(rr.cells)} phases")
+            got = ("the thread loads and multiplies nothing" if n == 0
+                   else f"the thread runs {n} phase{'s' if n != 1 else ''} only")
+            return Difference(block, rr.label, ph, got, f"{len(rr.cells)} phases")
         if ph >= len(rr.cells):
             return Difference(block, rr.label, ph, "the thread runs one more phase: " + "; ".join(cell_lines(sr.cells[ph])),
                               f"{len(rr.cells)} phases")
