@@ -27,6 +27,30 @@ def cmd_starter(args) -> int:
     return 1 if drifts else 0
 
 
+def cmd_quiz(args) -> int:
+    from . import quiz
+
+    out = Path(args.out) if args.out else ROOT / "starter" / args.stage / quiz.ANSWERS
+    try:
+        written = quiz.ask(args.stage, args.code, out)
+    except quiz.QuizError as e:
+        print(f"tilelab: {e}")
+        return 4
+    except (EOFError, KeyboardInterrupt):
+        print("\ntilelab: stopped; nothing written")
+        return 130
+    print(f"wrote {written}: hand it in beside {args.stage}/matmul.cu")
+    return 0
+
+
+def cmd_quiz_codes(args) -> int:
+    from . import quiz
+
+    for name in args.students:
+        print(f"{name},{quiz.code_for(args.seed, name)}")
+    return 0
+
+
 def cmd_setup(args) -> int:
     from . import bootstrap
 
@@ -233,6 +257,18 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("starter", help="regenerate starter/ from solutions/")
     p.add_argument("--check", action="store_true", help="only report starters that drifted")
     p.set_defaults(func=cmd_starter)
+
+    p = sub.add_parser("quiz", help="answer a stage's graded questions; writes <stage>/answers.toml")
+    p.add_argument("stage")
+    p.add_argument("--code", default="practice",
+                   help="your quiz code (from your instructor or your first autograder run): your numbers come from it")
+    p.add_argument("--out", help="default: starter/STAGE/answers.toml, beside your matmul.cu")
+    p.set_defaults(func=cmd_quiz)
+
+    p = sub.add_parser("quiz-codes", help="instructors: each student's quiz code, from the grading seed")
+    p.add_argument("--seed", required=True)
+    p.add_argument("students", nargs="+", help="as the grader knows them: Gradescope e-mail, batch folder name")
+    p.set_defaults(func=cmd_quiz_codes)
 
     p = sub.add_parser("gradescope", help="autograder entry (Gradescope, PrairieLearn) and its zip")
     p.add_argument("--submission", help="default /autograder/submission (PrairieLearn: /grade/student)")

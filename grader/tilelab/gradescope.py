@@ -98,8 +98,20 @@ def _failure(name: str, exc: BaseException, backend: str) -> GradeReport:
                        message=f"the autograder failed; tell your instructor: {msg}")
 
 
+def student_of(submission: Path) -> str | None:
+    """The student's e-mail from Gradescope's submission_metadata.json (beside submission/), whose
+    quiz code (quiz.code_for) the graded questions use; None where there is none (PrairieLearn)."""
+    meta = Path(submission).parent / "submission_metadata.json"
+    try:
+        users = json.loads(meta.read_text()).get("users") or []
+        return str(users[0].get("email") or users[0].get("sid") or "") or None
+    except (OSError, ValueError, AttributeError, IndexError):
+        return None
+
+
 def grade_submission(submission: Path, build: Path, cfg: AutograderConfig) -> GradeReport:
     opts = GradeOptions(stages=cfg.stages or None, submission=submission, name="submission", impl="submission",
+                        student=student_of(submission),
                         backend=cfg.backend, hidden=bool(cfg.seed), seed=cfg.seed or None,
                         build_dir=Path(build).resolve(), build_timeout=cfg.timeout, check_timeout=cfg.timeout,
                         isolate_network=True)

@@ -70,10 +70,12 @@ class Points:
     # dataset where it was found: None takes all of that dataset's correctness points, a number
     # takes that many (at most what the dataset earned), 0 takes nothing.
     safety_penalty: float | None = None
+    # Shared equally by the stage's graded questions (questions.toml, answered in answers.toml).
+    questions: float = 0.0
 
     @property
     def total(self) -> float:
-        return self.public + self.hidden + self.host_function + self.performance
+        return self.public + self.hidden + self.host_function + self.performance + self.questions
 
 
 @dataclass(frozen=True)
@@ -141,7 +143,7 @@ def _dataset(entry: dict, api: str, multiple: int, where: str) -> Dataset:
 
 def _point_rules(pt: dict, where: str) -> dict:
     """[points] unearnable and safety_penalty (docs/stage-spec.md), validated."""
-    known = {"public", "hidden", "host_function", "performance", "unearnable", "safety_penalty"}
+    known = {"public", "hidden", "host_function", "performance", "unearnable", "safety_penalty", "questions"}
     unknown = sorted(set(pt) - known)
     if unknown:
         raise SpecError(f"{where}: unknown key(s) {unknown}; keys are {sorted(known)}")
@@ -156,7 +158,10 @@ def _point_rules(pt: dict, where: str) -> dict:
                         f"points) or a number of points >= 0 per dataset, got {penalty!r}")
     else:
         penalty = float(penalty)
-    return {"unearnable": unearnable, "safety_penalty": penalty}
+    questions = pt.get("questions", 0)
+    if isinstance(questions, bool) or not isinstance(questions, (int, float)) or questions < 0:
+        raise SpecError(f"{where}: 'questions' must be a number of points >= 0, got {questions!r}")
+    return {"unearnable": unearnable, "safety_penalty": penalty, "questions": float(questions)}
 
 
 def load(path: Path) -> Stage:
