@@ -13,6 +13,10 @@ from pathlib import Path
 from . import ROOT
 
 APIS = ("square", "rect")
+# gridDim.y is at most 65,535 blocks, and every kernel of the kit puts the rows of P on y: the
+# handouts promise J <= 65,535 x the rows of P one block covers (the stage's `tile`), and no
+# dataset may ask for more (docs/stage-spec.md).
+MAX_GRID_Y = 65535
 DISTRIBUTIONS = ("normal", "uniform", "integer")
 
 
@@ -179,6 +183,15 @@ def load(path: Path) -> Stage:
     multiple = s.get("width_multiple", 1)
     entries = _need(doc, "dataset", list, where)
     datasets = tuple(_dataset(e, api, multiple, f"{where} [[dataset]]") for e in entries)
+    rows = MAX_GRID_Y * int(s.get("tile", 16))
+    for d in datasets:
+        if d.J > rows:
+            raise SpecError(f"{where} [[dataset]] '{d.name}': J = {d.J} rows need more than {MAX_GRID_Y} blocks "
+                            f"in the grid's y dimension (at most {rows} rows with tile {s.get('tile', 16)}): "
+                            "the handouts promise no more")
+    if isinstance(doc.get("hidden", {}).get("max"), int) and doc["hidden"]["max"] > rows:
+        raise SpecError(f"{where} [hidden]: max = {doc['hidden']['max']} is past the {rows} rows the grid's y "
+                        f"dimension can cover ({MAX_GRID_Y} blocks)")
     names = [d.name for d in datasets]
     if len(set(names)) != len(names):
         raise SpecError(f"{where}: dataset names must be unique: {names}")
