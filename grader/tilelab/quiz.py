@@ -254,8 +254,9 @@ def score(stage, impl: str, answers_path: Path | None, points: float, code: str 
             c.verdict, c.max_points = "skipped", 0.0
             c.message = "asks what the grading GPU reports: graded on a GPU only"
         elif ans.problem:
-            c.verdict, c.message = ("missing" if "no " + f"{stage.id}/{ANSWERS}" in ans.problem else "bad_input",
-                                    ans.problem)
+            c.verdict = "missing" if answers_path is None or not Path(answers_path).exists() else "bad_input"
+            c.message = ans.problem + (f" (your quiz code is {code}: `./tilelab quiz {stage.id} --code {code}`)"
+                                       if code else "")
         else:
             d = draw(q, use, stage.id)
             want = expected(d, key[q.id], device)
