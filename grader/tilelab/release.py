@@ -48,7 +48,8 @@ DOCS = {"docs/grading.md": "the correctness rule, the checks, what each verdict 
         "docs/timing.md": "how kernels are timed, and the GFLOP/s, % of reference and % of cuBLAS columns",
         "docs/emulator.md": "the CPU emulator: what it runs, what it finds, what it cannot do",
         "docs/stage-spec.md": "the `stage.toml` schema: datasets, hidden-dataset rules, thresholds, points",
-        "docs/performance.md": "measured performance of the reference kernels and cuBLAS"}
+        "docs/performance.md": "measured performance of the reference kernels and cuBLAS",
+        "docs/chapter-map.md": "each section, figure and exercise of the book's chapter, and where the kit teaches or checks it"}
 
 
 @dataclass
