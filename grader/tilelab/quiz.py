@@ -247,12 +247,11 @@ def score(stage, impl: str, answers_path: Path | None, points: float, code: str 
     for q in questions:
         name = f"{impl}.{stage.id}.{q.id}.{CHECK}"
         c = CheckScore(name, q.id, CHECK, "wrong", 0.0, each)
-        if key is None or q.id not in key:
-            c.verdict, c.max_points = "skipped", 0.0
-            c.message = "graded by your course's autograder (the answer key is not in the student kit)"
-        elif q.gpu and not (device or {}).get("regs_per_sm"):
-            c.verdict, c.max_points = "skipped", 0.0
-            c.message = "asks what the grading GPU reports: graded on a GPU only"
+        if key is None or q.id not in key or q.gpu and not (device or {}).get("regs_per_sm"):
+            # Not gradable here: out of the maximum, or kept in it, as [points] unearnable says.
+            c.verdict, c.max_points = "skipped", each if stage.points.unearnable == "keep" else 0.0
+            c.message = ("asks what the grading GPU reports: graded on a GPU only" if key and q.id in key else
+                         "graded by your course's autograder (the answer key is not in the student kit)")
         elif ans.problem:
             c.verdict = "missing" if answers_path is None or not Path(answers_path).exists() else "bad_input"
             c.message = ans.problem + (f" (your quiz code is {code}: `./tilelab quiz {stage.id} --code {code}`)"
@@ -267,8 +266,8 @@ def score(stage, impl: str, answers_path: Path | None, points: float, code: str 
                 c.verdict, c.points, c.message = "pass", each, "right"
             else:
                 c.message = f"{given!r} is not the right answer" + note
-            if q.cite:
-                c.hint = q.cite
+            if q.cite and not c.passed:
+                c.hint = f"see {q.cite}"
         out.append(c)
     return out
 
