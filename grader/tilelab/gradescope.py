@@ -56,6 +56,7 @@ class AutograderConfig:
     stages: list[str] = field(default_factory=list)   # empty: every stage found in the submission
     seed: str = ""                                    # the hidden datasets' seed; empty: none
     backend: str = "auto"
+    perf_basis: str = "auto"                          # gpu | model | auto (grade.GradeOptions)
     hidden_visibility: str = gradescope_format.HIDDEN_VISIBILITY
     timeout: float = 1200                             # per stage, build and checks each
 
@@ -100,7 +101,7 @@ def _failure(name: str, exc: BaseException, backend: str) -> GradeReport:
 
 def grade_submission(submission: Path, build: Path, cfg: AutograderConfig) -> GradeReport:
     opts = GradeOptions(stages=cfg.stages or None, submission=submission, name="submission", impl="submission",
-                        backend=cfg.backend, hidden=bool(cfg.seed), seed=cfg.seed or None,
+                        backend=cfg.backend, perf_basis=cfg.perf_basis, hidden=bool(cfg.seed), seed=cfg.seed or None,
                         build_dir=Path(build).resolve(), build_timeout=cfg.timeout, check_timeout=cfg.timeout,
                         isolate_network=True)
     try:
