@@ -36,7 +36,7 @@ variants="$BUILD/model-variants"
 "$py" grader/setup/model_variants.py write "$variants" || exit 1
 echo "== configure + build ($mode)"
 cmake -S "$root" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DTILELAB_CUDA=$cuda -DTILELAB_EMU=$emu -DTILELAB_IMPLS= \
-  -DTILELAB_GRADING_SEED= -DTILELAB_MODEL_VARIANTS="$variants" -DPython3_EXECUTABLE="$py" \
+  -DTILELAB_MODEL_VARIANTS="$variants" -DPython3_EXECUTABLE="$py" \
   > "$OUT/logs/configure-$mode.log" 2>&1 || { tail -30 "$OUT/logs/configure-$mode.log"; exit 1; }
 targets=()
 for d in "$variants"/*/*/; do
