@@ -9,6 +9,7 @@
 #       -> $OUT/model-gpu.json (measured at 4096^3: CUDA events, median, cold L2, cuBLAS in the same
 #          run, as the timed check) and $OUT/model-validation.md, the table for docs/performance.md
 #
+# BUILD_ONLY=1 stops after the build (a second call with the same BUILD then only runs).
 # The variants (grader/setup/model_variants.py) are edits of the solutions, written into the build
 # tree by both halves alike. Exit 0 when every run passed and (gpu) the targets are met.
 set -u
@@ -46,6 +47,7 @@ done
 cmake --build "$BUILD" --parallel "$JOBS" --target "${targets[@]}" > "$OUT/logs/build-$mode.log" 2>&1 \
   || { grep -E "error" "$OUT/logs/build-$mode.log" | head -20; exit 1; }
 echo "   built in $((SECONDS - start)) s"
+[ -n "${BUILD_ONLY:-}" ] && exit 0   # BUILD_ONLY=1: build now, run in a second call (same BUILD)
 echo "== run"
 "$py" grader/setup/model_validation.py run --tree "$BUILD" --variants "$variants" --backend $backend \
   --out "$OUT/model-$mode.json" --size "$SIZE"
