@@ -53,9 +53,14 @@ set(_emu_flags_asan -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined 
 set(_emu_flags_race -O1 -gdwarf-4 -fno-omit-frame-pointer -fsanitize=kernel-address
     "SHELL:--param asan-instrumentation-with-call-threshold=0" "SHELL:--param asan-stack=0"
     "SHELL:--param asan-globals=0")
+# The count build (performance model, docs/performance.md): the race build's instrumentation, with
+# every access counted instead of checked. Not one of TILELAB_EMU_BUILDS: only the perf-model check
+# of each stage uses it, not the correctness checks, the known-bad suite or the differential check.
+set(_emu_flags_count ${_emu_flags_race})
 set(_emu_suffix_plain emu)
 set(_emu_suffix_asan emu-asan)
 set(_emu_suffix_race emu-race)
+set(_emu_suffix_count emu-count)
 
 # ---- the rewriter and the runtime, once per build ----
 add_executable(tilelab-emu-rewrite "${_emu_dir}/rewrite.cpp" "${_emu_dir}/rewrite_main.cpp")
@@ -69,8 +74,10 @@ set(_emu_rt_common core.cpp scheduler.cpp cuda_api.cpp)
 set(_emu_rt_sources_plain hooks_plain.cpp guard_zones.cpp)
 set(_emu_rt_sources_asan hooks_asan.cpp)
 set(_emu_rt_sources_race hooks_race.cpp guard_zones.cpp symbolize.cpp)
+set(_emu_rt_sources_count hooks_count.cpp guard_zones.cpp)
+set(_emu_rt_builds ${TILELAB_EMU_BUILDS} count)  # every runtime library built
 
-foreach(build IN LISTS TILELAB_EMU_BUILDS)
+foreach(build IN LISTS _emu_rt_builds)
   set(srcs "")
   foreach(f IN LISTS _emu_rt_common _emu_rt_sources_${build})
     list(APPEND srcs "${_emu_dir}/runtime/${f}")
@@ -88,12 +95,23 @@ foreach(build IN LISTS TILELAB_EMU_BUILDS)
 endforeach()
 
 # The runner's main and the backend do not depend on the build or the implementation.
-add_library(tilelab_emu_runner_main OBJECT "${PROJECT_SOURCE_DIR}/grader/runner/main.cpp"
-                                           "${PROJECT_SOURCE_DIR}/grader/runner/emu_backend.cpp"
+# The count build's runners also link the stage's reference solution (and the previous stage's),
+# counted in the same process, as the GPU runner times them: main.cpp is compiled with
+# TILELAB_HAS_REFERENCE (and TILELAB_HAS_PREVIOUS) for them.
+add_library(tilelab_emu_backend_objs OBJECT "${PROJECT_SOURCE_DIR}/grader/runner/emu_backend.cpp"
+                                           "${PROJECT_SOURCE_DIR}/grader/runner/perf_model.cpp"
                                            "${PROJECT_SOURCE_DIR}/grader/runner/isolation.cpp")
-target_include_directories(tilelab_emu_runner_main PRIVATE "${PROJECT_SOURCE_DIR}/grader/runner" "${_emu_dir}"
-                                                           "${_emu_dir}/include")
-target_link_libraries(tilelab_emu_runner_main PRIVATE tilelab_core CLI11::CLI11)
+target_include_directories(tilelab_emu_backend_objs PRIVATE "${PROJECT_SOURCE_DIR}/grader/runner" "${_emu_dir}"
+                                                            "${_emu_dir}/include")
+target_link_libraries(tilelab_emu_backend_objs PRIVATE tilelab_core CLI11::CLI11)
+foreach(variant IN ITEMS "" _ref _ref_prev)
+  set(lib tilelab_emu_runner_main${variant})
+  add_library(${lib} OBJECT "${PROJECT_SOURCE_DIR}/grader/runner/main.cpp")
+  target_include_directories(${lib} PRIVATE "${PROJECT_SOURCE_DIR}/grader/runner" "${_emu_dir}" "${_emu_dir}/include")
+  target_link_libraries(${lib} PRIVATE tilelab_core CLI11::CLI11)
+endforeach()
+target_compile_definitions(tilelab_emu_runner_main_ref PRIVATE TILELAB_HAS_REFERENCE)
+target_compile_definitions(tilelab_emu_runner_main_ref_prev PRIVATE TILELAB_HAS_REFERENCE TILELAB_HAS_PREVIOUS)
 
 # The rewritten student file: generated/emu/<name>.cpp from src.
 function(tilelab_emu_rewrite name src out)
@@ -120,14 +138,60 @@ function(tilelab_emu_adapter stage display out)
   set(${out} ${target} PARENT_SCOPE)
 endfunction()
 
-# Runners <base>-emu, <base>-emu-asan, <base>-emu-race (those of `builds`) for one matmul.cu.
+# A solution compiled for the count build into namespace `ns` (reference.cu.in, as the GPU runner's
+# references) with its adapter defining `var`: objects in ${out} (a target).
+function(tilelab_emu_count_impl name stage src ns var display out)
+  string(MAKE_C_IDENTIFIER "emu_count_${name}" target)
+  if(NOT TARGET ${target})
+    tilelab_emu_rewrite(${name} "${src}" rewritten)
+    set(wrapped "${_emu_gen}/${name}-ns.cpp")
+    set(SRC "${rewritten}")
+    set(NS "${ns}")
+    configure_file("${PROJECT_SOURCE_DIR}/grader/runner/reference.cu.in" "${wrapped}" @ONLY)
+    set_source_files_properties("${wrapped}" PROPERTIES OBJECT_DEPENDS "${rewritten}")
+    add_library(${target} OBJECT "${wrapped}")
+    target_compile_options(${target} PRIVATE -include "${_emu_dir}/include/tilelab_emu.h" ${_emu_flags_count})
+    target_include_directories(${target} PRIVATE "${_emu_dir}/include")
+    tilelab_api_definitions(${stage} defs)
+    add_library(${target}_adapter OBJECT "${PROJECT_SOURCE_DIR}/grader/runner/adapter.cpp")
+    target_compile_definitions(${target}_adapter PRIVATE ${defs} "TILELAB_IMPL_NS=${ns}" "TILELAB_IMPL_VAR=${var}"
+                                                          "TILELAB_IMPL_NAME=\"${display}\"")
+    target_include_directories(${target}_adapter PRIVATE "${PROJECT_SOURCE_DIR}/grader/runner")
+    target_link_libraries(${target}_adapter PRIVATE tilelab_core)
+  endif()
+  set(${out} ${target} PARENT_SCOPE)
+endfunction()
+
+# Runners <base>-emu, <base>-emu-asan, <base>-emu-race, <base>-emu-count (those of `builds`) for
+# one matmul.cu. The count runner links the stage's reference and previous solutions where
+# solutions/ has them.
 function(tilelab_emu_runners base display stage src builds)
   string(MAKE_C_IDENTIFIER "${base}" bid)
   tilelab_emu_rewrite(${base} "${src}" rewritten)
   tilelab_emu_adapter(${stage} ${display} adapter)
   foreach(build IN LISTS builds)
-    if(NOT build IN_LIST TILELAB_EMU_BUILDS)
+    if(NOT build IN_LIST _emu_rt_builds)
       continue()
+    endif()
+    set(main tilelab_emu_runner_main)
+    set(extra "")
+    if(build STREQUAL "count")
+      tilelab_impl_source(solution ${stage} ref_src)
+      if(ref_src)
+        tilelab_emu_count_impl(count-ref-${stage} ${stage} "${ref_src}" tilelab_ref tilelab_impl_reference reference r)
+        list(APPEND extra $<TARGET_OBJECTS:${r}> $<TARGET_OBJECTS:${r}_adapter>)
+        set(main tilelab_emu_runner_main_ref)
+        set(prev "${TILELAB_${stage}_PREVIOUS}")
+        if(prev)
+          tilelab_impl_source(solution ${prev} prev_src)
+        endif()
+        if(prev AND prev_src)
+          tilelab_emu_count_impl(count-prev-${prev}-for-${stage} ${prev} "${prev_src}" tilelab_prev
+                                 tilelab_impl_previous previous p)
+          list(APPEND extra $<TARGET_OBJECTS:${p}> $<TARGET_OBJECTS:${p}_adapter>)
+          set(main tilelab_emu_runner_main_ref_prev)
+        endif()
+      endif()
     endif()
     set(obj emu_${build}_${bid})
     add_library(${obj} OBJECT "${rewritten}")
@@ -136,8 +200,8 @@ function(tilelab_emu_runners base display stage src builds)
     target_compile_options(${obj} PRIVATE -include "${_emu_dir}/include/tilelab_emu.h" ${_emu_flags_${build}})
     target_include_directories(${obj} PRIVATE "${_emu_dir}/include")
     set(runner "${base}-${_emu_suffix_${build}}")
-    add_executable(${runner} $<TARGET_OBJECTS:tilelab_emu_runner_main> $<TARGET_OBJECTS:${adapter}>
-                             $<TARGET_OBJECTS:${obj}>)
+    add_executable(${runner} $<TARGET_OBJECTS:${main}> $<TARGET_OBJECTS:tilelab_emu_backend_objs> $<TARGET_OBJECTS:${adapter}>
+                             $<TARGET_OBJECTS:${obj}> ${extra})
     target_link_libraries(${runner} PRIVATE tilelab_core CLI11::CLI11 tilelab_emu_rt_${build})
     set_target_properties(${runner} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/runners"
                                                LINKER_LANGUAGE CXX)
@@ -151,7 +215,30 @@ foreach(stage IN LISTS TILELAB_STAGES)
     if(NOT src)
       continue()
     endif()
-    tilelab_emu_runners(run-${impl}-${stage} ${impl} ${stage} "${src}" "${TILELAB_EMU_BUILDS}")
+    set(builds ${TILELAB_EMU_BUILDS})
+    if(TILELAB_${stage}_MODEL_SHAPE)
+      list(APPEND builds count)
+    endif()
+    tilelab_emu_runners(run-${impl}-${stage} ${impl} ${stage} "${src}" "${builds}")
+    # The performance check from the counts ([performance.model]): on a GPU build too, where an
+    # instructor grades with --perf-basis model (labels emu and gpu).
+    if(TILELAB_${stage}_MODEL_SHAPE)
+      string(REPLACE ";" "x" mshape "${TILELAB_${stage}_MODEL_SHAPE}")
+      tilelab_add_check(${impl} ${stage} ${mshape} perf-model emu-count
+        ARGS --shape ${TILELAB_${stage}_MODEL_SHAPE} --seed 1 --check perf
+        TIMEOUT 120 LABELS "public;emu;gpu;model")
+      if(impl STREQUAL "solution")
+        # The kit's own assertion on it: full credit for the solution, none for the previous stage's
+        # kernel where the book says it loads more (grader/setup/model_validation.py assert-grades).
+        set(check "${impl}.${stage}.${mshape}.perf-model")
+        set_tests_properties(${check} PROPERTIES FIXTURES_SETUP model-${stage})
+        add_test(NAME kit.model.${stage}
+          COMMAND "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/grader/setup/model_validation.py" assert-grades
+                  "${TILELAB_RESULTS_DIR}/${check}.json" ${stage})
+        set_tests_properties(kit.model.${stage} PROPERTIES FIXTURES_REQUIRED model-${stage} LABELS "kit;emu;model"
+                                                           TIMEOUT 60)
+      endif()
+    endif()
     foreach(ds IN LISTS TILELAB_${stage}_DATASETS)
       set(size "${TILELAB_${stage}_${ds}_SIZE}")
       set(tags "${TILELAB_${stage}_${ds}_TAGS}")

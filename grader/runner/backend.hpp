@@ -39,6 +39,9 @@ struct TimingStats {
   // the launch probe saw them; -1 when not counted (the library reference). Fewer launches than
   // calls means some timed calls did none of the product (the runner then gives no credit).
   int64_t launches = -1;
+  // The emulator's count build: the counts and the modelled time (perf_model.hpp) that stand for
+  // median_ms; null elsewhere.
+  nlohmann::json model;
 };
 
 class Backend {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "backend.hpp"
 #include "runtime.hpp"  // the emulated CUDA runtime, before device_buffer.hpp uses it
 #include "device_buffer.hpp"
+#include "perf_model.hpp"
 
 namespace tilelab {
 namespace {
@@ -143,6 +145,10 @@ class EmuBackend final : public Backend {
     tlemu::start_recording();
     impl.launch(dM.p, dN.p, dP.p, int(s.J), int(s.K), int(s.L));
     out.launch = report(tlemu::stop_recording());
+    // Count build: the counts of the first run of each implementation, the one whose P the runner
+    // checks (a kernel cannot be counted doing less work than the one that was verified).
+    tlemu::TrafficCounts c;
+    if (tlemu::take_counts(c)) counts_.try_emplace(impl.name, c);
     check(cudaGetLastError(), "kernel launch");
     check(cudaDeviceSynchronize(), "kernel execution");
     collect(out, dM, dN, dP, M, N, s);
@@ -190,13 +196,31 @@ class EmuBackend final : public Backend {
       if (call > 0) t.launches += int64_t(launched.size());
     }
     t.runs = kTimedCalls;
-    return {t};
+    tlemu::TrafficCounts ignored;
+    if (!tlemu::take_counts(ignored)) return {t};
+    // Count build: every implementation's modelled time (perf_model.hpp) stands for its median, so
+    // that the runner's ratios to the reference and the previous stage are the model's.
+    std::vector<TimingStats> out;
+    for (const Implementation& i : impls) {
+      if (!counts_.count(i.name)) {  // the reference and the previous stage: counted on the same inputs
+        i.launch(dM.p, dN.p, dP.p, int(s.J), int(s.K), int(s.L));
+        check(cudaGetLastError(), "launch while counting");
+        tlemu::take_counts(counts_[i.name]);
+      }
+      TimingStats m = &i == &impl ? t : TimingStats{};
+      m.name = i.name;
+      m.model = perf_model(counts_[i.name], s);
+      m.median_ms = m.mean_ms = m.min_ms = m.model["model"].value("ms", 0.0);
+      out.push_back(m);
+    }
+    return out;
   }
 
   nlohmann::json findings() override { return findings_json(tlemu::take_findings()); }
 
  private:
   std::vector<std::unique_ptr<NamedBuffer>> timed_;  // time()'s buffers
+  std::map<std::string, tlemu::TrafficCounts> counts_;  // count build: per implementation
 
   // The launch report in the GPU backend's shape (launch_probe.hpp), from what the emulator saw.
   static nlohmann::json report(const std::vector<tlemu::LaunchRecord>& launches) {

@@ -90,6 +90,7 @@ Checked check_outcome(const RunOutcome& out, const Dataset& d, const std::vector
 nlohmann::json stats_json(const TimingStats& t, const Shape& s, double peak_gflops) {
   nlohmann::json j = {{"name", t.name}, {"runs", t.runs}};
   if (t.launches >= 0) j["launches"] = t.launches;
+  if (!t.model.is_null()) j["model"] = t.model;
   if (t.median_ms <= 0) return j;
   const double gflops = s.flops() / (t.median_ms * 1e6);
   j.update({{"median_ms", t.median_ms}, {"mean_ms", t.mean_ms}, {"stderr_ms", t.stderr_ms}, {"min_ms", t.min_ms},
@@ -246,7 +247,10 @@ int run_checks(Backend& backend, nlohmann::json& r, const StageSpec& spec, const
     const std::vector<TimingStats> stats = backend.time(timed, d.M, d.N, s, spec.perf);
     const double peak = r["device"].value("fp32_peak_gflops", 0.0);
     nlohmann::json timing = {{"meaningful", backend.timings_meaningful()}, {"flops", s.flops()}};
-    for (const auto& t : stats) timing["impls"][t.name] = stats_json(t, s, peak);
+    for (const auto& t : stats) {
+      timing["impls"][t.name] = stats_json(t, s, peak);
+      if (!t.model.is_null()) timing["basis"] = "model";  // modelled times (the emulator's count build)
+    }
     auto median = [&](const char* name) {
       return timing["impls"].contains(name) ? timing["impls"][name].value("median_ms", 0.0) : 0.0;
     };

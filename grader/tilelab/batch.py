@@ -41,6 +41,7 @@ class BatchOptions:
     out: Path
     jobs: int = 2
     backend: str = "auto"
+    perf_basis: str = "auto"              # gpu | model | auto (grade.GradeOptions)
     stages: list[str] | None = None
     hidden: bool = False
     seed: str | None = None
@@ -73,7 +74,8 @@ OnStep = Callable[[str, str], None]           # (student, "building 02-tiled" ..
 
 def config_key(opts: BatchOptions, backend: str) -> str:
     """What a grade depends on besides the submission: settings, specs and reference solutions."""
-    h = hashlib.sha256(json.dumps([opts.stages, backend, opts.hidden, opts.seed if opts.hidden else None]).encode())
+    h = hashlib.sha256(json.dumps([opts.stages, backend, opts.hidden, opts.seed if opts.hidden else None,
+                                   opts.perf_basis]).encode())
     for p in sorted([*(ROOT / "assignments").glob("*/stage.toml"), *(ROOT / "solutions").glob("*/matmul.cu")]):
         h.update(p.read_bytes())
     return h.hexdigest()
@@ -106,7 +108,7 @@ def grade_one(sub: submission_mod.Submission, opts: BatchOptions, backend: str, 
               stage_ids: list[str], on_step: OnStep | None = None) -> GradeReport:
     build = (opts.build_root or opts.out / ".build") / student_dir(Path(), sub.name).name
     go = GradeOptions(stages=stage_ids, submission=sub.path, name=sub.name, student=sub.name, impl="submission",
-                      backend=backend, hidden=opts.hidden, seed=opts.seed, build_dir=build,
+                      backend=backend, perf_basis=opts.perf_basis, hidden=opts.hidden, seed=opts.seed, build_dir=build,
                       jobs=max(1, (os.cpu_count() or 1) // max(1, opts.jobs)), build_timeout=opts.build_timeout,
                       check_timeout=opts.check_timeout, memory_bytes=opts.memory_bytes,
                       isolate_network=opts.isolate_network, check_lock=lock if backend == "gpu" else None,

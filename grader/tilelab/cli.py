@@ -72,19 +72,24 @@ def cmd_setup(args) -> int:
     return bootstrap.setup(run_main_job=not args.no_grade, assume_yes=args.yes)
 
 
+PERF_BASIS_HELP = ("performance points from the GPU's timed check or the emulator's modelled counts "
+                   "([performance.model]); auto: gpu on a GPU, model on the emulator")
+
+
 def cmd_grade(args) -> int:
     from . import grade
 
     formats = tuple(args.format or ("gradescope", "grade"))
     return grade.grade(stages=args.stages, submission=args.submission, backend=args.backend,
                        hidden=args.hidden, seed=args.seed, build_dir=args.build_dir, impl=args.impl,
-                       out=args.out, formats=formats, jobs=args.jobs)
+                       out=args.out, formats=formats, jobs=args.jobs, perf_basis=args.perf_basis)
 
 
 def cmd_batch(args) -> int:
     from . import batch, progress, table
 
-    opts = batch.BatchOptions(out=Path(args.out), jobs=args.jobs, backend=args.backend, stages=args.stage or None,
+    opts = batch.BatchOptions(out=Path(args.out), jobs=args.jobs, backend=args.backend, perf_basis=args.perf_basis,
+                              stages=args.stage or None,
                               hidden=args.hidden, seed=args.seed, build_timeout=args.timeout,
                               check_timeout=args.timeout, memory_bytes=_mib(args.memory_mib) if args.memory_mib else None,
                               isolate_network=not args.allow_network, keep_builds=args.keep_builds,
@@ -141,6 +146,7 @@ def cmd_gradescope(args) -> int:
     from . import gradescope
 
     cfg = gradescope.AutograderConfig.load().overridden(stages=args.stage, seed=args.seed, backend=args.backend,
+                                                        perf_basis=args.perf_basis,
                                                         hidden_visibility=args.hidden_visibility, timeout=args.timeout,
                                                         starter_level=args.starter_level)
     if args.make_zip:
@@ -257,6 +263,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--submission", help="a folder or zip shaped like starter/ (default: your starter/ files)")
     p.add_argument("--impl", choices=["starter", "solution", "submission"], help=argparse.SUPPRESS)
     p.add_argument("--backend", choices=["gpu", "emu", "auto"], default="auto")
+    p.add_argument("--perf-basis", choices=["gpu", "model", "auto"], default="auto", help=PERF_BASIS_HELP)
     p.add_argument("--hidden", action="store_true", help="also run the hidden datasets")
     p.add_argument("--seed", help="grading seed for --hidden")
     p.add_argument("--build-dir", help="build tree to use (default: a scratch folder under build/)")
@@ -280,6 +287,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="gradebook.csv, index.html and students/<name>/ go here")
     p.add_argument("-j", "--jobs", type=int, default=max(1, cpus // 2), help="submissions built at once")
     p.add_argument("--backend", choices=["gpu", "emu", "auto"], default="auto")
+    p.add_argument("--perf-basis", choices=["gpu", "model", "auto"], default="auto", help=PERF_BASIS_HELP)
     p.add_argument("--stage", action="append", help="grade only this stage (repeatable)")
     p.add_argument("--hidden", action="store_true")
     p.add_argument("--seed")
@@ -331,6 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", help="the grading seed for the hidden datasets")
     p.add_argument("--timeout", type=float, help="seconds per stage for the build and for the checks, each")
     p.add_argument("--backend", choices=["gpu", "emu", "auto"])
+    p.add_argument("--perf-basis", choices=["gpu", "model", "auto"], help=PERF_BASIS_HELP)
     p.add_argument("--hidden-visibility", choices=["hidden", "after_due_date", "after_published", "visible"])
     p.add_argument("--starter-level", choices=["guided", "bare"], help="the starters in the zip's kit")
     p.set_defaults(func=cmd_gradescope)

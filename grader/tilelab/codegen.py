@@ -72,6 +72,8 @@ def stages_cmake(stages: list[spec.Stage]) -> str:
         out.append(f"set({p}_PREVIOUS \"{s.previous}\")")
         out.append(f"set({p}_DATASETS {_cmake_list(d.name for d in s.correctness_datasets)})")
         out.append(f"set({p}_PERF_DATASET {s.performance.dataset})")
+        m = s.performance.model
+        out.append(f"set({p}_MODEL_SHAPE {_cmake_list(m.shape) if m else ''})")
         out.append(f"set({p}_HIDDEN_COUNT {s.hidden.count if s.hidden else 0})")
         out.append(f"set({p}_TIMEOUT_CORRECT {s.timeouts.get('correct', 60)})")
         out.append(f"set({p}_TIMEOUT_PERF {s.timeouts.get('perf', 300)})")

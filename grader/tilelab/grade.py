@@ -32,6 +32,7 @@ class GradeOptions:
     name: str = ""                        # shown in reports (default: the submission's name)
     impl: str | None = None               # solution | starter | submission (default from submission)
     backend: str = "auto"                 # gpu | emu | auto
+    perf_basis: str = "auto"              # gpu | model | auto: what performance points are judged on
     hidden: bool = False
     seed: str | None = None
     student: str | None = None            # whose quiz code the questions use (with seed); see quiz.py
@@ -171,7 +172,8 @@ def _grade_stage(tree: Tree, stage: spec.Stage, impl: str, backend: str, registe
         # CTest was ended before it wrote its JUnit report, so no exit status vouches for a `pass`
         # file (code under test can write the results folder): those checks count as not run.
         found_results = {k: v for k, v in found_results.items() if k == probe or v.get("verdict") != "pass"}
-    score = score_stage(stage, impl, found_results, nh, backend, registered={t.name for t in tests})
+    score = score_stage(stage, impl, found_results, nh, backend, registered={t.name for t in tests},
+                        basis=opts.perf_basis)
     if hang is not None:
         why = f"not run: the kernel hung on {hang['dataset']} ({hang['message'] or 'timed out'})"
         score.error = f"the kernel hung on {hang['dataset']}: {hang['message'] or 'timed out'}"
@@ -295,12 +297,12 @@ def exit_status(report: GradeReport) -> int:
 def grade(stages: list[str] | None = None, submission: str | None = None, backend: str = "auto",
           hidden: bool = False, seed: str | None = None, build_dir: str | None = None,
           impl: str | None = None, out: str | None = None, formats: tuple[str, ...] = ("gradescope", "grade"),
-          jobs: int | None = None) -> int:
+          jobs: int | None = None, perf_basis: str = "auto") -> int:
     """The `tilelab grade` command."""
     from . import table
 
     opts = GradeOptions(stages=stages or None, submission=Path(submission) if submission else None, impl=impl,
-                        backend=backend, hidden=hidden, seed=seed,
+                        backend=backend, perf_basis=perf_basis, hidden=hidden, seed=seed,
                         build_dir=Path(build_dir) if build_dir else None,
                         jobs=jobs or os.cpu_count() or 1, on_step=table.step_printer())
     try:

@@ -56,6 +56,7 @@ class AutograderConfig:
     stages: list[str] = field(default_factory=list)   # empty: every stage found in the submission
     seed: str = ""                                    # the hidden datasets' seed; empty: none
     backend: str = "auto"
+    perf_basis: str = "auto"                          # gpu | model | auto (grade.GradeOptions)
     hidden_visibility: str = gradescope_format.HIDDEN_VISIBILITY
     timeout: float = 1200                             # per stage, build and checks each
     starter_level: str = "guided"                     # the starters in the zip's kit (starter.py): guided | bare
@@ -113,7 +114,7 @@ def student_of(submission: Path) -> str | None:
 def grade_submission(submission: Path, build: Path, cfg: AutograderConfig) -> GradeReport:
     opts = GradeOptions(stages=cfg.stages or None, submission=submission, name="submission", impl="submission",
                         student=student_of(submission),
-                        backend=cfg.backend, hidden=bool(cfg.seed), seed=cfg.seed or None,
+                        backend=cfg.backend, perf_basis=cfg.perf_basis, hidden=bool(cfg.seed), seed=cfg.seed or None,
                         build_dir=Path(build).resolve(), build_timeout=cfg.timeout, check_timeout=cfg.timeout,
                         isolate_network=True)
     try:

@@ -35,6 +35,7 @@ def test_output(c: CheckScore) -> str:
     if m.registers is not None:
         lines.append(f"kernel: {m.registers} registers/thread, {m.shared_bytes or 0} B shared/block, "
                      f"{m.blocks_per_sm} blocks/SM (limited by {m.binding_limit})")
+    lines += metrics.model_lines(c, *metrics.book_of(c))
     return "\n".join(lines)
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from . import metrics, plot
 from .model import GradeReport
-from .table import notes, style, summary_line, verdict
+from .table import notes, stage_model_lines, style, summary_line, verdict
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -21,7 +21,7 @@ def context(r: GradeReport) -> dict:
             checks.append({"c": c, "m": m, "fmt": metrics.fmt, "wrong": metrics.first_wrong_lines(c),
                            "verdict": verdict(c), "style": style(c)})
         perf = s.check("perf")
-        stages.append({"s": s, "checks": checks, "notes": notes(s),
+        stages.append({"s": s, "checks": checks, "notes": notes(s), "model": stage_model_lines(s),
                        "resources": metrics.of(perf) if perf and perf.result else None})
     return {"r": r, "summary": summary_line(r), "stages": stages,
             "plot": plot.data_url(plot.report_png(r)), "device": r.device}

@@ -96,3 +96,62 @@ def first_wrong_lines(c: CheckScore, limit: int = 5) -> list[str]:
         if rep.get("wrong_tile_count"):
             lines.append(f"  wrong tiles ({rep.get('tile')}x{rep.get('tile')}): {rep['wrong_tile_count']}")
     return lines
+
+
+# The figures of the performance model (docs/performance.md, "The model") shown beside each other:
+# (label, key in "derived" or "model", format).
+MODEL_FIGURES = (("CGMA (FLOPs per float loaded)", "cgma", ".1f"),
+                 ("global sectors per warp FMA", "global_sectors_per_warp_fma", ".3f"),
+                 ("shared wavefronts per warp FMA", "shared_wavefronts_per_warp_fma", ".3f"),
+                 ("L1 wavefronts (global) per warp FMA", "l1_wavefronts_per_warp_fma", ".3f"),
+                 ("coalescing efficiency", "coalescing_efficiency", ".0%"),
+                 ("barriers per block", "barriers_per_block", ".0f"),
+                 ("occupancy (launch + shared memory)", "occupancy", ".0%"))
+
+
+def model_lines(c: CheckScore, book: str = "", book_cgma: float | None = None) -> list[str]:
+    """The counts of a perf-model check, the student's beside the reference's and the book's
+    prediction (e.g. 'CGMA: yours 1.0, reference 16.0, book 16'), and the modelled times; [] for
+    any other check."""
+    r = c.result or {}
+    t = r.get("timing") or {}
+    if t.get("basis") != "model":
+        return []
+    impls = t.get("impls") or {}
+    mine = (impls.get(r.get("impl", "")) or {}).get("model") or {}
+    ref = (impls.get("reference") or {}).get("model") or {}
+    if not mine:
+        return []
+    lines = []
+    for label, key, spec in MODEL_FIGURES:
+        a, b = (mine.get("derived") or {}).get(key), (ref.get("derived") or {}).get(key)
+        if a is None:
+            continue
+        line = f"{label}: yours {a:{spec}}" + (f", reference {b:{spec}}" if b is not None else "")
+        if key == "cgma" and book_cgma is not None:
+            line += f", book {book_cgma:g}"
+        lines.append(line)
+    mm, rm = mine.get("model") or {}, ref.get("model") or {}
+    if mm:
+        lines.append(f"modelled on {mm.get('gpu', 'the reference GPU')} at {fmt_shape(r)}: yours "
+                     f"{mm.get('ms', 0):.4f} ms ({mm.get('bound')} bound)"
+                     + (f", reference {rm.get('ms', 0):.4f} ms ({rm.get('bound')} bound)" if rm else ""))
+    if book:
+        lines.append(f"the book: {book}")
+    return lines
+
+
+def fmt_shape(r: dict) -> str:
+    s = r.get("shape") or {}
+    return f"{s.get('J')}x{s.get('K')}x{s.get('L')}" if s else "?"
+
+
+def book_of(c: CheckScore | None) -> tuple[str, float | None]:
+    """The book's prediction for the stage of check c ([performance.model] book, book_cgma)."""
+    from . import spec  # here: spec is not needed by the other figures
+    stage = ((c.result if c else None) or {}).get("stage")
+    try:
+        m = {s.id: s for s in spec.load_all()}[stage].performance.model if stage else None
+    except (KeyError, spec.SpecError, OSError):
+        m = None
+    return (m.book, m.book_cgma) if m else ("", None)

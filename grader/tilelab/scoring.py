@@ -98,7 +98,45 @@ def _check(name: str, result: dict | None, max_points: float, points_if_pass: fl
                       result.get("hint", ""), result, hidden)
 
 
-def _perf(stage: Stage, impl: str, results: dict[str, dict], backend: str) -> CheckScore:
+PERF_BASES = ("auto", "gpu", "model")
+
+
+def perf_basis(requested: str, backend: str) -> str:
+    """What the performance points are judged on: "gpu" (the timed check) or "model" (the emulator's
+    counts, [performance.model]). auto: the timed check on a GPU, the model on the emulator."""
+    if requested not in PERF_BASES:
+        raise ValueError(f"perf basis must be one of {PERF_BASES}, got {requested!r}")
+    return ("gpu" if backend == "gpu" else "model") if requested == "auto" else requested
+
+
+def _perf_model(stage: Stage, impl: str, results: dict[str, dict]) -> CheckScore:
+    """The performance check from the count build (docs/performance.md): the modelled ratio to the
+    reference, counted in the same run whose P was verified, with the [performance.model] thresholds."""
+    m = stage.performance.model
+    pts = stage.points.performance
+    if m is None:
+        return CheckScore(f"{impl}.{stage.id}.model.perf-model", "model", "perf-model", "skipped", 0.0, pts,
+                          "not graded here: this stage has no [performance.model] and its performance is "
+                          "measured on a GPU only")
+    name = f"{impl}.{stage.id}.{m.check_name}.perf-model"
+    r = results.get(name)
+    timing = (r or {}).get("timing", {})
+    ratio = timing.get("ratio_to_reference")
+    c = _check(name, r, pts, pts * perf_fraction(ratio, m.full_credit_ratio, m.zero_credit_ratio))
+    if c.passed and ratio is None:
+        c.points, c.message = 0.0, c.message + "; no reference counted here to compare with, so no performance points"
+    elif c.passed and timing.get("basis") != "model":
+        c.points, c.message = 0.0, c.message + "; the runner gave no modelled times"
+    elif c.passed:
+        c.message = (f"modelled on an H100 SXM from the emulator's counts: {ratio:.0%} of the reference's "
+                     f"speed (full credit from {m.full_credit_ratio:.0%}, none at or below "
+                     f"{m.zero_credit_ratio:.0%})")
+    return c
+
+
+def _perf(stage: Stage, impl: str, results: dict[str, dict], backend: str, basis: str = "auto") -> CheckScore:
+    if perf_basis(basis, backend) == "model":
+        return _perf_model(stage, impl, results)
     name = f"{impl}.{stage.id}.{stage.performance.dataset}.perf"
     pts = stage.points.performance
     if backend != "gpu":
@@ -123,7 +161,7 @@ def _perf(stage: Stage, impl: str, results: dict[str, dict], backend: str) -> Ch
 
 
 def score_stage(stage: Stage, impl: str, results: dict[str, dict], hidden_count: int = 0,
-                backend: str = "gpu", registered: set[str] | None = None) -> StageScore:
+                backend: str = "gpu", registered: set[str] | None = None, basis: str = "auto") -> StageScore:
     """results maps CTest names (<impl>.<stage>.<dataset>.<check>) to runner JSON objects.
     registered, when given, names the checks this build has: a public dataset without one (too
     large for the CPU emulator) is listed as skipped and its share goes to the datasets checked."""
@@ -167,7 +205,7 @@ def score_stage(stage: Stage, impl: str, results: dict[str, dict], hidden_count:
         for i in range(hidden_count):
             name = f"{impl}.{stage.id}.hidden{i}.{kind}"
             out.checks.append(_check(name, results.get(name), each_h, hidden=True))
-    out.checks.append(_perf(stage, impl, results, backend))
+    out.checks.append(_perf(stage, impl, results, backend, basis))
     prefix = f"{impl}.{stage.id}."
     for name in sorted(results):
         parts = name.split(".")

@@ -51,11 +51,29 @@ class Performance:
     full_credit_ratio: float
     zero_credit_ratio: float
     basis: str = "reference"  # the speed is a ratio to the stage's reference, or to cuBLAS FP32
+    model: ModelPerformance | None = None  # [performance.model]: the check from the emulator's counts
 
     @property
     def ratio_key(self) -> str:
         """The runner's timing field the thresholds apply to."""
         return "ratio_to_cublas" if self.basis == "cublas" else "ratio_to_reference"
+
+
+@dataclass(frozen=True)
+class ModelPerformance:
+    """[performance.model]: the performance check graded from the emulator's counts (the count
+    build, docs/performance.md): the modelled time of the kernel on the shape given, as a ratio to the
+    stage's reference counted the same way, with the timed check's linear rule."""
+    shape: tuple[int, int, int]
+    full_credit_ratio: float
+    zero_credit_ratio: float
+    book: str = ""  # the book's prediction, shown beside the counts (e.g. "CGMA 16 with 16x16 tiles")
+    book_cgma: float | None = None
+
+    @property
+    def check_name(self) -> str:
+        """The dataset part of the check's name: <impl>.<stage>.<J>x<K>x<L>.perf-model."""
+        return "x".join(str(n) for n in self.shape)
 
 
 UNEARNABLE = ("exclude", "keep")
@@ -121,6 +139,21 @@ def _need(table: dict, key: str, kind, where: str):
     if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
         raise SpecError(f"{where}: '{key}' must be {kind.__name__}, got {value!r}")
     return value
+
+
+def _model(m: dict, where: str) -> ModelPerformance:
+    shape = _need(m, "shape", list, where)
+    if len(shape) != 3 or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in shape):
+        raise SpecError(f"{where}: 'shape' must be [J, K, L] of positive integers, got {shape!r}")
+    unknown = set(m) - {"shape", "full_credit_ratio", "zero_credit_ratio", "book", "book_cgma"}
+    if unknown:
+        raise SpecError(f"{where}: unknown key(s) {sorted(unknown)}")
+    out = ModelPerformance(tuple(shape), _need(m, "full_credit_ratio", float, where),
+                           _need(m, "zero_credit_ratio", float, where), str(m.get("book", "")),
+                           float(m["book_cgma"]) if "book_cgma" in m else None)
+    if not 0 <= out.zero_credit_ratio < out.full_credit_ratio:
+        raise SpecError(f"{where}: need 0 <= zero_credit_ratio < full_credit_ratio")
+    return out
 
 
 def _dataset(entry: dict, api: str, multiple: int, where: str) -> Dataset:
@@ -202,6 +235,7 @@ def load(path: Path) -> Stage:
         _need(p, "full_credit_ratio", float, f"{where} [performance]"),
         _need(p, "zero_credit_ratio", float, f"{where} [performance]"),
         p.get("basis", "reference"),
+        _model(p["model"], f"{where} [performance.model]") if "model" in p else None,
     )
     if perf.basis not in ("reference", "cublas"):
         raise SpecError(f"{where} [performance]: basis must be 'reference' or 'cublas', got {perf.basis!r}")

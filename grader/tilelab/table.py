@@ -35,6 +35,12 @@ def rows(s: StageScore) -> list[tuple[str, ...]]:
     return out
 
 
+def stage_model_lines(s: StageScore) -> list[str]:
+    """The performance model's counts of the stage's perf-model check, yours beside the reference's."""
+    c = s.check("perf-model")
+    return metrics.model_lines(c, *metrics.book_of(c)) if c else []
+
+
 def notes(s: StageScore) -> list[tuple[str, str, str]]:
     """(datasets, message, hint) for the checks that did not pass. A root cause a backend found
     (a race at line N, an out-of-bounds read at line M) comes first, once, with every dataset and
@@ -105,6 +111,8 @@ def _plain(r: GradeReport) -> None:
         print(f"== {s.stage} ({s.title}): {s.points:.1f} / {s.max_points:.1f}")
         for row in rows(s):
             print("  " + " ".join(f"{v:>10}" if i > 2 else f"{v:14}" for i, v in enumerate(row)))
+        for line in stage_model_lines(s):
+            print(f"  {line}")
         for ds, msg, hint in notes(s):
             print(f"  {ds}: {msg}")
             if hint:
@@ -131,6 +139,8 @@ def print_report(r: GradeReport, file=None) -> None:
             colour = STYLE[style(c)]
             t.add_row(*(escape(v) if i != 2 else f"[{colour}]{escape(v)}[/]" for i, v in enumerate(row)))
         console.print(t)
+        for line in stage_model_lines(s):
+            console.print(f"  [magenta]{escape(line)}[/]")
         for ds, msg, hint in notes(s):
             console.print(f"  [bold]{escape(ds)}[/]: {escape(msg)}")
             if hint:

@@ -55,6 +55,11 @@ def results_for(stage: spec.Stage, impl: str = "submission", verdict: str = "pas
     if backend == "gpu":
         p = stage.performance.dataset
         out[f"{impl}.{stage.id}.{p}.perf"] = result(stage.id, impl, p, "perf", verdict, ratio)
+    elif stage.performance.model:  # the emulator's perf-model check: modelled times, same shape of result
+        p = stage.performance.model.check_name
+        r = result(stage.id, impl, p, "perf", verdict, ratio)
+        r["check"], r["timing"]["basis"] = "perf-model", "model"
+        out[f"{impl}.{stage.id}.{p}.perf-model"] = r
     return out
 
 

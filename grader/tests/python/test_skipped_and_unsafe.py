@@ -33,7 +33,8 @@ def _with_points(**kw):
 
 def _emu_run(stage=STAGE, too_large: int = 2, asan: dict | None = None):
     """A correct submission graded on the emulator, whose last `too_large` public datasets have no
-    check (too large), plus emu-asan results {dataset: result}."""
+    check (too large), plus emu-asan results {dataset: result}. Graded with --perf-basis gpu, so the
+    performance points are ones the emulator cannot earn (the model's check: test_perf_model.py)."""
     results = fakes.results_for(stage, backend="emu")
     small = stage.correctness_datasets[:-too_large] if too_large else stage.correctness_datasets
     registered = {f"submission.{stage.id}.{d.name}.emu" for d in small}
@@ -41,7 +42,7 @@ def _emu_run(stage=STAGE, too_large: int = 2, asan: dict | None = None):
     for ds, r in (asan or {}).items():
         name = f"submission.{stage.id}.{ds}.emu-asan"
         results[name], registered = r, registered | {name}
-    return score_stage(stage, "submission", results, backend="emu", registered=registered)
+    return score_stage(stage, "submission", results, backend="emu", registered=registered, basis="gpu")
 
 
 def _report(*stages) -> GradeReport:

@@ -1,0 +1,259 @@
+// The count build's hooks (internal.hpp, namespace hooks): the memory traffic of the student's
+// kernel as chapter 4 reasons about it, for the performance model (grader/runner/perf_model.cpp,
+// docs/performance.md). Every load and store of the student's file is seen (instrument.hpp), as in
+// the race build; device memory has guard zones, as in the plain build.
+//
+// What is counted, per launch:
+//   warps     32 consecutive linear thread ids of a block, as on the hardware;
+//   a warp-level access: the k-th execution of one load or store instruction (code address) by the
+//             lanes of one warp (SIMT: lanes that run it together); per global one, the 32-byte
+//             sectors and 128-byte lines it touches and the bytes its lanes asked for; per shared
+//             one, its wavefronts: the bank-conflict degree (32 banks of 4 bytes; lanes reading the
+//             same word share it), summed over the lane groups a wide access is split into (8-byte
+//             accesses: 2 groups of 16 lanes, 16-byte: 4 groups of 8);
+//   per block the distinct sectors it touches (what the L2 cache must deliver to its SM at least),
+//             and the barriers it passed.
+// Counting is done in sampled blocks only (every block still runs, so P is whole): the corner blocks
+// of the grid and a fixed pseudo-random sample, scaled up by blocks / sampled. The choice depends on
+// the grid only, so every figure is the same on every run and machine.
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "guard_zones.hpp"
+#include "instrument.hpp"
+#include "internal.hpp"
+
+namespace tlemu {
+namespace {
+
+struct Access {
+  uintptr_t addr;
+  const void* pc;
+  uint32_t bytes;
+  bool write, shared;
+};
+
+struct CountState {
+  bool sampled = false;                // the block that runs is counted
+  std::vector<std::vector<Access>> log;  // per thread of the block, in program order
+  TrafficCounts total;                 // since the last take_counts(), scaled
+  TrafficCounts launch;                // the launch that runs, sampled blocks only
+  uint64_t launch_blocks = 0, sampled_blocks = 0;
+  uint64_t barrier_arrivals = 0;
+  std::vector<std::pair<uintptr_t, uintptr_t>> device;  // cudaMalloc ranges while a kernel runs
+};
+CountState& cs() {
+  static CountState* s = new CountState();  // never destroyed, like the Runtime
+  return *s;
+}
+
+uintptr_t g_lo = 0, g_span = 0;  // the shared arena while a counted block runs; span 0 otherwise
+bool g_on = false;               // a counted block runs
+
+// How many blocks are sampled: enough that a kernel whose blocks differ (edge tiles) is seen.
+constexpr uint64_t kSample = 16;
+
+uint64_t mix(uint64_t x) {  // splitmix64's finaliser: a fixed, portable hash
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+bool is_sampled(uint3 b, dim3 g) {
+  const uint64_t blocks = uint64_t(g.x) * g.y * g.z;
+  if (blocks <= kSample) return true;
+  const bool corner = (b.x == 0 || b.x == g.x - 1) && (b.y == 0 || b.y == g.y - 1) && (b.z == 0 || b.z == g.z - 1);
+  if (corner) return true;
+  const uint64_t id = (uint64_t(b.z) * g.y + b.y) * g.x + b.x;
+  return mix(id) % blocks < kSample;  // about kSample blocks more
+}
+
+__attribute__((noinline)) void record(uintptr_t a, size_t n, bool write, const void* pc) {
+  CountState& s = cs();
+  const bool shared = a - g_lo < g_span;
+  if (!shared) {  // global: inside a cudaMalloc buffer (not a local array, not host memory)
+    auto it = std::upper_bound(s.device.begin(), s.device.end(), std::make_pair(a, UINTPTR_MAX));
+    if (it == s.device.begin() || a >= std::prev(it)->second) return;
+  }
+  s.log[rt().tid].push_back({a, pc, uint32_t(n), write, shared});
+}
+
+// Shared-memory wavefronts of one warp-level access: per lane group, the most distinct 4-byte words
+// any one bank must deliver.
+double shared_wavefronts(const std::vector<const Access*>& lanes, const std::vector<int>& lane_of) {
+  uint32_t width = 4;
+  for (const Access* a : lanes) width = std::max(width, a->bytes);
+  const int per_group = int(32 / std::min<uint32_t>(width / 4, 32));
+  static std::vector<std::pair<int, uintptr_t>> words;  // (bank, word) of one group; reused
+  double total = 0;
+  for (int g = 0; g * per_group < 32; ++g) {
+    words.clear();
+    for (size_t i = 0; i < lanes.size(); ++i) {
+      if (lane_of[i] / per_group != g) continue;
+      for (uintptr_t w = lanes[i]->addr / 4; w < (lanes[i]->addr + lanes[i]->bytes + 3) / 4; ++w)
+        words.push_back({int(w % 32), w});
+    }
+    if (words.empty()) continue;
+    std::sort(words.begin(), words.end());
+    words.erase(std::unique(words.begin(), words.end()), words.end());
+    int worst = 0;
+    for (size_t i = 0; i < words.size();) {
+      size_t j = i;
+      while (j < words.size() && words[j].first == words[i].first) ++j;
+      worst = std::max(worst, int(j - i));
+      i = j;
+    }
+    total += worst;
+  }
+  return total;
+}
+
+// One warp-level access (its lanes' accesses) into the counts.
+void count_instance(TrafficCounts& c, const std::vector<const Access*>& lanes, const std::vector<int>& lane_of,
+                    std::unordered_set<uintptr_t>& block_sectors) {
+  const Access& first = *lanes.front();
+  if (first.shared) {
+    (first.write ? c.shared_stores : c.shared_loads) += 1;
+    c.shared_wavefronts += shared_wavefronts(lanes, lane_of);
+    return;
+  }
+  static std::vector<uintptr_t> sectors, lines;  // reused
+  sectors.clear(), lines.clear();
+  for (const Access* a : lanes) {
+    for (uintptr_t x = a->addr / 32; x <= (a->addr + a->bytes - 1) / 32; ++x) sectors.push_back(x);
+    for (uintptr_t x = a->addr / 128; x <= (a->addr + a->bytes - 1) / 128; ++x) lines.push_back(x);
+    c.global_bytes_requested += a->bytes;
+    if (!a->write) c.global_load_bytes += a->bytes;
+  }
+  std::sort(sectors.begin(), sectors.end());
+  sectors.erase(std::unique(sectors.begin(), sectors.end()), sectors.end());
+  std::sort(lines.begin(), lines.end());
+  const double n_lines = double(std::unique(lines.begin(), lines.end()) - lines.begin());
+  (first.write ? c.global_stores : c.global_loads) += 1;
+  (first.write ? c.global_store_sectors : c.global_load_sectors) += double(sectors.size());
+  c.global_wavefronts += n_lines;
+  block_sectors.insert(sectors.begin(), sectors.end());
+}
+
+// The block's accesses, grouped into warp-level accesses and counted. The common case, every lane
+// of a warp running the same loads and stores in the same order, pairs them by position; otherwise
+// (divergence) the k-th execution of each instruction by each lane is matched through a map.
+void count_block(CountState& s, size_t threads) {
+  TrafficCounts& c = s.launch;
+  std::unordered_set<uintptr_t> block_sectors;
+  std::vector<const Access*> lanes;
+  std::vector<int> lane_of;
+  for (size_t base = 0; base < threads; base += 32) {
+    const size_t n = std::min<size_t>(32, threads - base);
+    const auto& first = s.log[base];
+    bool uniform = true;
+    for (size_t l = 1; l < n && uniform; ++l) {
+      const auto& other = s.log[base + l];
+      uniform = other.size() == first.size();
+      for (size_t i = 0; i < first.size() && uniform; ++i)
+        uniform = other[i].pc == first[i].pc && other[i].shared == first[i].shared;
+    }
+    if (uniform) {
+      for (size_t i = 0; i < first.size(); ++i) {
+        lanes.clear(), lane_of.clear();
+        for (size_t l = 0; l < n; ++l) lanes.push_back(&s.log[base + l][i]), lane_of.push_back(int(l));
+        count_instance(c, lanes, lane_of, block_sectors);
+      }
+      continue;
+    }
+    struct Instance {
+      std::vector<const Access*> lanes;
+      std::vector<int> lane_of;
+    };
+    std::unordered_map<uint64_t, Instance> inst;  // (pc, k-th execution by a lane) -> its lanes
+    std::vector<uint64_t> order;                   // first-seen order: a deterministic walk
+    for (size_t lane = 0; lane < n; ++lane) {
+      std::unordered_map<const void*, uint32_t> seen;
+      for (const Access& a : s.log[base + lane]) {
+        const uint64_t key = mix(reinterpret_cast<uintptr_t>(a.pc)) ^ seen[a.pc]++;
+        auto [it, fresh] = inst.try_emplace(key);
+        if (fresh) order.push_back(key);
+        it->second.lanes.push_back(&a);
+        it->second.lane_of.push_back(int(lane));
+      }
+    }
+    for (uint64_t key : order) count_instance(c, inst[key].lanes, inst[key].lane_of, block_sectors);
+  }
+  c.l2_sectors += double(block_sectors.size());
+}
+
+}  // namespace
+
+namespace hooks {
+const char* backend_name() { return "emu-count"; }
+size_t stack_bytes() { return 128 * 1024; }
+
+void runtime_created(Runtime&) {}
+void shared_declared(Runtime&, size_t, size_t) {}
+void launch_begin(Runtime& r, size_t) {
+  CountState& s = cs();
+  s.launch = TrafficCounts{};
+  s.launch_blocks = s.sampled_blocks = s.barrier_arrivals = 0;
+  s.device.clear();
+  for (const auto& [base, b] : r.buffers) s.device.push_back({base, base + b.size});
+}
+void launch_end(Runtime& r, const LaunchSite& site, size_t dynamic_shared) {
+  CountState& s = cs();
+  guard_zones::check(r, &site);
+  if (s.sampled_blocks == 0) return;
+  // Scaled from the sampled blocks to the whole grid.
+  const double scale = double(s.launch_blocks) / double(s.sampled_blocks);
+  TrafficCounts& c = s.launch;
+  for (double* f : {&c.global_loads, &c.global_stores, &c.global_load_sectors, &c.global_store_sectors,
+                    &c.global_bytes_requested, &c.global_load_bytes, &c.global_wavefronts, &c.l2_sectors, &c.shared_loads,
+                    &c.shared_stores, &c.shared_wavefronts})
+    *f *= scale;
+  c.launches = 1;
+  c.blocks = double(s.launch_blocks);
+  c.sampled_blocks = double(s.sampled_blocks);
+  c.threads_per_block = double(blockDim.x) * blockDim.y * blockDim.z;
+  c.barriers_per_block = double(s.barrier_arrivals) / double(s.sampled_blocks) / c.threads_per_block;
+  size_t shared = dynamic_shared;
+  for (const auto& v : r.shared_vars)
+    if (v.kernel == site.kernel) shared += v.size;
+  c.shared_bytes_per_block = double(shared);
+  s.total.add(c);
+}
+void block_begin(Runtime& r) {
+  CountState& s = cs();
+  ++s.launch_blocks;
+  g_on = is_sampled(blockIdx, gridDim);
+  if (!g_on) return;
+  ++s.sampled_blocks;
+  s.log.resize(std::max(s.log.size(), r.threads.size()));
+  for (auto& l : s.log) l.clear();
+  g_lo = reinterpret_cast<uintptr_t>(r.arena);
+  g_span = r.arena_size;
+}
+void block_end(Runtime& r) {
+  if (!g_on) return;
+  g_on = false;
+  count_block(cs(), r.threads.size());
+}
+void barrier(Runtime&, const char*, int) {
+  if (g_on) ++cs().barrier_arrivals;
+}
+void switch_start(Runtime&, int, void**) {}
+void switch_finish(Runtime&, void*) {}
+bool alloc_buffer(Buffer& b, size_t size) { return guard_zones::alloc(b, size); }
+void free_buffer(Runtime& r, Buffer& b) { guard_zones::free(r, b); }
+
+bool take_counts(TrafficCounts& out) {
+  out = cs().total;
+  cs().total = TrafficCounts{};
+  return true;
+}
+}  // namespace hooks
+
+}  // namespace tlemu
+
+// Only the accesses of counted blocks reach record(); it keeps those to shared and device memory.
+#define TLEMU_COUNT_FILTER(a) (tlemu::g_on)
+TLEMU_ACCESS_CALLBACKS(TLEMU_COUNT_FILTER, tlemu::record)

@@ -1,0 +1,30 @@
+// The performance model of the count build (docs/performance.md, "The model"): from the memory
+// traffic the emulator counted (tlemu::TrafficCounts) and the problem's shape, the figures chapter 4
+// reasons with and an estimate of the kernel's time on a named reference GPU (H100 SXM), in the
+// spirit of a roofline: the time of the busiest resource. Pure arithmetic, so that a student can
+// redo it by hand from the counts in results.json.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include "runtime.hpp"
+#include "tilelab/spec.hpp"
+
+namespace tilelab {
+
+// The reference GPU: H100 SXM5 (132 SMs at 1.98 GHz). Each figure is per SM and clock unless named.
+struct ModelGpu {
+  const char* name = "H100 SXM (model)";
+  double sms = 132, clock_hz = 1.98e9;
+  double fma_warp_insts_per_clk = 4;   // 128 FP32 lanes: 4 warp-wide FFMA per clock (66.9 TFLOP/s)
+  double issue_per_clk = 4;            // 4 schedulers, one warp instruction each per clock
+  double wavefronts_per_clk = 1;       // L1/shared data path: a shared wavefront or a global sector
+  double l2_bytes_per_s = 5.5e12;      // L2 to the SMs, all of them
+  double dram_bytes_per_s = 3.35e12;   // HBM3
+  double max_threads_per_sm = 2048, max_blocks_per_sm = 32, shared_per_sm = 233472, shared_reserved = 1024;
+};
+
+// {"counts": what was counted, "derived": CGMA ratio, per-FMA figures, coalescing, occupancy,
+//  "model": {"ms", "bound", per-resource times, "gpu"}} for the product of shape s.
+nlohmann::json perf_model(const tlemu::TrafficCounts& c, const Shape& s, const ModelGpu& gpu = {});
+
+}  // namespace tilelab

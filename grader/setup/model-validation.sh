@@ -1,0 +1,61 @@
+#!/bin/bash
+# The performance model's validation (docs/performance.md, "Validation"), in two halves:
+#
+#   here, with Boost.Context (the emulator's count build):
+#     OUT=/tmp/mv grader/setup/model-validation.sh emu
+#       -> $OUT/model-emu.json: each variant's modelled ratio to its stage's reference
+#   on the GPU machine (CUDA; no Boost needed), with that file:
+#     EMU_JSON=/path/model-emu.json OUT=$OUT grader/setup/model-validation.sh gpu
+#       -> $OUT/model-gpu.json (measured at 4096^3: CUDA events, median, cold L2, cuBLAS in the same
+#          run, as the timed check) and $OUT/model-validation.md, the table for docs/performance.md
+#
+# BUILD_ONLY=1 stops after the build (a second call with the same BUILD then only runs).
+# The variants (grader/setup/model_variants.py) are edits of the solutions, written into the build
+# tree by both halves alike. Exit 0 when every run passed and (gpu) the targets are met.
+set -u
+mode=${1:-}
+root=$(CDPATH= cd -- "$(dirname -- "$0")/../.." && pwd)
+cd "$root"
+OUT=${OUT:-$root/gpu-out/model-validation}
+JOBS=${JOBS:-$(nproc)}
+SIZE=${SIZE:-4096}
+mkdir -p "$OUT/logs"
+if [ -d .deps/usr ]; then
+  export CMAKE_PREFIX_PATH="$root/.deps/usr"
+  export LD_LIBRARY_PATH="$root/.deps/usr/lib/x86_64-linux-gnu/openblas-pthread:$root/.deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+py=$(command -v python3)
+case "$mode" in
+  emu) BUILD=${BUILD:-$root/build/model-validation-emu}; cuda=OFF; emu=ON; backend=emu-count ;;
+  gpu) BUILD=${BUILD:-$root/build/model-validation-gpu}; cuda=ON; emu=OFF; backend=gpu
+       [ -n "${EMU_JSON:-}" ] && [ -f "$EMU_JSON" ] || { echo "gpu: set EMU_JSON to the emu half's model-emu.json"; exit 2; } ;;
+  *) echo "usage: OUT=DIR $0 emu | EMU_JSON=FILE OUT=DIR $0 gpu"; exit 2 ;;
+esac
+start=$SECONDS
+[ "$mode" = gpu ] && echo "== $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1); $(date -u +%F)"
+variants="$BUILD/model-variants"
+"$py" grader/setup/model_variants.py write "$variants" || exit 1
+echo "== configure + build ($mode)"
+cmake -S "$root" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DTILELAB_CUDA=$cuda -DTILELAB_EMU=$emu -DTILELAB_IMPLS= \
+  -DTILELAB_MODEL_VARIANTS="$variants" -DPython3_EXECUTABLE="$py" \
+  > "$OUT/logs/configure-$mode.log" 2>&1 || { tail -30 "$OUT/logs/configure-$mode.log"; exit 1; }
+targets=()
+for d in "$variants"/*/*/; do
+  v=$(basename "$(dirname "$d")"); s=$(basename "$d")
+  targets+=("run-mv-$v-$s-$backend")
+done
+cmake --build "$BUILD" --parallel "$JOBS" --target "${targets[@]}" > "$OUT/logs/build-$mode.log" 2>&1 \
+  || { grep -E "error" "$OUT/logs/build-$mode.log" | head -20; exit 1; }
+echo "   built in $((SECONDS - start)) s"
+[ -n "${BUILD_ONLY:-}" ] && exit 0   # BUILD_ONLY=1: build now, run in a second call (same BUILD)
+echo "== run"
+"$py" grader/setup/model_validation.py run --tree "$BUILD" --variants "$variants" --backend $backend \
+  --out "$OUT/model-$mode.json" --size "$SIZE"
+rc=$?
+if [ "$mode" = gpu ]; then
+  echo "== modelled vs measured"
+  "$py" grader/setup/model_validation.py compare "$EMU_JSON" "$OUT/model-gpu.json" --md "$OUT/model-validation.md"
+  rc=$((rc | $?))
+fi
+echo "== done in $((SECONDS - start)) s; results in $OUT"
+exit $rc

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""The kernels of the performance model's validation (docs/performance.md, "Validation"): each
+stage's solution and variants of them written as find/replace edits (each `find` must occur exactly
+once), so they follow the solutions as those change.
+
+    model_variants.py write OUT   # OUT/<variant>/<stage>/matmul.cu and OUT/variants.json
+
+A variant is graded against its stage's reference solution, as a student's kernel would be.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# name: (stage, base solution stage, [(find, replace), ...], what it shows)
+VARIANTS: dict[str, tuple[str, str, list[tuple[str, str]], str]] = {
+    "01-solution": ("01-basic", "01-basic", [], "the basic kernel (coalesced: Col from threadIdx.x)"),
+    "01-swapped": ("01-basic", "01-basic", [
+        ("int Row = blockIdx.y * blockDim.y + threadIdx.y;\n    int Col = blockIdx.x * blockDim.x + threadIdx.x;",
+         "int Row = blockIdx.x * blockDim.x + threadIdx.x;\n    int Col = blockIdx.y * blockDim.y + threadIdx.y;")],
+        "rows and columns swapped: a warp reads 32 rows of M and writes down a column of P (uncoalesced)"),
+    "02-basic": ("02-tiled", "01-basic", [], "the basic kernel submitted for 02-tiled"),
+    "02-tile8": ("02-tiled", "02-tiled", [("#define TILE_WIDTH 16", "#define TILE_WIDTH 8")], "8x8 tiles"),
+    "02-solution": ("02-tiled", "02-tiled", [], "16x16 tiles (the reference)"),
+    "02-tile32": ("02-tiled", "02-tiled", [("#define TILE_WIDTH 16", "#define TILE_WIDTH 32")], "32x32 tiles"),
+    "03-solution": ("03-boundary", "03-boundary", [], "tiles with bounds tests"),
+    "04-solution": ("04-rectangular", "04-rectangular", [], "rectangular tiled kernel"),
+    "05-coarse1": ("05-coarsened", "05-coarsened", [("#define COARSE_FACTOR 4", "#define COARSE_FACTOR 1")],
+                   "coarsening factor 1 (the 04 kernel with 32x32 tiles)"),
+    "05-coarse2": ("05-coarsened", "05-coarsened", [("#define COARSE_FACTOR 4", "#define COARSE_FACTOR 2")],
+                   "coarsening factor 2"),
+    "05-solution": ("05-coarsened", "05-coarsened", [], "coarsening factor 4 (the reference)"),
+    "05-coarse8": ("05-coarsened", "05-coarsened", [("#define COARSE_FACTOR 4", "#define COARSE_FACTOR 8")],
+                   "coarsening factor 8"),
+    "06-solution": ("06-register-tiled", "06-register-tiled", [], "128x128 block tiles, 8x8 register tiles"),
+    "06-tm8tn4": ("06-register-tiled", "06-register-tiled", [
+        ("#define BN 128 ", "#define BN 64  "), ("#define TN 8 ", "#define TN 4 ")],
+        "128x64 block tiles, 8x4 register tiles"),
+    "06-tm4tn4": ("06-register-tiled", "06-register-tiled", [
+        ("#define BM 128 ", "#define BM 64  "), ("#define BN 128 ", "#define BN 64  "),
+        ("#define TM 8 ", "#define TM 4 "), ("#define TN 8 ", "#define TN 4 ")],
+        "64x64 block tiles, 4x4 register tiles"),
+    "06-prev05": ("06-register-tiled", "05-coarsened", [], "the 05 kernel submitted for 06"),
+}
+
+
+def source(name: str) -> str:
+    stage, base, edits, _ = VARIANTS[name]
+    text = (ROOT / "solutions" / base / "matmul.cu").read_text()
+    for find, replace in edits:
+        if text.count(find) != 1:
+            raise SystemExit(f"model_variants: variant {name}: {find!r} occurs {text.count(find)} times in "
+                             f"solutions/{base}/matmul.cu (must be once); update VARIANTS")
+        text = text.replace(find, replace)
+    return text
+
+
+def write(out: Path) -> None:
+    manifest = {}
+    for name, (stage, base, edits, what) in VARIANTS.items():
+        d = out / name / stage
+        d.mkdir(parents=True, exist_ok=True)
+        f = d / "matmul.cu"
+        text = source(name)
+        if not f.exists() or f.read_text() != text:
+            f.write_text(text)
+        manifest[name] = {"stage": stage, "base": base, "what": what}
+    (out / "variants.json").write_text(json.dumps(manifest, indent=1) + "\n")
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2 or argv[0] != "write":
+        print(__doc__, file=sys.stderr)
+        return 2
+    write(Path(argv[1]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

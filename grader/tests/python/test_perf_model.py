@@ -1,0 +1,132 @@
+"""The performance check from the emulator's counts (docs/performance.md, "The model"): which basis
+grades, the [performance.model] thresholds, what the student is shown, and the validation's
+statistics."""
+
+import dataclasses
+import importlib.util
+
+import pytest
+
+from tilelab import ROOT, metrics, spec
+from tilelab.scoring import perf_basis, score_stage
+
+STAGE = spec.load(ROOT / "assignments" / "02-tiled" / "stage.toml")
+MODEL = STAGE.performance.model
+
+
+def _model(cgma, wavefronts, ms, bound="l1-shared"):
+    return {"derived": {"cgma": cgma, "shared_wavefronts_per_warp_fma": wavefronts, "coalescing_efficiency": 1.0},
+            "model": {"gpu": "H100 SXM (model)", "ms": ms, "bound": bound}}
+
+
+def _results(ratio, verdict="pass", basis="model"):
+    r = {f"submission.02-tiled.{d.name}.emu": {"verdict": "pass"} for d in STAGE.correctness_datasets}
+    r[f"submission.02-tiled.{MODEL.check_name}.perf-model"] = {
+        "verdict": verdict, "stage": "02-tiled", "impl": "submission", "shape": {"J": 256, "K": 256, "L": 256},
+        "timing": {"basis": basis, "ratio_to_reference": ratio,
+                   "impls": {"submission": {"model": _model(1.0, 0.0, 0.1 / ratio, "l1-shared")},
+                             "reference": {"model": _model(16.0, 2.0, 0.1)}}}}
+    return r
+
+
+def test_the_basis_is_the_gpu_on_a_gpu_and_the_model_on_the_emulator_unless_chosen():
+    assert perf_basis("auto", "gpu") == "gpu"
+    assert perf_basis("auto", "emu") == "model"
+    assert perf_basis("model", "gpu") == "model"
+    assert perf_basis("gpu", "emu") == "gpu"
+    with pytest.raises(ValueError):
+        perf_basis("fast", "gpu")
+
+
+@pytest.mark.parametrize("ratio, points", [(1.0, 30.0), (0.9, 30.0), (0.85, 15.0), (0.8, 0.0), (0.64, 0.0)])
+def test_the_modelled_ratio_grades_with_the_timed_checks_linear_rule(ratio, points):
+    s = score_stage(STAGE, "submission", _results(ratio), backend="emu")
+    c = s.check("perf-model")
+    assert c is not None and c.max_points == STAGE.points.performance
+    assert c.points == pytest.approx(points)
+
+
+def test_on_the_emulator_the_performance_points_are_in_the_maximum():
+    s = score_stage(STAGE, "submission", _results(1.0), backend="emu")
+    assert s.max_points == pytest.approx(STAGE.points.public + STAGE.points.performance)
+    assert s.points == pytest.approx(s.max_points)
+
+
+def test_a_missing_or_failed_count_earns_nothing():
+    s = score_stage(STAGE, "submission", {}, backend="emu")
+    assert s.check("perf-model").verdict == "missing" and s.check("perf-model").points == 0
+    s = score_stage(STAGE, "submission", _results(1.0, verdict="wrong"), backend="emu")
+    assert s.check("perf-model").points == 0
+
+
+def test_times_that_are_not_modelled_earn_nothing():
+    s = score_stage(STAGE, "submission", _results(1.0, basis=None), backend="emu")
+    assert s.check("perf-model").points == 0
+
+
+def test_a_stage_without_a_model_is_skipped_on_the_emulator():
+    bare = dataclasses.replace(STAGE, performance=dataclasses.replace(STAGE.performance, model=None))
+    s = score_stage(bare, "submission", _results(1.0), backend="emu")
+    assert s.check("perf-model").verdict == "skipped"
+    assert s.max_points == pytest.approx(STAGE.points.public)
+
+
+def test_with_the_gpu_basis_the_emulator_skips_performance_as_before():
+    s = score_stage(STAGE, "submission", _results(1.0), backend="emu", basis="gpu")
+    assert s.check("perf").verdict == "skipped"
+
+
+def test_the_student_sees_their_counts_beside_the_references_and_the_books():
+    s = score_stage(STAGE, "submission", _results(0.64), backend="emu")
+    lines = metrics.model_lines(s.check("perf-model"), *metrics.book_of(s.check("perf-model")))
+    text = "\n".join(lines)
+    assert "CGMA (FLOPs per float loaded): yours 1.0, reference 16.0, book 16" in text
+    assert "shared wavefronts per warp FMA: yours 0.000, reference 2.000" in text
+    assert "l1-shared bound" in text and MODEL.book in text
+
+
+def test_every_stage_has_a_model_with_sane_thresholds():
+    for st in spec.load_all():
+        m = st.performance.model
+        assert m is not None, st.id
+        assert 0 <= m.zero_credit_ratio < m.full_credit_ratio <= 1
+        assert all(n >= 64 for n in m.shape)
+
+
+@pytest.mark.parametrize("table, error", [
+    ({"shape": [256, 256], "full_credit_ratio": 0.9, "zero_credit_ratio": 0.5}, "shape"),
+    ({"shape": [256, 256, 0], "full_credit_ratio": 0.9, "zero_credit_ratio": 0.5}, "shape"),
+    ({"shape": [256] * 3, "full_credit_ratio": 0.5, "zero_credit_ratio": 0.9}, "zero_credit_ratio"),
+    ({"shape": [256] * 3, "full_credit_ratio": 0.9, "zero_credit_ratio": 0.5, "bok": "x"}, "unknown"),
+    ({"shape": [256] * 3, "zero_credit_ratio": 0.5}, "full_credit_ratio"),
+])
+def test_a_bad_model_table_is_a_clear_spec_error(table, error):
+    with pytest.raises(spec.SpecError, match=error):
+        spec._model(table, "stage.toml [performance.model]")
+
+
+def _validation():
+    path = ROOT / "grader" / "setup" / "model_validation.py"
+    mod = importlib.util.spec_from_file_location("model_validation", path)
+    m = importlib.util.module_from_spec(mod)
+    mod.loader.exec_module(m)
+    return m
+
+
+def test_the_validations_rank_correlation_and_bands():
+    v = _validation()
+    assert v.spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
+    assert v.spearman([1, 2, 3, 4], [40, 30, 20, 10]) == pytest.approx(-1.0)
+    assert v.spearman([1, 2, 3, 4], [10, 30, 20, 40]) == pytest.approx(0.8)
+    assert [v.band(f) for f in (0.0, 0.5, 1.0)] == ["none", "partial", "full"]
+
+
+@pytest.mark.parametrize("ratio, back, ok", [(1.0, 1.52, True), (0.95, 1.52, True), (0.85, 1.52, False),
+                                             (1.0, 1.1, False), (1.0, None, False)])
+def test_kit_model_asserts_full_credit_and_none_for_the_previous_kernel(tmp_path, ratio, back, ok):
+    """kit.model.02-tiled: the solution at full credit, the basic kernel (CGMA 1 < 16) at none."""
+    r = {"verdict": "pass", "message": "", "timing": {"basis": "model", "ratio_to_reference": ratio,
+                                                     "ratio_to_previous": back}}
+    f = tmp_path / "r.json"
+    f.write_text(__import__("json").dumps(r))
+    assert (_validation().assert_grades(f, "02-tiled") == 0) == ok
