@@ -353,6 +353,7 @@ def run_task(spec_path: Path, index: int, grader: batch.Grader | None = None) ->
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     opts.build_jobs = int(os.environ.get("SLURM_CPUS_PER_TASK", cores))
     scratch = Path(tempfile.mkdtemp(prefix=f"tilelab-{os.environ.get('SLURM_JOB_ID', 'task')}-"))
+    scratch.chmod(0o755)                      # the sandbox user builds inside (mkdtemp makes it 0700)
     opts.build_root = scratch                 # node-local: builds are many small files
     try:
         for item in doc["tasks"][index]:

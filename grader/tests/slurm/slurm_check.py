@@ -60,17 +60,24 @@ def main() -> int:
     ap.add_argument("--work", required=True)
     ap.add_argument("--stage", default="01-basic")
     ap.add_argument("--submissions", required=True, help="';'-separated names in grader/tests/submissions")
+    ap.add_argument("--ccache", help="the compiler cache folder (kept between runs; default: none kept)")
     args = ap.parse_args()
     work = Path(args.work).resolve()
     shutil.rmtree(work, ignore_errors=True)
     subs = work / "subs"
     names = [n for n in args.submissions.split(";") if n]
+    sys.path.insert(0, str(ROOT / "grader" / "tests" / "submissions"))
+    import mutate   # a mutant is an edit of a solution, written out here as a student's file
+    edits = {name: (stage, m) for name, stage, m in mutate.mutants()}
     for n in names:
         src = ROOT / "grader" / "tests" / "submissions" / n / args.stage / "matmul.cu"
-        if not src.is_file():
-            fail(f"{src} is missing")
         (subs / n / args.stage).mkdir(parents=True)
-        shutil.copy(src, subs / n / args.stage / "matmul.cu")
+        if src.is_file():
+            shutil.copy(src, subs / n / args.stage / "matmul.cu")
+        elif n in edits and edits[n][0] == args.stage:
+            (subs / n / args.stage / "matmul.cu").write_text(mutate.apply(n, *edits[n]))
+        else:
+            fail(f"{n}: no {args.stage}/matmul.cu and no {args.stage} mutant")
 
     try:
         cluster = MiniCluster(work / "cluster", cpus=2).__enter__()
@@ -78,19 +85,19 @@ def main() -> int:
         print(f"SKIP: Slurm cannot start here: {e}")
         return 77
     try:
-        return run(cluster, work, subs, names, args.stage)
+        return run(cluster, work, subs, names, args.stage, Path(args.ccache) if args.ccache else work / "ccache")
     finally:
         cluster.stop()
 
 
-def run(cluster: MiniCluster, work: Path, subs: Path, names: list[str], stage: str) -> int:
+def run(cluster: MiniCluster, work: Path, subs: Path, names: list[str], stage: str, cache: Path) -> int:
     env = dict(cluster.env)
     env.pop("TILELAB_SANDBOX_USER", None)
     if shutil.which("ccache"):
-        (work / "ccache").mkdir()
-        os.chmod(work / "ccache", 0o1777)          # the builds run as the sandbox user
+        cache.mkdir(parents=True, exist_ok=True)
+        os.chmod(cache, 0o1777)                    # the builds run as the sandbox user
         env.update(CMAKE_CXX_COMPILER_LAUNCHER="ccache", CMAKE_C_COMPILER_LAUNCHER="ccache",
-                   CCACHE_DIR=str(work / "ccache"), CCACHE_BASEDIR="/", CCACHE_NOHASHDIR="1", CCACHE_UMASK="000")
+                   CCACHE_DIR=str(cache.resolve()), CCACHE_BASEDIR="/", CCACHE_NOHASHDIR="1", CCACHE_UMASK="000")
     # The Slurm tasks build in $TMPDIR/tilelab-<job>-<random>/<student>; the local batch in
     # local/.build/<student>: the same depth, so the compiler cache's relative paths agree.
     (work / "tmp").mkdir()
