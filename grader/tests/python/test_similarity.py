@@ -37,3 +37,13 @@ def test_the_starter_is_boilerplate(tmp_path):
     (tmp_path / "cyd").mkdir()   # hands in nothing for the stage
     res = similarity.compare(tmp_path, "02-tiled")
     assert [round(p.score, 3) for p in res.pairs] == [0.0] and res.missing == ["cyd"]
+
+
+def test_batch_similarity_writes_a_page_per_stage(tmp_path, monkeypatch):
+    from tilelab import batch, cli
+
+    monkeypatch.setattr(batch, "run_batch", lambda subs, opts, **kw: batch.BatchSummary(gradebook=tmp_path / "g.csv"))
+    assert cli.main(["batch", str(DATA), "--out", str(tmp_path), "--backend", "emu", "--stage", "02-tiled",
+                     "--similarity"]) == 0
+    text = (tmp_path / "similarity" / "02-tiled" / "index.html").read_text()
+    assert text.index("copy-of-pointers") < text.index("indep-helper")
