@@ -83,7 +83,8 @@ def _slurm_batch(args, opts) -> int:
     print(f"reports:   {opts.out / 'index.html'}")
     print(f"done {len(s.done)}, failed {len(s.failed)}, still queued or running {len(s.live)}")
     if s.live:
-        print(f"collect later: ./tilelab batch {args.submissions} --out {args.out} --slurm --collect")
+        print("collect later: the same command with --collect added (it waits for what is left; "
+              "with --no-wait too, it writes the gradebook from what is done now)")
     return 1 if s.failed else 0
 
 

@@ -325,10 +325,14 @@ def run(submissions: Path, opts: batch.BatchOptions, sopts: SlurmOptions,
         else:
             items = [t for t in p.todo if t[0].name not in live]
         summary.live = live
-        if items or sopts.dry_run:
-            submit(opts, sopts, p, items or p.todo, summary)
         if sopts.dry_run:
+            if items:
+                submit(opts, sopts, p, items, summary)
+            else:
+                summary.script = "# nothing to submit: every submission is done, queued or running\n"
             return summary
+        if items:
+            submit(opts, sopts, p, items, summary)
     if sopts.wait:
         wait(submissions, settled, sopts, on_progress)
     finish(submissions, settled, summary)     # with --no-wait: pending rows now, `--collect` later

@@ -33,7 +33,7 @@ from minicluster import MiniCluster, Unavailable  # noqa: E402
 COMPARED = ("student", "status", "total", "max", "grader", "seed")
 
 
-def sh(cmd, env, timeout=1200, check_rc=None) -> subprocess.CompletedProcess:
+def sh(cmd, env, timeout=3600, check_rc=None) -> subprocess.CompletedProcess:
     print("$", " ".join(str(c) for c in cmd), flush=True)
     r = subprocess.run([str(c) for c in cmd], env=env, capture_output=True, text=True, timeout=timeout)
     print(r.stdout[-3000:], r.stderr[-2000:], sep="", flush=True)
