@@ -1,13 +1,18 @@
 #!/bin/sh
 # Installs what tilelab needs on Debian 12 (and derivatives): the Debian packages, then a Python
 # virtual environment in .venv with the grader's Python packages. Safe to run again.
+# `--test-deps` (what .ci/run passes) also installs what only the kit's own tests use: slurm-wlm and
+# munge for kit.slurm (it starts a one-node cluster of its own and uses none of the packages'
+# services or configuration) and ccache, which shares that test's compiles. copydetect
+# fingerprints kernels for `tilelab similarity`.
 # Used by `./tilelab setup` and by .ci/run. Needs root or sudo for apt-get.
 set -eu
 here=$(CDPATH= cd -- "$(dirname -- "$0")/../.." && pwd)
 
 DEBS="cmake g++ make python3 python3-venv doctest-dev libopenblas-dev libboost-context-dev \
 nlohmann-json3-dev libcli11-dev libtomlplusplus-dev"
-PIPS="rich jinja2 matplotlib pytest"
+if [ "${1:-}" = "--test-deps" ]; then DEBS="$DEBS slurm-wlm munge ccache"; fi
+PIPS="rich jinja2 matplotlib pytest copydetect"
 
 missing=""
 for p in $DEBS; do
@@ -30,7 +35,7 @@ if [ ! -x "$here/.venv/bin/python3" ]; then
   echo "tilelab: creating $here/.venv"
   $py -m venv "$here/.venv"
 fi
-if ! "$here/.venv/bin/python3" -c 'import rich, jinja2, matplotlib, pytest' 2>/dev/null; then
+if ! "$here/.venv/bin/python3" -c 'import rich, jinja2, matplotlib, pytest, copydetect' 2>/dev/null; then
   echo "tilelab: installing Python packages: $PIPS"
   "$here/.venv/bin/python3" -m pip install -q --disable-pip-version-check $PIPS
 fi

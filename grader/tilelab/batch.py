@@ -3,7 +3,10 @@
 One submission per folder or zip. Submissions build in parallel (--jobs), each in its own build
 tree, and their checks take turns on the GPU (one lock). Each student's folder under DIR gets
 grade.json, results.json (Gradescope) and report.html, then done.json last: a batch that is
-stopped and run again skips every student whose done.json matches the same files and settings.
+stopped and run again skips every student whose done.json matches the same files, settings and
+grader (identity.py: a digest of the grader's code and the stage specs, so a grader fix regrades
+everyone; --regrade NAME regrades one student). The gradebook records the grader version and seed
+each grade was made with.
 Whatever one submission does -- fail to compile, hang, crash, eat memory -- is recorded in its
 row of the gradebook and the batch goes on.
 
@@ -27,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from . import ROOT, gradebook, sandbox, spec, submission as submission_mod
+from . import ROOT, gradebook, identity, sandbox, spec, submission as submission_mod
 from .grade import GradeOptions, resolve_backend, run as grade_run, write_outputs
 from .model import GradeReport
 from .scoring import fail_stage
@@ -53,6 +56,8 @@ class BatchOptions:
     keep_builds: bool = False
     formats: tuple[str, ...] = ("gradescope", "grade", "html")
     regrade: bool = False                      # ignore done.json
+    regrade_names: tuple[str, ...] = ()        # ignore these students' done.json
+    build_jobs: int | None = None              # compile jobs per submission (default: cores / jobs)
 
 
 @dataclass
@@ -73,11 +78,11 @@ OnStep = Callable[[str, str], None]           # (student, "building 02-tiled" ..
 
 
 def config_key(opts: BatchOptions, backend: str) -> str:
-    """What a grade depends on besides the submission: settings, specs and reference solutions."""
+    """What a grade depends on besides the submission: the settings and the grader itself (its code,
+    the stage specs and the reference solutions: identity.digest)."""
     h = hashlib.sha256(json.dumps([opts.stages, backend, opts.hidden, opts.seed if opts.hidden else None,
                                    opts.perf_basis]).encode())
-    for p in sorted([*(ROOT / "assignments").glob("*/stage.toml"), *(ROOT / "solutions").glob("*/matmul.cu")]):
-        h.update(p.read_bytes())
+    h.update(identity.digest().encode())
     return h.hexdigest()
 
 
@@ -109,7 +114,8 @@ def grade_one(sub: submission_mod.Submission, opts: BatchOptions, backend: str, 
     build = (opts.build_root or opts.out / ".build") / student_dir(Path(), sub.name).name
     go = GradeOptions(stages=stage_ids, submission=sub.path, name=sub.name, student=sub.name, impl="submission",
                       backend=backend, perf_basis=opts.perf_basis, hidden=opts.hidden, seed=opts.seed, build_dir=build,
-                      jobs=max(1, (os.cpu_count() or 1) // max(1, opts.jobs)), build_timeout=opts.build_timeout,
+                      jobs=opts.build_jobs or max(1, (os.cpu_count() or 1) // max(1, opts.jobs)),
+                      build_timeout=opts.build_timeout,
                       check_timeout=opts.check_timeout, memory_bytes=opts.memory_bytes,
                       isolate_network=opts.isolate_network, check_lock=lock if backend == "gpu" else None,
                       on_step=(lambda step: on_step(sub.name, step)) if on_step else None)
@@ -133,10 +139,24 @@ def save(report: GradeReport, folder: Path, opts: BatchOptions, key: str, digest
     folder.mkdir(parents=True, exist_ok=True)
     write_outputs(report, folder, opts.formats)
     done = {"digest": digest, "config": key, "status": report.status,
-            "points": report.points, "max_points": report.max_points, "finished": time.time()}
+            "points": report.points, "max_points": report.max_points, "finished": time.time(),
+            **made_with(opts)}
     tmp = folder / (DONE + ".tmp")
     tmp.write_text(json.dumps(done, indent=2) + "\n")
     tmp.replace(folder / DONE)
+
+
+def made_with(opts: BatchOptions) -> dict:
+    """The grader version and seed a grade is made with (done.json, the gradebook's last columns)."""
+    return {"grader": identity.version(), "seed": opts.seed if opts.hidden and opts.seed else ""}
+
+
+def read_made_with(folder: Path) -> dict:
+    try:
+        done = json.loads((folder / DONE).read_text())
+        return {"grader": done.get("grader", ""), "seed": done.get("seed", "")}
+    except (OSError, ValueError, AttributeError):
+        return {}
 
 
 def maxima(stage_ids: list[str], opts: BatchOptions, backend: str) -> dict[str, float]:
@@ -175,12 +195,36 @@ def pending(sub: submission_mod.Submission, folder: Path, backend: str) -> Grade
     return prev
 
 
-def run_batch(submissions: Path, opts: BatchOptions, grader: Grader | None = None,
-              on_event: Callable[[str, GradeReport, bool], None] | None = None,
-              on_step: OnStep | None = None) -> BatchSummary:
-    """Grade every submission under `submissions`; on_event(name, report, reused) after each,
-    on_step(name, step) as each one's grading goes on (configuring, building, checking)."""
-    grader = grader or grade_run
+@dataclass
+class Plan:
+    """A batch worked out before anything is graded: who is done already (reused), who is to grade."""
+    subs: list[submission_mod.Submission]
+    stage_ids: list[str]
+    backend: str
+    key: str
+    most: dict[str, float]
+    settings: dict
+    summary: BatchSummary
+    todo: list[tuple[submission_mod.Submission, Path, str]]      # (submission, its folder, digest)
+    waiting: dict[str, GradeReport]                              # todo's rows until graded
+    made: dict[str, dict]                                        # student -> grader version, seed
+
+    def book(self) -> list[GradeReport]:
+        """Every submission: graded, reused, or pending (not yet graded in this run)."""
+        return [self.summary.reports.get(sub.name) or self.waiting[sub.name] for sub in self.subs]
+
+    def write_book(self, opts: BatchOptions, index: bool = True) -> None:
+        gradebook.write(self.summary.gradebook, self.book(), self.stage_ids, self.most, self.made)
+        if index and "html" in opts.formats:
+            write_index(opts.out, self.book(), self.stage_ids, self.most, self.settings)
+
+
+class BatchError(ValueError):
+    """A batch that cannot start: said to the instructor as it is."""
+
+
+def plan(submissions: Path, opts: BatchOptions,
+         on_event: Callable[[str, GradeReport, bool], None] | None = None) -> Plan:
     all_ids = [s.id for s in spec.load_all(ROOT)]
     stage_ids = opts.stages or all_ids
     backend = resolve_backend(opts.backend)
@@ -191,20 +235,25 @@ def run_batch(submissions: Path, opts: BatchOptions, grader: Grader | None = Non
     opts.build_root = Path(opts.build_root).resolve() if opts.build_root else None
     opts.out.mkdir(parents=True, exist_ok=True)
     subs = submission_mod.discover(submissions)
+    unknown = sorted(set(opts.regrade_names) - {s.name for s in subs})
+    if unknown:
+        raise BatchError(f"--regrade names no submission: {', '.join(unknown)} "
+                         f"(submissions are named by their folder or zip: {', '.join(s.name for s in subs[:5])} ...)")
     summary = BatchSummary(gradebook=opts.out / GRADEBOOK)
-    most = maxima(stage_ids, opts, backend)
     settings = {"backend": backend, "stages": ", ".join(stage_ids),
                 "hidden datasets": f"yes, seed {opts.seed}" if opts.hidden and opts.seed else "no",
+                "grader": identity.version(),
                 "written": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
-    lock, book_lock = threading.Lock(), threading.Lock()
-    todo = []
+    todo, made = [], {}
     for sub in subs:
         folder = student_dir(opts.out, sub.name)
+        made[sub.name] = read_made_with(folder)
         try:
             digest = submission_mod.digest_of(sub.path, stage_ids)
         except submission_mod.SubmissionError:
             digest = ""
-        prior = None if opts.regrade else load_done(folder, digest, key)
+        again = opts.regrade or sub.name in opts.regrade_names
+        prior = None if again else load_done(folder, digest, key)
         if prior is not None:
             summary.reports[sub.name] = prior
             summary.reused.append(sub.name)
@@ -212,25 +261,34 @@ def run_batch(submissions: Path, opts: BatchOptions, grader: Grader | None = Non
                 on_event(sub.name, prior, True)
         else:
             todo.append((sub, folder, digest))
-
     waiting = {sub.name: pending(sub, folder, backend) for sub, folder, _ in todo}   # read once
+    return Plan(subs, stage_ids, backend, key, maxima(stage_ids, opts, backend), settings, summary, todo,
+                waiting, made)
 
-    def book() -> list[GradeReport]:
-        """Every submission: graded, reused, or pending (not yet graded in this run)."""
-        return [summary.reports.get(sub.name) or waiting[sub.name] for sub in subs]
+
+def run_batch(submissions: Path, opts: BatchOptions, grader: Grader | None = None,
+              on_event: Callable[[str, GradeReport, bool], None] | None = None,
+              on_step: OnStep | None = None) -> BatchSummary:
+    """Grade every submission under `submissions`; on_event(name, report, reused) after each,
+    on_step(name, step) as each one's grading goes on (configuring, building, checking)."""
+    grader = grader or grade_run
+    p = plan(submissions, opts, on_event)
+    summary = p.summary
+    lock, book_lock = threading.Lock(), threading.Lock()
 
     def finish(sub, folder, digest, report):
         with book_lock:
-            save(report, folder, opts, key, digest)
+            save(report, folder, opts, p.key, digest)
             summary.reports[sub.name] = report
             summary.graded.append(sub.name)
-            gradebook.write(summary.gradebook, book(), stage_ids, most)
+            p.made[sub.name] = made_with(opts)
+            p.write_book(opts, index=False)
         if on_event:
             on_event(sub.name, report, False)
 
     pool = ThreadPoolExecutor(max_workers=max(1, opts.jobs), thread_name_prefix="tilelab-batch")
-    futures = {pool.submit(grade_one, item[0], opts, backend, lock, grader, stage_ids, on_step): item
-               for item in todo}
+    futures = {pool.submit(grade_one, item[0], opts, p.backend, lock, grader, p.stage_ids, on_step): item
+               for item in p.todo}
     try:
         for fut in as_completed(futures):
             sub, folder, digest = futures[fut]
@@ -242,7 +300,5 @@ def run_batch(submissions: Path, opts: BatchOptions, grader: Grader | None = Non
         sandbox.STOP.clear()
     else:
         pool.shutdown(wait=True)
-    gradebook.write(summary.gradebook, book(), stage_ids, most)
-    if "html" in opts.formats:
-        write_index(opts.out, book(), stage_ids, most, settings)
+    p.write_book(opts)
     return summary

@@ -85,18 +85,63 @@ def cmd_grade(args) -> int:
                        out=args.out, formats=formats, jobs=args.jobs, perf_basis=args.perf_basis)
 
 
-def cmd_batch(args) -> int:
-    from . import batch, progress, table
+def _batch_options(args):
+    from . import batch
 
-    opts = batch.BatchOptions(out=Path(args.out), jobs=args.jobs, backend=args.backend, perf_basis=args.perf_basis,
+    return batch.BatchOptions(out=Path(args.out), jobs=args.jobs, backend=args.backend, perf_basis=args.perf_basis,
                               stages=args.stage or None,
                               hidden=args.hidden, seed=args.seed, build_timeout=args.timeout,
                               check_timeout=args.timeout, memory_bytes=_mib(args.memory_mib) if args.memory_mib else None,
                               isolate_network=not args.allow_network, keep_builds=args.keep_builds,
-                              regrade=args.regrade)
+                              regrade=args.regrade == [], regrade_names=tuple(args.regrade or ()))
+
+
+def _slurm_batch(args, opts) -> int:
+    from . import batch, slurm
+
+    sopts = slurm.SlurmOptions(partition=args.partition, account=args.account, time=args.slurm_time,
+                               max_running=args.max_running, chunk=args.chunk, cpus=args.cpus_per_task,
+                               mem=args.slurm_mem or None, gres=args.gres, extra=args.sbatch_arg or [],
+                               poll=args.poll, wait=not args.no_wait, collect=args.collect,
+                               retry_failed=args.retry_failed, dry_run=args.dry_run)
+
+    def progress(counts, failed):
+        print("slurm: " + ", ".join(f"{v} {k}" for k, v in counts.items()), flush=True)
+
+    try:
+        s = slurm.run(Path(args.submissions), opts, sopts, on_progress=progress)
+    except (slurm.SlurmError, batch.BatchError) as e:
+        print(f"tilelab: {e}")
+        return 4
+    if args.dry_run:
+        print(s.script, end="")
+        print("(dry run: nothing was submitted; the job script above is what sbatch would get)")
+        return 0
+    if s.job:
+        print(f"submitted Slurm job {s.job}: {len(s.submitted)} submissions")
+    elif not args.collect:
+        print("nothing to submit: every submission is done" + (" or still queued" if s.live else ""))
+    for name, why in sorted(s.failed.items()):
+        print(f"FAILED {name}: {why}")
+    print(f"gradebook: {s.gradebook}")
+    print(f"reports:   {opts.out / 'index.html'}")
+    print(f"done {len(s.done)}, failed {len(s.failed)}, still queued or running {len(s.live)}")
+    if s.live:
+        print("collect later: the same command with --collect added (it waits for what is left; "
+              "with --no-wait too, it writes the gradebook from what is done now)")
+    return 1 if s.failed else 0
+
+
+def cmd_batch(args) -> int:
+    from . import batch, progress, table
+
+    opts = _batch_options(args)
     if opts.hidden and not opts.seed:
         print("tilelab: --hidden needs --seed")
         return 4
+    if args.slurm:
+        rc = _slurm_batch(args, opts)
+        return rc if args.dry_run else _similarity_after(args, opts) or rc
     from .submission import discover
 
     n = len(discover(Path(args.submissions)))
@@ -110,7 +155,11 @@ def cmd_batch(args) -> int:
             bar.note(f"{name}: {what}")
             if what == "configuring":
                 bar.log(f"{name}: started")
-        summary = batch.run_batch(Path(args.submissions), opts, on_event=event, on_step=step)
+        try:
+            summary = batch.run_batch(Path(args.submissions), opts, on_event=event, on_step=step)
+        except batch.BatchError as e:
+            print(f"tilelab: {e}")
+            return 4
     print(f"gradebook: {summary.gradebook}")
     print(f"reports:   {opts.out / 'index.html'}")
     print(f"graded {len(summary.graded)}, reused {len(summary.reused)}"
@@ -118,7 +167,53 @@ def cmd_batch(args) -> int:
     if summary.interrupted:
         print("interrupted: run the same command again to finish (finished students are not regraded)")
         return 130
+    return _similarity_after(args, opts)
+
+
+def _similarity_after(args, opts) -> int:
+    """batch --similarity: the batch's stages compared, into OUT/similarity/<stage>/."""
+    if not args.similarity:
+        return 0
+    from . import spec
+
+    ns = argparse.Namespace(submissions=args.submissions, stage=args.stage or [s.id for s in spec.load_all(ROOT)],
+                            out=str(Path(args.out) / "similarity"), top=50)
+    return cmd_similarity(ns)
+
+
+def cmd_similarity(args) -> int:
+    from . import similarity, spec
+
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        # copydetect hashes k-grams with Python's hash(), salted per process for strings: with a
+        # fixed seed the same class gives the same scores on every run.
+        import subprocess
+        argv = [sys.executable, "-m", "tilelab", "similarity", str(args.submissions), "--out", str(args.out),
+                "--top", str(args.top), *[a for s in (args.stage or []) for a in ("--stage", s)]]
+        return subprocess.run(argv, env=dict(os.environ, PYTHONHASHSEED="0",
+                                             PYTHONPATH=str(ROOT / "grader"))).returncode
+
+    ids = [s.id for s in spec.load_all(ROOT)]
+    stages = args.stage or ids
+    bad = [s for s in stages if s not in ids]
+    if bad:
+        print(f"tilelab: unknown stage(s) {bad}; stages are {ids}")
+        return 4
+    out = Path(args.out)
+    for stage in stages:
+        res = similarity.compare(Path(args.submissions), stage)
+        if not res.files:
+            continue
+        print(f"{stage}: {len(res.files)} students, {len(res.pairs)} pairs")
+        print("\n".join(similarity.table_lines(res, args.top)))
+        print(f"wrote {similarity.write_html(res, out / stage, args.top)}")
     return 0
+
+
+def cmd_slurm_task(args) -> int:
+    from . import slurm
+
+    return slurm.run_task(Path(args.spec), args.index)
 
 
 def cmd_release(args) -> int:
@@ -295,8 +390,40 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--memory-mib", type=float, default=8192, help="memory limit per build or check run (0: none)")
     p.add_argument("--allow-network", action="store_true", help="do not cut the network for student code")
     p.add_argument("--keep-builds", action="store_true", help="keep each student's build tree")
-    p.add_argument("--regrade", action="store_true", help="regrade everyone, even students already done")
+    p.add_argument("--regrade", nargs="*", metavar="NAME",
+                   help="regrade these students (no NAME: everyone), even if done with the same grader")
+    s = p.add_argument_group("Slurm (a shared filesystem holds the kit, the submissions and --out)")
+    s.add_argument("--slurm", action="store_true", help="grade through a Slurm job array instead of here")
+    s.add_argument("--partition", help="sbatch --partition")
+    s.add_argument("--account", help="sbatch --account")
+    s.add_argument("--slurm-time", default="01:00:00", help="time limit of one task (sbatch --time)")
+    s.add_argument("--max-running", type=int, help="tasks running at once (the array's %%N)")
+    s.add_argument("--chunk", type=int, default=1, help="submissions graded by one task")
+    s.add_argument("--cpus-per-task", type=int, default=4, help="cores of one task (its compile jobs)")
+    s.add_argument("--slurm-mem", default="16G", help="memory of one task (sbatch --mem; '' for none)")
+    s.add_argument("--gres", help="default gpu:1 for the gpu backend, none for the emulator ('' for none)")
+    s.add_argument("--sbatch-arg", action="append", help="another sbatch argument, e.g. --qos=exam (repeatable)")
+    s.add_argument("--poll", type=float, default=30, help="seconds between looks at the queue")
+    s.add_argument("--no-wait", action="store_true", help="submit and return; `--collect` gathers later")
+    s.add_argument("--collect", action="store_true", help="submit nothing: wait for the batch's tasks and "
+                   "write the gradebook (with --no-wait: from what is done now)")
+    s.add_argument("--retry-failed", action="store_true", help="resubmit only the students whose task failed")
+    s.add_argument("--dry-run", action="store_true", help="print the job script; submit nothing")
+    p.add_argument("--similarity", action="store_true",
+                   help="also rank the students' kernels by similarity (OUT/similarity/<stage>/index.html)")
     p.set_defaults(func=cmd_batch)
+
+    p = sub.add_parser("similarity", help="rank pairs of students by how alike their kernels are (HTML)")
+    p.add_argument("submissions", help="one folder or .zip per student")
+    p.add_argument("--stage", action="append", help="a stage to compare (repeatable; default: every stage)")
+    p.add_argument("--out", default="similarity", help="<out>/<stage>/index.html and pairs/ go here")
+    p.add_argument("--top", type=int, default=50, help="pairs listed first and given side-by-side pages")
+    p.set_defaults(func=cmd_similarity)
+
+    p = sub.add_parser("_slurm-task")   # one array task, run by the job script (slurm.job_script)
+    p.add_argument("spec")
+    p.add_argument("index", type=int)
+    p.set_defaults(func=cmd_slurm_task)
 
     p = sub.add_parser("release", help="write the student repository (no solutions, no seeds)")
     p.add_argument("out")

@@ -1,5 +1,6 @@
 """The CSV gradebook of a batch: one row per student, a column of points per stage, the total,
-the maximum, the status (graded, build-failed, timeout, error, empty, pending) and a short note.
+the maximum, the status (graded, build-failed, timeout, error, empty, pending), a short note, and
+the grader version and seed the row's grade was made with (blank where not known).
 
 Every student is graded out of the same maximum: the points of every stage the batch grades, as
 the specs give them, whatever the student handed in; a stage they did not hand in (or that never
@@ -14,11 +15,12 @@ from pathlib import Path
 from .model import GradeReport
 
 FIXED = ("student", "status", "total", "max", "note")
+MADE_WITH = ("grader", "seed")
 PENDING = "pending"
 
 
 def header(stage_ids: list[str]) -> list[str]:
-    return ["student", "status", *stage_ids, "total", "max", "note"]
+    return ["student", "status", *stage_ids, "total", "max", "note", *MADE_WITH]
 
 
 def row(r: GradeReport, stage_ids: list[str], maxima: dict[str, float] | None = None) -> dict:
@@ -36,7 +38,8 @@ def row(r: GradeReport, stage_ids: list[str], maxima: dict[str, float] | None = 
 
 
 def write(path: Path, reports: list[GradeReport], stage_ids: list[str] | None = None,
-          maxima: dict[str, float] | None = None) -> None:
+          maxima: dict[str, float] | None = None, made: dict[str, dict] | None = None) -> None:
+    """made: student -> {"grader": version, "seed": seed} (batch.made_with)."""
     if stage_ids is None:
         stage_ids = sorted({s.stage for r in reports for s in r.stages})
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -45,5 +48,6 @@ def write(path: Path, reports: list[GradeReport], stage_ids: list[str] | None = 
         w = csv.DictWriter(f, fieldnames=header(stage_ids))
         w.writeheader()
         for r in sorted(reports, key=lambda r: r.submission):
-            w.writerow(row(r, stage_ids, maxima))
+            w.writerow(row(r, stage_ids, maxima) | {k: (made or {}).get(r.submission, {}).get(k, "")
+                                                    for k in MADE_WITH})
     tmp.replace(path)

@@ -37,9 +37,13 @@ EXCLUDE_TOP = {"solutions", "build", ".venv", ".deps", ".whl", ".git", "out", "g
 EXCLUDE_NAMES = {"__pycache__", ".pytest_cache"}
 # Instructor material. The known-bad suite: its submissions are working kernels with one bug
 # each, and its mutants are solutions with one edit; the differential variants are correct kernels;
-# the architecture page is for the kit's contributors and names all of these.
+# the architecture page is for the kit's contributors and names all of these. The similarity test's
+# data are correct kernels too; the Slurm test and the throughput script grade the suite and the
+# solutions.
 EXCLUDE_PATHS = {"docs/instructor.md", "docs/architecture.md", "docs/github-classroom", "grader/tests/submissions",
-                 "grader/tests/differential", "grader/tests/release_check.py", "grader/tilelab/templates/student-README.md.j2"}
+                 "grader/tests/differential", "grader/tests/release_check.py", "grader/tilelab/templates/student-README.md.j2",
+                 "grader/tests/similarity", "grader/tests/slurm", "grader/tests/python/test_similarity.py",
+                 "grader/setup/batch-throughput.sh"}
 README_TEMPLATE = "student-README.md.j2"
 INSTRUCTOR_BEGIN = re.compile(r"^\s*<!--\s*instructor\s*-->\s*$")
 INSTRUCTOR_END = re.compile(r"^\s*<!--\s*/instructor\s*-->\s*$")

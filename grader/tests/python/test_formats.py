@@ -100,7 +100,7 @@ def test_gradebook_has_a_row_per_student_and_a_column_per_stage(tmp_path):
     gradebook.write(tmp_path / "g.csv", reps, ids)
     rows = list(csv.DictReader(open(tmp_path / "g.csv")))
     assert [r["student"] for r in rows] == ["alice", "bob", "carol"]
-    assert list(rows[0]) == ["student", "status", *ids, "total", "max", "note"]
+    assert list(rows[0]) == ["student", "status", *ids, "total", "max", "note", "grader", "seed"]
     alice = rows[0]
     assert float(alice["total"]) == pytest.approx(sum(float(alice[i]) for i in ids), abs=0.05)
     assert float(alice["total"]) == pytest.approx(float(alice["max"]), abs=0.05)

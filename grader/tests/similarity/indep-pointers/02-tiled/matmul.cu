@@ -1,0 +1,50 @@
+// Starter file, generated from the reference solution by `./tilelab starter`.
+// Stage 02-tiled: tiles of M and N in shared memory (PMPP 3rd ed., section 4.5, Fig. 4.16).
+//
+// P = M N for square Width x Width matrices, row-major float; Width is a multiple of 32 (so of
+// TILE_WIDTH as well). Each block computes one TILE_WIDTH x TILE_WIDTH tile of P. The dot products
+// are computed in phases: in each phase the block's threads load one tile of M and one tile of N
+// into shared memory together, wait for each other, and then every thread uses TILE_WIDTH
+// elements of each tile. Every element of M and N is read from global memory Width / TILE_WIDTH
+// times instead of Width times.
+#include <cuda_runtime.h>
+
+#define TILE_WIDTH 16
+
+// Thread (ty, tx) of block (by, bx) computes P[Row][Col]; M, N, P are device pointers.
+__global__ void MatrixMulKernel(const float* M, const float* N, float* P, int Width) {
+    __shared__ float Mds[TILE_WIDTH][TILE_WIDTH];
+    __shared__ float Nds[TILE_WIDTH][TILE_WIDTH];
+
+    int bx = blockIdx.x;  int by = blockIdx.y;
+    int tx = threadIdx.x; int ty = threadIdx.y;
+
+    // walk a pointer along my row of M and down my column of N, one tile at a time
+    const int r = blockIdx.y * blockDim.y + ty;
+    const int c = blockIdx.x * blockDim.x + tx;
+    (void)bx; (void)by;
+    const float* a = M + r * Width + tx;          // M[r][tx], then one tile to the right each phase
+    const float* b = N + ty * Width + c;          // N[ty][c], then one tile down each phase
+    const float* const end = M + r * Width + Width;
+    float acc = 0.0f;
+    while (a < end) {
+        Mds[ty][tx] = *a;
+        Nds[ty][tx] = *b;
+        __syncthreads();
+        #pragma unroll
+        for (int i = 0; i < TILE_WIDTH; i++) acc = fmaf(Mds[ty][i], Nds[i][tx], acc);
+        __syncthreads();
+        a += TILE_WIDTH;
+        b += TILE_WIDTH * Width;
+    }
+    P[r * Width + c] = acc;
+}
+
+// M, N, P are device pointers; Width is a multiple of 32. Launches one thread per element of P,
+// one TILE_WIDTH x TILE_WIDTH block per tile of P, and returns (asynchronously).
+void launch_matmul(const float* M, const float* N, float* P, int Width) {
+    const int tiles = (Width + TILE_WIDTH - 1) / TILE_WIDTH;
+    dim3 dimGrid(tiles, tiles);
+    dim3 dimBlock(TILE_WIDTH, TILE_WIDTH);
+    MatrixMulKernel<<<dimGrid, dimBlock>>>(M, N, P, Width);
+}
