@@ -107,8 +107,8 @@ def _probe(tests, stage: spec.Stage, impl: str, backend: str):
 def _hung(results_dir: Path, prefix: str, kind: str) -> dict | None:
     """The first plain correctness check (of kind) whose result says it timed out: the kernel hung."""
     for name, r in results_mod.read_json_results(results_dir, prefix).items():
-        if name.endswith("." + kind) and r.get("verdict") == "timeout":
-            return {"name": name, "dataset": r.get("dataset") or name.split(".")[2], "message": r.get("message", "")}
+        if name.endswith("." + kind) and r.verdict == "timeout":
+            return {"name": name, "dataset": r.dataset or name.split(".")[2], "message": r.message}
     return None
 
 
@@ -169,7 +169,7 @@ def _grade_stage(tree: Tree, stage: spec.Stage, impl: str, backend: str, registe
     if ran is not None and ran.stopped:
         # CTest was ended before it wrote its JUnit report, so no exit status vouches for a `pass`
         # file (code under test can write the results folder): those checks count as not run.
-        found_results = {k: v for k, v in found_results.items() if k == probe or v.get("verdict") != "pass"}
+        found_results = {k: v for k, v in found_results.items() if k == probe or v.verdict != "pass"}
     score = score_stage(stage, impl, found_results, nh, backend, registered={t.name for t in tests})
     if hang is not None:
         why = f"not run: the kernel hung on {hang['dataset']} ({hang['message'] or 'timed out'})"

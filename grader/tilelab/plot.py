@@ -37,7 +37,7 @@ def stage_gflops(r: GradeReport) -> list[tuple[str, float | None, float | None, 
     out = []
     for s in r.stages:
         perf = s.check("perf")
-        if perf is None or not perf.result or not perf.result.get("timing"):
+        if perf is None or not perf.result or not perf.result.timing:
             continue
         m = metrics.of(perf)
         out.append((s.stage, m.gflops, m.reference_gflops, m.cublas_gflops))

@@ -200,18 +200,19 @@ def run_case(case: dict, a: argparse.Namespace, name: str, stage: spec.Stage, wo
     if want in ("compile", "forbidden"):
         verdicts = sorted({c.verdict for c in score.checks})
         message = score.error
-        result, c = {}, None
+        result, c = None, None
     else:
         c = by_name.get(test)
-        result = found.get(test) or (c.result if c else None) or {}
-        verdicts = [c.verdict] if c else [result.get("verdict", "missing")]
-        message = (c.message if c else "") or result.get("message", "")
+        result = found.get(test) or (c.result if c else None)
+        verdicts = [c.verdict] if c else [result.verdict if result else "missing"]
+        message = (c.message if c else "") or (result.message if result else "")
     if verdicts != [want]:
         bad.append(f"verdict {verdicts}, expected '{want}'")
     if "points" in case and (c is None or abs(c.points - case["points"]) > 1e-6):
         bad.append(f"points {c.points if c else None}, expected {case['points']}")
-    if "hint_code" in case and result.get("hint_code") != case["hint_code"]:
-        bad.append(f"hint_code '{result.get('hint_code')}', expected '{case['hint_code']}'")
+    hint_code = result.hint_code if result else ""
+    if "hint_code" in case and hint_code != case["hint_code"]:
+        bad.append(f"hint_code '{hint_code}', expected '{case['hint_code']}'")
     for text in case.get("message_contains", []):
         if text not in message:
             bad.append(f"the message lacks '{text}'")
@@ -233,7 +234,7 @@ def run_case(case: dict, a: argparse.Namespace, name: str, stage: spec.Stage, wo
     if "max_seconds" in case and seconds > case["max_seconds"]:
         bad.append(f"took {seconds:.0f} s, more than {case['max_seconds']} s")
     label = f"{case.get('dataset', '-')}/{case.get('check', 'correct')}"
-    print(f"  {label}: {','.join(verdicts)} hint={result.get('hint_code', '')!r} in {seconds:.1f} s")
+    print(f"  {label}: {','.join(verdicts)} hint={hint_code!r} in {seconds:.1f} s")
     if message:
         print("    " + message.strip().replace("\n", "\n    ")[:1500])
     if bad:
