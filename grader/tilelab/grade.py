@@ -242,24 +242,19 @@ def run(opts: GradeOptions) -> GradeReport:
 
 
 def write_outputs(report: GradeReport, out: Path, formats: tuple[str, ...] = ("gradescope", "grade")) -> list[Path]:
-    """results.json (Gradescope), prairielearn.json, classroom.json, grade.json, report.html, as asked."""
-    from . import classroom_format, gradescope_format, prairielearn_format
+    """The files of the registered output formats asked for (formats/: results.json,
+    prairielearn.json, classroom.json, grade.json, report.html ...), in the folder out."""
+    from . import formats as registry
 
+    unknown = [f for f in formats if f not in registry.names()]
+    if unknown:
+        raise ValueError(f"unknown output format(s) {unknown}; the formats are {registry.names()}")
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    docs = {"gradescope": ("results.json", lambda: gradescope_format.results(report)),
-            "prairielearn": ("prairielearn.json", lambda: prairielearn_format.results(report)),
-            "classroom": ("classroom.json", lambda: classroom_format.results(report)),
-            "grade": ("grade.json", report.to_dict)}
-    for fmt in formats:
-        if fmt in docs:
-            fname, make = docs[fmt]
-            (out / fname).write_text(json.dumps(make(), indent=2) + "\n")
-            written.append(out / fname)
-        elif fmt == "html":
-            from . import html_report
-            (out / "report.html").write_text(html_report.render(report))
-            written.append(out / "report.html")
+    for name in formats:
+        fmt = registry.get(name)
+        (out / fmt.filename).write_text(fmt.render(report))
+        written.append(out / fmt.filename)
     return written
 
 
@@ -278,18 +273,18 @@ def grade(stages: list[str] | None = None, submission: str | None = None, backen
           impl: str | None = None, out: str | None = None, formats: tuple[str, ...] = ("gradescope", "grade"),
           jobs: int | None = None) -> int:
     """The `tilelab grade` command."""
-    from . import table
+    from .formats import terminal
 
     opts = GradeOptions(stages=stages or None, submission=Path(submission) if submission else None, impl=impl,
                         backend=backend, hidden=hidden, seed=seed,
                         build_dir=Path(build_dir) if build_dir else None,
-                        jobs=jobs or os.cpu_count() or 1, on_step=table.step_printer())
+                        jobs=jobs or os.cpu_count() or 1, on_step=terminal.step_printer())
     try:
         report = run(opts)
     except UsageError as e:
         print(f"tilelab: {e}")
         return 4
-    table.print_report(report)
+    terminal.print_report(report)
     dest = Path(out) if out else Path(build_dir or BUILD_ROOT / f"grade-{report.impl}-{report.backend}")
     for p in write_outputs(report, dest, formats):
         print(f"wrote {p}")

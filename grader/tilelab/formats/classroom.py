@@ -8,8 +8,9 @@ counts its points: then it is listed as "fail" with the reason."""
 
 from __future__ import annotations
 
-from .gradescope_format import test_name
-from .model import GradeReport
+from ..model import GradeReport
+from . import Format, register
+from .common import as_json, test_name
 
 
 def results(r: GradeReport) -> dict:
@@ -20,3 +21,6 @@ def results(r: GradeReport) -> dict:
              for s in r.stages for c in s.checks if not (c.skipped and c.max_points == 0)]
     status = "error" if r.status in ("error", "empty") else ("pass" if r.passed else "fail")
     return {"version": 1, "status": status, "max_score": round(r.max_points, 4), "tests": tests}
+
+
+register(Format("classroom", "classroom.json", lambda r: as_json(results(r)), "GitHub Classroom's autograding payload"))

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import metrics, plot
-from .model import GradeReport
-from .table import notes, style, summary_line, verdict
+from .. import metrics, plot
+from ..model import GradeReport
+from . import Format, register
+from .common import notes, style, summary_line, verdict
 
-TEMPLATES = Path(__file__).parent / "templates"
+TEMPLATES = Path(__file__).parents[1] / "templates"
 
 
 def context(r: GradeReport) -> dict:
@@ -44,3 +45,6 @@ def render_index(rows: list[dict], title: str = "tilelab batch", stage_ids: list
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True)
     return env.get_template("index.html.j2").render(rows=rows, title=title, stage_ids=stage_ids or [],
                                                     settings=settings or {})
+
+
+register(Format("html", "report.html", render, "a web page: verdicts, hints, pictures and charts"))
