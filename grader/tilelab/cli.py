@@ -39,7 +39,7 @@ def cmd_grade(args) -> int:
     formats = tuple(args.format or ("gradescope", "grade"))
     return grade.grade(stages=args.stages, submission=args.submission, backend=args.backend,
                        hidden=args.hidden, seed=args.seed, build_dir=args.build_dir, impl=args.impl,
-                       out=args.out, formats=formats, jobs=args.jobs)
+                       out=args.out, formats=formats, jobs=args.jobs, table=args.table)
 
 
 def cmd_batch(args) -> int:
@@ -182,7 +182,7 @@ def cmd_report(args) -> int:
     from .model import GradeReport
 
     report = GradeReport.from_dict(json.loads(Path(args.grade_json).read_text()))
-    terminal.print_report(report)
+    terminal.print_report(report, table=args.table)
     for p in grade.write_outputs(report, Path(args.out or Path(args.grade_json).parent), tuple(args.format)):
         print(f"wrote {p}")
     return grade.exit_status(report)
@@ -211,6 +211,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="where results.json and grade.json go (default: the build tree)")
     p.add_argument("--format", action="append", choices=formats.names(),
                    help="outputs to write (repeatable; default: gradescope and grade)")
+    p.add_argument("--table", "-v", action="store_true",
+                   help="print every check (dataset x check) as a table, not only the diagnoses")
     p.add_argument("-j", "--jobs", type=int, default=cpus, help="parallel compile jobs")
     p.set_defaults(func=cmd_grade)
 
@@ -276,6 +278,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out")
     p.add_argument("--format", action="append", default=None,
                    choices=formats.names())
+    p.add_argument("--table", "-v", action="store_true", help="print every check as a table too")
     p.set_defaults(func=cmd_report)
     return ap
 

@@ -271,8 +271,8 @@ def exit_status(report: GradeReport) -> int:
 def grade(stages: list[str] | None = None, submission: str | None = None, backend: str = "auto",
           hidden: bool = False, seed: str | None = None, build_dir: str | None = None,
           impl: str | None = None, out: str | None = None, formats: tuple[str, ...] = ("gradescope", "grade"),
-          jobs: int | None = None) -> int:
-    """The `tilelab grade` command."""
+          jobs: int | None = None, table: bool = False) -> int:
+    """The `tilelab grade` command; table prints every check, not only the diagnoses."""
     from .formats import terminal
 
     opts = GradeOptions(stages=stages or None, submission=Path(submission) if submission else None, impl=impl,
@@ -284,7 +284,7 @@ def grade(stages: list[str] | None = None, submission: str | None = None, backen
     except UsageError as e:
         print(f"tilelab: {e}")
         return 4
-    terminal.print_report(report)
+    terminal.print_report(report, table=table)
     dest = Path(out) if out else Path(build_dir or BUILD_ROOT / f"grade-{report.impl}-{report.backend}")
     for p in write_outputs(report, dest, formats):
         print(f"wrote {p}")

@@ -66,6 +66,32 @@ def report_png(r: GradeReport) -> bytes | None:
     return _png(fig, plt)
 
 
+def stage_png(stage: str, perf) -> bytes | None:
+    """One stage's speed: the student's kernel against the reference, the previous stage's
+    reference and cuBLAS FP32, as far as the perf check measured them (GFLOP/s bars)."""
+    t = perf.result.timing if perf is not None and perf.result else None
+    if t is None or not available():
+        return None
+    bars = [(label, t.gflops(key)) for label, key in (("yours", perf.result.impl), ("reference", "reference"),
+                                                       ("previous stage", "previous"), ("cuBLAS FP32", "cublas"))]
+    bars = [(label, g) for label, g in bars if g]
+    if not bars:
+        return None
+    plt = _figure()
+    fig, ax = plt.subplots(figsize=(5.2, 0.5 + 0.45 * len(bars)))
+    colours = {"yours": "#1f77b4", "reference": "#7f7f7f", "previous stage": "#bcbd22", "cuBLAS FP32": "#2ca02c"}
+    ys = range(len(bars))
+    b = ax.barh(list(ys), [g for _, g in bars], color=[colours[label] for label, _ in bars])
+    ax.bar_label(b, labels=[f"{g:,.0f}" for _, g in bars], fontsize=8, padding=3)
+    ax.set_yticks(list(ys), [label for label, _ in bars])
+    ax.invert_yaxis()
+    ax.set_xlabel("GFLOP/s")
+    ax.set_xlim(0, max(g for _, g in bars) * 1.18)
+    ax.set_title(f"{stage}: speed on {perf.dataset}", fontsize=10)
+    ax.grid(axis="x", alpha=0.3)
+    return _png(fig, plt)
+
+
 def bench_png(rows: list[dict]) -> bytes | None:
     """rows: {stage, size, gflops, cublas_gflops}; one line per stage, cuBLAS dashed."""
     if not rows or not available():

@@ -62,25 +62,24 @@ class WrongElement:
 
 @dataclass(frozen=True)
 class WrongMap:
-    """Which elements of P were wrong, downsampled to at most 64 x 64 cells: cell (i, j) covers
-    rows [i*cell_rows, (i+1)*cell_rows) and columns [j*cell_cols, ...), and is '1' when any
-    element in it was wrong ('rows' holds one string of '0'/'1' per cell row)."""
-    rows_total: int
-    cols_total: int
+    """Where P was wrong, downsampled to at most 64 x 64 cells (docs/grading.md, `wrong_map`):
+    cell (i, j) covers rows [i*cell_rows, (i+1)*cell_rows) and the columns likewise; each cell is
+    '0' (right), '1' (some element wrong) or '2' (some element never written: NaN or Inf)."""
     cell_rows: int
     cell_cols: int
     cells: tuple[str, ...]
 
     @classmethod
     def parse(cls, d: dict) -> "WrongMap | None":
-        cells = tuple(r for r in _list(d.get("rows")) if isinstance(r, str) and set(r) <= {"0", "1"})
-        dims = [_int(d.get(k)) for k in ("J", "L", "cell_rows", "cell_cols")]
-        if not cells or any(x is None or x <= 0 for x in dims) or len({len(r) for r in cells}) != 1:
+        cells = tuple(r for r in _list(d.get("rows")) if isinstance(r, str) and r and set(r) <= {"0", "1", "2"})
+        cr, cc = _int(d.get("cell_rows")), _int(d.get("cell_cols"))
+        if not cells or not cr or not cc or cr < 1 or cc < 1 or len({len(r) for r in cells}) != 1:
             return None
-        return cls(*dims, cells)   # type: ignore[arg-type]
+        return cls(cr, cc, cells)
 
-    def wrong(self, i: int, j: int) -> bool:
-        return self.cells[i][j] == "1"
+    @property
+    def shape(self) -> tuple[int, int]:
+        return len(self.cells), len(self.cells[0])
 
 
 @dataclass(frozen=True)

@@ -126,15 +126,19 @@ def test_html_report_shows_verdicts_hints_resources_and_the_plot():
     assert "Hint:" in html and "wrong" in html
     good = html_report.render(fakes.report())
     assert "data:image/png;base64," in good and "registers per thread" in good
-    assert "limited by <strong>registers</strong>" in good
+    assert "registers allow — <strong>binds</strong>" in good
+    assert "speed of the timed run" in good and "map of P" not in good, "a passing stage has no error map"
 
 
-def test_terminal_table_has_every_column(capsys):
-    table.print_report(fakes.report(ratio=0.7))
+def test_terminal_table_has_every_column_behind_the_flag(capsys):
+    table.print_report(fakes.report(ratio=0.7), table=True)
     out = capsys.readouterr().out
     for col in ("dataset", "verdict", "error", "GFLOP/s", "% of ref", "% of cuBLAS", "points"):
         assert col in out
     assert "70%" in out
+    table.print_report(fakes.report(ratio=0.7))
+    short = capsys.readouterr().out
+    assert "GFLOP/s" not in short and "slower than full performance credit" in short
 
 
 def test_github_classroom_payload():

@@ -20,6 +20,7 @@ import pytest
 import fakes
 from tilelab.formats import classroom as classroom_format, gradescope as gradescope_format, \
     html as html_report, prairielearn as prairielearn_format
+from tilelab import diagnoses
 from tilelab.formats import common, terminal
 from tilelab.model import GradeReport
 from tilelab.scoring import score_stage
@@ -131,7 +132,7 @@ def test_a_safety_finding_withholds_the_datasets_correctness_points():
     t = next(t for t in gc["tests"] if t["test_code"] == w17.name)
     assert t["status"] == "fail" and "withheld" in t["message"]
     assert terminal.rows(s)[s.checks.index(w17)][2] == "pass (unsafe)"
-    assert any("withheld" in msg for _, msg, _ in common.notes(s))
+    assert any(d.withheld for d in diagnoses.of_stage(s))
     assert "pass (unsafe)" in html_report.render(r)
 
 
@@ -183,14 +184,13 @@ def test_a_root_cause_comes_first_and_once_for_every_dataset_that_found_it():
     for ds in ("w17", "w33"):
         results[f"submission.{STAGE.id}.{ds}.emu-race"] = _race(ds)
     s = score_stage(STAGE, "submission", results, backend="emu")
-    notes = common.notes(s)
+    ds = diagnoses.of_stage(s)
     each = STAGE.points.public / len(STAGE.correctness_datasets)
-    assert notes[0] == ("w17, w33", f"emu-race found race at matmul.cu:31; unsafe code: {2 * each:g} correctness "
-                        "points withheld on w17, w33",
-                        "Add __syncthreads() after the tiles are used.")
-    assert sum("race at matmul.cu:31" in msg for _, msg, _ in notes) == 1
-    symptom = next(i for i, (ds, _, _) in enumerate(notes) if "w64-int" in ds)
+    assert (ds[0].what, ds[0].where, ds[0].datasets) == ("race", "matmul.cu:31", ["w17", "w33"])
+    assert ds[0].withheld == pytest.approx(2 * each) and ds[0].hint == "Add __syncthreads() after the tiles are used."
+    assert sum("race" in d.what for d in ds) == 1
+    symptom = next(i for i, d in enumerate(ds) if "w64-int" in d.datasets)
     assert symptom > 0
     out = gradescope_format.results(_report(s))["output"].splitlines()
-    assert out[1].startswith(f"{STAGE.id} w17, w33: emu-race found race at matmul.cu:31")
-    assert any("w64-int" in line for line in out[2:])
+    assert out[2].startswith("  1. race at matmul.cu:31 -- on w17, w33 (emu-race")
+    assert any("w64-int" in line for line in out[3:])

@@ -4,10 +4,11 @@ verdict as shown, and the report's one-line summary. A function of the GradeRepo
 from __future__ import annotations
 
 import json
+import textwrap
 
-from .. import metrics
+from .. import diagnoses, metrics
 from ..model import GradeReport
-from ..scoring import CheckScore, StageScore, finding
+from ..scoring import CheckScore, StageScore
 
 
 def as_json(doc: dict) -> str:
@@ -62,50 +63,46 @@ def summary_line(r: GradeReport) -> str:
     return head + (f" ({dev})" if dev else "") + tail
 
 
-def notes(s: StageScore) -> list[tuple[str, str, str]]:
-    """(datasets, message, hint) for the checks that did not pass. A root cause a backend found
-    (a race at line N, an out-of-bounds read at line M) comes first, once, with every dataset and
-    check that found it; the symptoms (wrong results, with their hints) follow. Checks sharing a
-    hint are one note ("w1, w15, w17: wrong on 3 checks"), so a table of failures stays readable."""
-    groups: dict[str, list] = {}
-    order = []
-    root = {c.dataset: "!" + f for c in s.checks if not c.passed and (f := finding(c))}
-    for c in s.checks:
-        if c.verdict == "pass" and c.points >= c.max_points - 1e-9 and "no performance points" not in c.message:
-            continue
-        found = finding(c) if not c.passed else ""
-        hint = c.hint if c.verdict != "skipped" else ""
-        key = ("!" + found if found else root[c.dataset] if c.withheld and c.dataset in root else hint
-               or (f"#{c.verdict}:{c.message}" if c.verdict in ("skipped", "compile", "forbidden", "missing")
-                   else f"#{c.name}"))
-        if key not in groups:
-            groups[key] = []
-            order.append(key)
-        groups[key].append(c)
-    order.sort(key=lambda k: not k.startswith("!"))   # root causes first, otherwise in table order
-    out = []
-    for key in order:
-        cs = groups[key]
-        names = ", ".join(dict.fromkeys(c.dataset for c in cs))
-        if key.startswith("!"):
-            found = [c for c in cs if not c.withheld]
-            names = ", ".join(dict.fromkeys(c.dataset for c in found))
-            msg = f"{', '.join(dict.fromkeys(c.check for c in found))} found {key[1:]}"
-            if withheld := [c for c in cs if c.withheld]:
-                msg += (f"; unsafe code: {sum(c.withheld for c in withheld):g} correctness points withheld on "
-                        + ", ".join(c.dataset for c in withheld))
-            out.append((names, msg, found[0].hint))
-            continue
-        same = all(c.message == cs[0].message for c in cs)
-        msg = cs[0].message if len(cs) == 1 or same else f"{cs[0].verdict} on {len(cs)} checks"
-        out.append((names, msg, cs[0].hint if not key.startswith("#") else ""))
+def stage_verdict(s: StageScore) -> str:
+    """'passed', 'failed', or 'not checked here' (every check skipped on this backend)."""
+    return "not checked here" if s.all_skipped else "passed" if s.passed else "failed"
+
+
+def stage_line(s: StageScore) -> str:
+    """The one line a stage gets: '02-tiled -- Tiled matrix multiplication: failed, 3.0 / 10.0 points'."""
+    return f"{s.stage} -- {s.title}: {stage_verdict(s)}, {s.points:.1f} / {s.max_points:.1f} points"
+
+
+def diagnosis_lines(s: StageScore, width: int | None = None, shown: int | None = None) -> list[str]:
+    """A stage's diagnoses (diagnoses.py) as numbered lines, root causes first: the headline, the
+    first instance, the points withheld and the hint. width wraps them (the terminal); shown
+    limits how many are written, the rest counted."""
+    ds = diagnoses.of_stage(s)
+    out: list[str] = []
+
+    def put(text: str, first: str, rest: str, most: int) -> None:
+        if width is None:
+            out.append(first + text)
+        else:
+            out.extend((textwrap.wrap(text, width, initial_indent=first, subsequent_indent=rest,
+                                      break_on_hyphens=False) or [first])[:most])
+
+    for i, d in enumerate(ds[:shown], 1):
+        put(d.headline(), f"  {i}. ", "     ", 3)
+        if d.detail:
+            put(d.detail, "     ", "     ", 3)
+        if d.withheld:
+            put(f"unsafe code: {d.withheld:g} correctness points withheld", "     ", "     ", 1)
+        if d.hint:
+            put(d.hint, "     Hint: ", "           ", 5)
+    if shown is not None and len(ds) > shown:
+        out.append(f"  ... and {len(ds) - shown} more (./tilelab grade --table, or the HTML report)")
     return out
 
 
-def note_lines(r: GradeReport) -> list[str]:
-    """Every stage's notes as plain lines (root causes first), for the platforms' summary output."""
+def report_lines(r: GradeReport) -> list[str]:
+    """Every stage's line and diagnoses, for the platforms' summary output."""
     lines = []
     for s in r.stages:
-        for ds, msg, hint in notes(s):
-            lines.append(f"{s.stage} {ds}: {msg}" + (f"\n    Hint: {hint}" if hint else ""))
+        lines += [stage_line(s), *diagnosis_lines(s)]
     return lines

@@ -13,7 +13,7 @@ from __future__ import annotations
 from .. import metrics
 from ..model import GradeReport
 from . import Format, register
-from .common import as_json, note_lines, summary_line, test_name, test_output
+from .common import as_json, report_lines, summary_line, test_name, test_output
 
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 HIDDEN_VISIBILITY = "after_published"
@@ -51,7 +51,7 @@ def results(r: GradeReport, hidden_visibility: str = HIDDEN_VISIBILITY) -> dict:
     doc = {
         "score": round(r.points, 4),
         "execution_time": int(r.seconds),
-        "output": "\n".join([summary_line(r), *note_lines(r)]),
+        "output": "\n".join([summary_line(r), *report_lines(r)]),
         "output_format": "text",
         "visibility": "visible",
         "stdout_visibility": "hidden",

@@ -1,16 +1,34 @@
-"""The HTML report of one submission (templates/report.html.j2, jinja2): the score, each stage's
-checks with verdicts and hints, the kernel's resources, and the GFLOP/s plot embedded as a PNG."""
+"""The HTML report of one submission (templates/report.html.j2, jinja2): the score; per stage its
+diagnoses (diagnoses.py), a map of P's wrong elements with the tile grid (wrongmap.py), the speed
+against the reference, previous stage and cuBLAS, the kernel's resources and occupancy, and the
+full table of checks one click away. Images are PNGs embedded as data URLs: one file, no fetches."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from .. import metrics, plot
+from .. import diagnoses, metrics, plot, wrongmap
 from ..model import GradeReport
 from . import Format, register
-from .common import notes, style, summary_line, verdict
+from .common import stage_verdict, style, summary_line, verdict
 
 TEMPLATES = Path(__file__).parents[1] / "templates"
+
+
+def _occupancy(s):
+    """The kernel's resources and occupancy from the first check that reports them (the perf run
+    first): registers, shared memory, blocks per SM and which limit binds (PMPP 4.7)."""
+    for c in sorted(s.checks, key=lambda c: c.check != "perf"):
+        launch = c.result.launch if c.result else None
+        if launch and launch.occupancy and launch.registers_per_thread is not None:
+            return {"launch": launch, "occ": launch.occupancy, "check": c}
+    return None
+
+
+def _map(s):
+    c = wrongmap.smallest_wrong(s, at_least=2)
+    png = wrongmap.png(c) if c else None
+    return {"url": plot.data_url(png), "caption": wrongmap.caption(c)} if png else None
 
 
 def context(r: GradeReport) -> dict:
@@ -22,7 +40,9 @@ def context(r: GradeReport) -> dict:
             checks.append({"c": c, "m": m, "fmt": metrics.fmt, "wrong": metrics.first_wrong_lines(c),
                            "verdict": verdict(c), "style": style(c)})
         perf = s.check("perf")
-        stages.append({"s": s, "checks": checks, "notes": notes(s),
+        stages.append({"s": s, "checks": checks, "diagnoses": diagnoses.of_stage(s), "verdict": stage_verdict(s),
+                       "map": _map(s), "speed": plot.data_url(plot.stage_png(s.stage, perf)),
+                       "occupancy": _occupancy(s),
                        "resources": metrics.of(perf) if perf and perf.result else None})
     return {"r": r, "summary": summary_line(r), "stages": stages,
             "plot": plot.data_url(plot.report_png(r)), "device": r.device}

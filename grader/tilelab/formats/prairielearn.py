@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..model import GradeReport
 from . import Format, register
-from .common import as_json, note_lines, summary_line, test_name, test_output
+from .common import as_json, report_lines, summary_line, test_name, test_output
 
 
 def results(r: GradeReport, images: list[dict] | None = None) -> dict:
@@ -29,8 +29,7 @@ def results(r: GradeReport, images: list[dict] | None = None) -> dict:
                           "output": test_output(c)})
     score = r.points / r.max_points if r.max_points else 0.0
     return {"gradable": True, "score": round(min(1.0, max(0.0, score)), 6), "message": summary_line(r),
-            "output": "\n".join([*(f"{s.stage}: {s.points:.1f} / {s.max_points:.1f}" for s in r.stages),
-                                 *note_lines(r)]),
+            "output": "\n".join(report_lines(r)),
             "tests": tests, "images": images or []}
 
 
