@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .metrics import spans
 from .runresult import Finding, Result
 from .scoring import CheckScore, StageScore
 
@@ -124,13 +125,12 @@ def _wrong_where(c: CheckScore) -> tuple[str, str]:
     k = c.result.kernel if c.result else None
     if k is None or k.passed:
         return "", ""
-    spans = lambda rs: ", ".join(f"{a}-{b}" if a != b else f"{a}" for a, b in rs[:3]) + (" ..." if len(rs) > 3 else "")  # noqa: E731
     # The first wrong element says where only when some elements came out right.
     where = f"P[{k.first_wrong[0].row}][{k.first_wrong[0].col}]" if k.first_wrong and k.wrong != k.checked else ""
     shape = c.result.shape_text
     detail = (f"{k.wrong} of {k.checked} elements wrong" + (f" in a {shape} product" if shape else "")
-              + (f"; rows {spans(k.wrong_rows)}" if k.wrong_rows else "")
-              + (f", columns {spans(k.wrong_cols)}" if k.wrong_cols else ""))
+              + (f"; rows {spans(k.wrong_rows, 3)}" if k.wrong_rows else "")
+              + (f", columns {spans(k.wrong_cols, 3)}" if k.wrong_cols else ""))
     if k.first_wrong:
         w = k.first_wrong[0]
         exp = "?" if w.expected is None else f"{w.expected:.6g}"

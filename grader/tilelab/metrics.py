@@ -70,9 +70,9 @@ def first_wrong_lines(c: CheckScore, limit: int = 5) -> list[str]:
             lines.append(f"  P[{w.row}][{w.col}] expected {_show(w.expected)}, got {_show(w.actual)} "
                          f"(allowed error {w.allowed or 0:.2g})")
         if rep.wrong_rows:
-            lines.append("  wrong rows: " + _spans(rep.wrong_rows))
+            lines.append("  wrong rows: " + spans(rep.wrong_rows))
         if rep.wrong_cols:
-            lines.append("  wrong columns: " + _spans(rep.wrong_cols))
+            lines.append("  wrong columns: " + spans(rep.wrong_cols))
         if rep.wrong_tile_count:
             lines.append(f"  wrong tiles ({rep.tile}x{rep.tile}): {rep.wrong_tile_count}")
     return lines
@@ -85,5 +85,6 @@ def _show(v: float | None) -> str:
     return "nan" if v != v else ("inf" if v > 0 else "-inf") if abs(v) == float("inf") else repr(v)
 
 
-def _spans(ranges) -> str:
-    return ", ".join(f"{a}-{b}" if a != b else f"{a}" for a, b in ranges[:6])
+def spans(ranges, most: int = 6) -> str:
+    """Inclusive ranges as text: '0-15, 17', the first `most` of them, '...' when there are more."""
+    return ", ".join(f"{a}-{b}" if a != b else f"{a}" for a, b in ranges[:most]) + (" ..." if len(ranges) > most else "")
