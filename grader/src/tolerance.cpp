@@ -39,6 +39,7 @@ CheckReport check_product(const Matrix& P, const std::vector<double>& Pref,
                                  std::string(size_t((L + map.cell_cols - 1) / map.cell_cols), '0'));
   double diff2 = 0, ref2 = 0, scale2 = 0;
   for (int64_t i = 0; i < J; ++i) {
+    std::string& cell_row = cells[size_t(i / map.cell_rows)];
     for (int64_t j = 0; j < L; ++j) {
       const size_t e = size_t(i * L + j);
       const double actual = P.data[e], expected = Pref[e];
@@ -47,10 +48,9 @@ CheckReport check_product(const Matrix& P, const std::vector<double>& Pref,
       ref2 += expected * expected;
       scale2 += absMN[e] * absMN[e];
       bool ok;
-      char& cell = cells[size_t(i / map.cell_rows)][size_t(j / map.cell_cols)];
       if (!std::isfinite(actual)) {
         ++r.not_finite;
-        cell = '2';
+        cell_row[size_t(j / map.cell_cols)] = '2';  // never written outranks wrong in a cell
         ok = false;
       } else {
         diff2 += err * err;
@@ -59,7 +59,7 @@ CheckReport check_product(const Matrix& P, const std::vector<double>& Pref,
         ok = err <= allowed;
       }
       if (ok) continue;
-      if (cell == '0') cell = '1';
+      if (char& cell = cell_row[size_t(j / map.cell_cols)]; cell == '0') cell = '1';
       ++r.wrong;
       row_bad[size_t(i)] = col_bad[size_t(j)] = 1;
       tiles.emplace(i / tile, j / tile);

@@ -59,7 +59,14 @@ def report_png(r: GradeReport) -> bytes | None:
         ax.bar_label(bars, labels=[f"{y:.0f}" if y else "" for y in ys], fontsize=7, padding=2)
     ax.set_xticks(range(len(data)), [d[0] for d in data])
     ax.set_ylabel("GFLOP/s")
-    ax.set_yscale("log")
+    # A bar's length must mean something: linear from 0 unless the speeds span a factor of 10 or
+    # more (01's naive kernel against cuBLAS), then log from below the slowest.
+    values = [v for d in data for v in d[1:] if v]
+    if values and max(values) / min(values) >= 10:
+        ax.set_yscale("log")
+        ax.set_ylim(bottom=min(values) / 2)
+    else:
+        ax.set_ylim(0, max(values or [1]) * 1.12)
     ax.set_title(f"{r.submission}: speed of each stage's kernel", fontsize=10)
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3, frameon=False)
     ax.grid(axis="y", alpha=0.3, which="both")
