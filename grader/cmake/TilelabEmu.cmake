@@ -45,8 +45,9 @@ else()
 endif()
 
 # Flags for the student's file in each build. The race build's -fsanitize=kernel-address with an
-# outlined call per access is used only for its instrumentation: the runtime (runtime.cpp)
-# implements the __asan_load*/__asan_store* callbacks, so no sanitizer library is linked.
+# outlined call per access is used only for its instrumentation: the runtime (runtime/hooks_race.cpp,
+# through runtime/instrument.hpp) implements the __asan_load*/__asan_store* callbacks, so no
+# sanitizer library is linked.
 set(_emu_flags_plain -O2 -g)
 set(_emu_flags_asan -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all)
 set(_emu_flags_race -O1 -gdwarf-4 -fno-omit-frame-pointer -fsanitize=kernel-address
@@ -60,10 +61,21 @@ set(_emu_suffix_race emu-race)
 add_executable(tilelab-emu-rewrite "${_emu_dir}/rewrite.cpp" "${_emu_dir}/rewrite_main.cpp")
 target_compile_options(tilelab-emu-rewrite PRIVATE -Wall -Wextra)
 
+# The runtime's files (grader/emu/runtime/internal.hpp says what each holds): the common ones, and
+# per build its hooks file (the interface `hooks` of internal.hpp) with the helpers it uses. A new
+# build adds a hooks_<build>.cpp, a _emu_rt_sources_<build>, its _emu_flags_<build> and
+# _emu_suffix_<build> above, and appends itself to TILELAB_EMU_BUILDS.
+set(_emu_rt_common core.cpp scheduler.cpp cuda_api.cpp)
+set(_emu_rt_sources_plain hooks_plain.cpp guard_zones.cpp)
+set(_emu_rt_sources_asan hooks_asan.cpp)
+set(_emu_rt_sources_race hooks_race.cpp guard_zones.cpp symbolize.cpp)
+
 foreach(build IN LISTS TILELAB_EMU_BUILDS)
-  string(TOUPPER "${build}" BUILD)
-  add_library(tilelab_emu_rt_${build} STATIC "${_emu_dir}/runtime.cpp")
-  target_compile_definitions(tilelab_emu_rt_${build} PRIVATE TLEMU_BUILD_${BUILD})
+  set(srcs "")
+  foreach(f IN LISTS _emu_rt_common _emu_rt_sources_${build})
+    list(APPEND srcs "${_emu_dir}/runtime/${f}")
+  endforeach()
+  add_library(tilelab_emu_rt_${build} STATIC ${srcs})
   target_include_directories(tilelab_emu_rt_${build} PUBLIC "${_emu_dir}" "${_emu_dir}/include")
   target_link_libraries(tilelab_emu_rt_${build} PUBLIC Boost::context ${CMAKE_DL_LIBS})
   target_compile_options(tilelab_emu_rt_${build} PRIVATE -Wall -Wextra -O2 -g)
@@ -254,6 +266,8 @@ target_link_libraries(tilelab_emu_tests PRIVATE doctest::doctest tilelab_emu_rt_
 # that per-case discovery cannot carry, and a failure still names the failing case.
 add_test(NAME kit.emu.unit COMMAND tilelab_emu_tests)
 set_tests_properties(kit.emu.unit PROPERTIES LABELS "kit;emu" TIMEOUT 120)
+# `tilelab trace`: the trace build, its runners trace-<impl>-<stage> and the checks kit.trace.*.
+include(TilelabTrace)
 if(TILELAB_HAVE_SOLUTIONS)
   include(TilelabSubmissions)
 endif()

@@ -12,6 +12,7 @@
 #pragma once
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace tlemu_rewrite {
 
@@ -23,5 +24,12 @@ struct RewriteError : std::runtime_error {
 
 // Returns the rewritten source; `path` is the name __FILE__ and the compiler should report.
 std::string rewrite(const std::string& source, const std::string& path);
+
+// The source with the value of each constant of `names` that it defines replaced by `value`, for a
+// build that runs the student's kernel at another tile width (`tilelab trace`: TILE_WIDTH or
+// BLOCK_WIDTH 2, the book's figures). A constant is the first `#define NAME value` line, or a
+// `const`/`constexpr` integer `NAME = value;`, outside block comments; the line count is kept.
+// Throws RewriteError when the file defines none of them (the message says what the trace needs).
+std::string set_constant(const std::string& source, const std::vector<std::string>& names, const std::string& value);
 
 }  // namespace tlemu_rewrite

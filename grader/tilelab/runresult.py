@@ -98,6 +98,7 @@ class Comparison:
     wrong_tile_count: int = 0
     tile: int | None = None
     wrong_map: WrongMap | None = None
+    timing: dict[str, float] = field(default_factory=dict)   # host only: its steps timed alone (ms)
 
     @classmethod
     def parse(cls, v: Any) -> "Comparison | None":
@@ -108,7 +109,8 @@ class Comparison:
                    tuple(WrongElement.parse(w) for w in _list(v.get("first_wrong")) if isinstance(w, dict)),
                    _ranges(v.get("wrong_rows")), _ranges(v.get("wrong_cols")), _ranges(v.get("wrong_tiles")),
                    _int(v.get("wrong_tile_count")) or 0, _int(v.get("tile")),
-                   WrongMap.parse(v["wrong_map"]) if isinstance(v.get("wrong_map"), dict) else None)
+                   WrongMap.parse(v["wrong_map"]) if isinstance(v.get("wrong_map"), dict) else None,
+                   {k: n for k, x in _obj(v.get("timing")).items() if (n := num(x)) is not None})
 
 
 @dataclass(frozen=True)

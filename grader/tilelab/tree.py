@@ -91,6 +91,12 @@ class Tree:
         return run_limited(cmd, timeout=timeout, memory_bytes=self.memory_bytes,
                            log=self.logs / f"build-{log_name}.log", **self._untrusted(running=False))
 
+    def run_program(self, cmd: list[str], log_name: str, timeout: float) -> Ran:
+        """A program built from the code under test (a trace runner), run as a check is: limits,
+        the sandbox user, only the results folder writable."""
+        return run_limited(cmd, timeout=timeout, memory_bytes=self.memory_bytes, isolate_network=self.isolate_network,
+                           log=self.logs / f"{log_name}.log", **self._untrusted(running=True))
+
     def tests(self) -> list[RegisteredTest]:
         """Every registered check, from CTest's machine-readable listing (empty when it fails)."""
         try:

@@ -6,7 +6,7 @@
 // on host memory. Error codes have CUDA's numeric values (driver_types.h), so a student's checks and
 // messages behave as on a GPU.
 //
-// Contract with the runtime (grader/emu/runtime.cpp): one emulated CUDA thread runs at a time, on its
+// Contract with the runtime (grader/emu/runtime/, internal.hpp): one emulated CUDA thread runs at a time, on its
 // own fiber; the runtime sets threadIdx/blockIdx/blockDim/gridDim before it resumes a thread, and a
 // thread gives up the CPU only inside __syncthreads() or when it returns. Nothing here may be used
 // from more than one OS thread at a time.

@@ -6,7 +6,7 @@
 //
 // Warp operations: a warp is 32 threads of consecutive linear thread id (x fastest, then y, z), as
 // on a GPU. A lane that reaches one waits until every lane of its warp that has not returned has
-// reached one; then each gets its result from the values all of them brought (runtime.cpp,
+// reached one; then each gets its result from the values all of them brought (runtime/scheduler.cpp,
 // tlemu::warp_op). Lanes that returned are inactive; lanes named in a mask that wait at a
 // __syncthreads() instead are reported as barrier divergence. Values of up to 8 bytes are shuffled,
 // as CUDA's overloads allow.
@@ -68,7 +68,7 @@ namespace warp {
 enum : int { sync, shfl, shfl_up, shfl_down, shfl_xor, ballot, all, any, active };
 }
 // The calling thread's lane brings `value` (and op's lane argument and width) to warp operation
-// `op` at file:line, waits for its warp, and returns its result (runtime.cpp).
+// `op` at file:line, waits for its warp, and returns its result (runtime/core.cpp).
 uint64_t warp_op(int op, unsigned mask, uint64_t value, int arg, int width, const char* file, int line);
 
 template <class T>

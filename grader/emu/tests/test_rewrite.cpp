@@ -107,3 +107,23 @@ TEST_CASE("rewrite: every __shared__ array bound is checked as a constant on the
   CHECK(has(out, "static_assert((TILE_WIDTH + 1) > 0, "));
   CHECK(lines(out) == 1);
 }
+
+TEST_CASE("set_constant: the trace build's TILE_WIDTH 2, as a macro or a constant, lines kept") {
+  using tlemu_rewrite::set_constant;
+  const std::string src = "// #define TILE_WIDTH 8 in a comment\n/*\n#define TILE_WIDTH 4\n*/\n"
+                          "#define TILE_WIDTH_X 16\n#define TILE_WIDTH 16  // the tile\nint a[TILE_WIDTH];\n";
+  const std::string out = set_constant(src, {"TILE_WIDTH"}, "2");
+  CHECK(lines(out) == lines(src));
+  CHECK(has(out, "\n#define TILE_WIDTH 2\n"));
+  CHECK(has(out, "#define TILE_WIDTH_X 16\n"));   // another name is left alone
+  CHECK(has(out, "\n#define TILE_WIDTH 4\n"));    // inside a block comment: not the one
+  CHECK(has(set_constant("constexpr int TILE_WIDTH = 32; // tile\n", {"TILE_WIDTH"}, "2"),
+            "constexpr int TILE_WIDTH = 2; // tile"));
+  // 01-basic's BLOCK_WIDTH, or a tiled kernel's TILE_WIDTH: each one the file defines is set.
+  const std::string both = set_constant("  #  define BLOCK_WIDTH 16\r\n#define TILE_WIDTH 32\n",
+                                        {"BLOCK_WIDTH", "TILE_WIDTH"}, "2");
+  CHECK(has(both, "  #  define BLOCK_WIDTH 2\n#define TILE_WIDTH 2\n"));
+  CHECK(has(set_constant("#define TILE_WIDTH 16\n", {"BLOCK_WIDTH", "TILE_WIDTH"}, "2"), "#define TILE_WIDTH 2\n"));
+  CHECK_THROWS_WITH_AS(set_constant("#define TW 16\n", {"BLOCK_WIDTH", "TILE_WIDTH"}, "2"),
+                       doctest::Contains("no `#define BLOCK_WIDTH ...` or `#define TILE_WIDTH ...`"), RewriteError);
+}

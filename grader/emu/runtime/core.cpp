@@ -1,0 +1,297 @@
+// The emulator runtime's core: the built-in variables, the Runtime object, the runner's side
+// (runtime.hpp) and the student-facing side (tilelab_emu.h): barriers, warp operations, shared
+// memory and the launch. What differs per build is behind hooks:: (internal.hpp).
+#include <sys/mman.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "internal.hpp"
+
+// ---- the built-in variables of the thread that runs ----
+uint3 threadIdx{0, 0, 0};
+uint3 blockIdx{0, 0, 0};
+dim3 blockDim;
+dim3 gridDim;
+
+namespace tlemu {
+
+std::string fmt_idx(uint3 v, dim3 extent) {
+  std::string s = "(" + std::to_string(v.x);
+  if (extent.y > 1 || extent.z > 1) s += "," + std::to_string(v.y);
+  if (extent.z > 1) s += "," + std::to_string(v.z);
+  return s + ")";
+}
+
+// ---- the Runtime object ----
+Runtime::Runtime() {
+  arena_size = kStaticArena + kMaxSharedPerBlock;
+  void* p = ::mmap(nullptr, arena_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    std::fprintf(stderr, "tilelab emulator: cannot map the shared-memory arena\n");
+    std::abort();
+  }
+  arena = static_cast<char*>(p);
+  hooks::runtime_created(*this);
+}
+
+bool Runtime::pinned_at(const void* p) const {
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  auto it = pinned.upper_bound(a);
+  return it != pinned.begin() && a <= std::prev(it)->first + std::prev(it)->second;
+}
+
+void Runtime::add(Finding f, const std::string& key) {
+  auto it = finding_index.find(key);
+  if (it != finding_index.end()) {
+    findings[it->second].count += f.count;
+    return;
+  }
+  if (findings.size() >= 50) return;  // enough to act on
+  finding_index[key] = findings.size();
+  findings.push_back(std::move(f));
+}
+
+Buffer* Runtime::find_buffer(const void* p, size_t n) {
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  auto it = buffers.upper_bound(a);
+  if (it == buffers.begin()) return nullptr;
+  --it;
+  Buffer& b = it->second;
+  const auto base = reinterpret_cast<uintptr_t>(b.ptr);
+  if (a < base || a + n > base + b.size) return nullptr;
+  return &b;
+}
+
+std::string Runtime::shared_name(size_t off) const {
+  if (off >= kStaticArena) {
+    const size_t i = (off - kStaticArena) / dynamic_elem;
+    return (dynamic_name.empty() ? "extern __shared__ memory" : dynamic_name) + "[" + std::to_string(i) + "]";
+  }
+  for (const auto& v : shared_vars) {
+    if (off < v.offset || off >= v.offset + v.size) continue;
+    size_t i = (off - v.offset) / v.elem;
+    std::string s;
+    for (int d = int(v.dims.size()) - 1; d >= 0; --d) {
+      s = "[" + std::to_string(i % size_t(v.dims[size_t(d)])) + "]" + s;
+      i /= size_t(v.dims[size_t(d)]);
+    }
+    return v.name + s;
+  }
+  bool shared = false;
+  return describe_outside(reinterpret_cast<uintptr_t>(arena) + off, shared);
+}
+
+namespace {
+// "just past the end of " for the first byte after an object (the classic off-by-one), else the distance.
+std::string past_the_end(size_t bytes) {
+  return bytes == 0 ? "just past the end of " : std::to_string(bytes) + " bytes past the end of ";
+}
+}  // namespace
+
+std::string Runtime::describe_outside(uintptr_t a, bool& shared) const {
+  const auto lo = reinterpret_cast<uintptr_t>(arena);
+  shared = a >= lo && a < lo + arena_size;
+  if (shared) {
+    const size_t off = a - lo;
+    if (off >= kStaticArena)
+      return past_the_end(off - kStaticArena - dynamic_bytes) + "the " + std::to_string(dynamic_bytes) +
+             " bytes of dynamic shared memory" + (dynamic_name.empty() ? "" : " (" + dynamic_name + ")");
+    const SharedVar* best = nullptr;
+    for (const auto& v : shared_vars)
+      if (v.offset <= off && (!best || v.offset > best->offset)) best = &v;
+    if (best && off >= best->offset + best->size)
+      return past_the_end(off - best->offset - best->size) + "__shared__ " + best->name + " (declared at line " +
+             std::to_string(best->line) + ")";
+    if (!shared_vars.empty() && off < shared_vars.front().offset)
+      return "before __shared__ " + shared_vars.front().name;
+    return "in shared memory";
+  }
+  const Buffer* near = nullptr;
+  long long dist = 0;
+  for (const auto& [base, b] : buffers) {
+    const long long d = a >= base + b.size ? (long long)(a - base - b.size) : (long long)a - (long long)base;
+    if (d < 0 ? -d < 4096 : d < 4096) {
+      if (!near || std::llabs(d) < std::llabs(dist)) near = &b, dist = d;
+    }
+  }
+  if (!near) return "outside every cudaMalloc buffer";
+  const std::string name = near->name.empty() ? "a cudaMalloc buffer" : near->name;
+  const std::string sz = " (" + std::to_string(near->size) + " bytes, " + std::to_string(near->size / 4) + " floats)";
+  if (dist < 0) return std::to_string(-dist) + " bytes before the start of " + name + sz;
+  return past_the_end(size_t(dist)) + name + sz;
+}
+
+Runtime& rt() {
+  static Runtime* r = new Runtime();  // never destroyed: used until the process exits
+  return *r;
+}
+
+cudaError_t set_error(cudaError_t e) {
+  if (e != cudaSuccess) rt().last_error = e;
+  return e;
+}
+
+// ---- the runner's side (runtime.hpp) ----
+const char* backend_name() { return hooks::backend_name(); }
+
+// A build that counts nothing leaves out hooks::take_counts (the one optional hook).
+__attribute__((weak)) bool hooks::take_counts(TrafficCounts&) { return false; }
+bool take_counts(TrafficCounts& out) { return hooks::take_counts(out); }
+
+std::vector<Finding> take_findings() {
+  Runtime& r = rt();
+  std::vector<Finding> out;
+  out.swap(r.findings);
+  r.finding_index.clear();
+  return out;
+}
+
+void set_fatal_handler(std::function<void(const std::vector<Finding>&)> handler) { rt().fatal = std::move(handler); }
+
+void name_buffer(const void* p, const std::string& name, size_t row_length) {
+  if (Buffer* b = rt().find_buffer(p, 0)) {
+    b->name = name;
+    b->row_length = row_length;
+  }
+}
+
+void start_recording() {
+  rt().records.clear();
+  rt().recording = true;
+}
+std::vector<LaunchRecord> stop_recording() {
+  rt().recording = false;
+  return std::move(rt().records);
+}
+
+// ---- the student-facing side (tilelab_emu.h) ----
+int syncthreads(const char* file, int line, int predicate) {
+  Runtime& r = rt();
+  if (!r.in_kernel || !r.current) return 0;  // called from host code: nothing to wait for
+  Thread& t = *r.current;
+  t.state = State::Waiting;
+  t.wait_file = file;
+  t.wait_line = line;
+  t.predicate = predicate;
+  hooks::barrier(r, file, line);
+  const int me = r.tid;
+  transfer(r, me, next_ready(r, me), &t.asan_fake_stack);
+  return r.barrier_count;
+}
+
+uint64_t warp_op(int op, unsigned mask, uint64_t value, int arg, int width, const char* file, int line) {
+  Runtime& r = rt();
+  if (!r.in_kernel || !r.current) return op == warp::ballot || op == warp::active ? 1u : value;  // host code
+  Thread& t = *r.current;
+  t.state = State::WarpWaiting;
+  t.wait_file = file;
+  t.wait_line = line;
+  t.warp_op = op;
+  t.warp_mask = mask;
+  t.warp_value = value;
+  t.warp_arg = arg;
+  t.warp_width = width;
+  const int me = r.tid;
+  if (!release_warp(r, size_t(me) / 32 * 32, false)) transfer(r, me, next_ready(r, me), &t.asan_fake_stack);
+  // Released (by the last lane to arrive, or by the scheduler): this thread runs again.
+  return r.threads[size_t(me)].warp_result;
+}
+
+void* shared_alloc(size_t bytes, size_t align, size_t elem_bytes, const int* dims, int rank, const char* name,
+                   const char* file, int line) {
+  Runtime& r = rt();
+  align = std::max<size_t>(align, 16);
+  size_t off = (r.static_used + kRedzone + align - 1) / align * align;
+  if (off + bytes + kRedzone > kStaticArena) {
+    std::fprintf(stderr, "%s:%d: tilelab emulator: __shared__ %s (%zu bytes) exceeds the emulator's %zu KiB arena\n",
+                 file, line, name, bytes, kStaticArena / 1024);
+    std::abort();
+  }
+  r.static_used = off + bytes;
+  SharedVar v{off, bytes, std::max<size_t>(elem_bytes, 1), std::vector<int>(dims, dims + rank), name, file,
+              r.site ? r.site->kernel : "", line};
+  r.shared_vars.push_back(v);
+  hooks::shared_declared(r, off, bytes);
+  return r.arena + off;
+}
+
+void* dynamic_shared_base(const char* name, size_t elem_bytes) {
+  Runtime& r = rt();
+  r.dynamic_name = name;
+  r.dynamic_elem = std::max<size_t>(elem_bytes, 1);
+  return r.arena + kStaticArena;
+}
+
+void launch_erased(const LaunchSite& site, dim3 grid, dim3 block, size_t dynamic_shared, cudaStream_t stream,
+                   void (*body)(void*), void* body_ctx, const void* const* pointers, int n_pointers) {
+  Runtime& r = rt();
+  LaunchRecord rec;
+  rec.kernel = site.kernel;
+  rec.file = site.file;
+  rec.line = site.line;
+  rec.grid = grid;
+  rec.block = block;
+  rec.dynamic_shared = dynamic_shared;
+  rec.default_stream = stream == nullptr;
+  auto finish = [&](cudaError_t e) {
+    rec.error = e;
+    set_error(e);
+    if (r.recording) r.records.push_back(rec);
+  };
+  if (r.sticky != cudaSuccess) return finish(r.sticky);
+  // CUDA's limits (compute capability 9.0), with its error codes. An empty grid is
+  // cudaErrorInvalidValue as CUDA 13.0 reports it on an H100 (older releases said
+  // cudaErrorInvalidConfiguration).
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0) return finish(cudaErrorInvalidValue);
+  const unsigned long long threads = 1ull * block.x * block.y * block.z;
+  if (block.x == 0 || block.y == 0 || block.z == 0 || block.x > 1024 || block.y > 1024 || block.z > 64 || threads > 1024 || grid.x > 2147483647u ||
+      grid.y > 65535 || grid.z > 65535)
+    return finish(cudaErrorInvalidConfiguration);
+  if (dynamic_shared > kMaxSharedPerBlock) return finish(cudaErrorInvalidValue);
+  for (int i = 0; i < n_pointers; ++i) {
+    if (!pointers[i] || r.find_buffer(pointers[i], 0) || r.pinned_at(pointers[i])) continue;
+    Finding f;
+    f.kind = f.hint_code = "host-pointer-argument";
+    f.file = site.file;
+    f.line = site.line;
+    f.message = "argument " + std::to_string(i + 1) + " of the pointers passed to " + site.kernel +
+                " does not point into memory from cudaMalloc (a host pointer?); on a GPU the kernel fails "
+                "with an illegal address";
+    r.add(f, "host-pointer:" + std::to_string(site.line));
+    r.sticky = cudaErrorIllegalAddress;
+    return finish(cudaSuccess);  // the launch itself succeeds; the error shows at the next sync
+  }
+
+  const auto t0 = std::chrono::steady_clock::now();
+  gridDim = grid;
+  blockDim = block;
+  r.site = &site;
+  r.body = body;
+  r.body_ctx = body_ctx;
+  r.dynamic_bytes = dynamic_shared;
+  r.dynamic_name.clear();
+  r.threads.clear();
+  r.threads.resize(size_t(threads));
+  for (unsigned z = 0, i = 0; z < block.z; ++z)
+    for (unsigned y = 0; y < block.y; ++y)
+      for (unsigned x = 0; x < block.x; ++x) r.threads[i++].idx = {x, y, z};
+  hooks::launch_begin(r, dynamic_shared);
+  r.in_kernel = true;
+  for (unsigned z = 0; z < grid.z; ++z)
+    for (unsigned y = 0; y < grid.y; ++y)
+      for (unsigned x = 0; x < grid.x; ++x) {
+        blockIdx = {x, y, z};
+        run_block(r);
+      }
+  r.in_kernel = false;
+  hooks::launch_end(r, site, dynamic_shared);
+  for (const auto& v : r.shared_vars)
+    if (v.kernel == site.kernel) rec.static_shared += v.size;
+  r.site = nullptr;
+  r.threads.clear();
+  rec.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  finish(cudaSuccess);
+}
+
+}  // namespace tlemu

@@ -1,0 +1,218 @@
+// The race build's hooks (internal.hpp, namespace hooks): every shared-memory access of the
+// student's file is seen (instrument.hpp); a read and a write (or two writes) of the same byte by
+// two threads of a block between two barriers is a race, a read of a byte no thread of the block
+// has written is uninitialized shared memory. Device memory has guard zones, as in the plain build.
+#include <algorithm>
+#include <tuple>
+#include <unordered_map>
+
+#include "guard_zones.hpp"
+#include "instrument.hpp"
+#include "internal.hpp"
+
+namespace tlemu {
+namespace {
+
+// A race between two accesses, or a read of unwritten shared memory, before symbolization.
+struct RaceKey {
+  char kind;  // 'R' read after write, 'W' write after read, 'X' write after write, 'U' uninitialized
+  const void* pc_now;
+  const void* pc_then;
+  bool operator==(const RaceKey& o) const { return kind == o.kind && pc_now == o.pc_now && pc_then == o.pc_then; }
+};
+struct RaceKeyHash {
+  size_t operator()(const RaceKey& k) const {
+    return std::hash<const void*>()(k.pc_now) * 31 + std::hash<const void*>()(k.pc_then) * 7 + size_t(k.kind);
+  }
+};
+struct RaceRecord {
+  long count = 0;
+  size_t offset = 0;
+  uint3 block, now, then;
+  dim3 grid, bdim;
+};
+
+// Shadow of one byte of shared memory (race build).
+struct Cell {
+  uint32_t w_epoch = 0, r_epoch = 0;
+  uint16_t w_tid = 0, r_tid = 0;
+  bool r_many = false;
+  const void* w_pc = nullptr;
+  const void* r_pc = nullptr;
+};
+
+// The detector's state, for the launch that runs.
+struct RaceState {
+  std::vector<Cell> shadow;  // one cell per byte of the shared arena
+  std::unordered_map<RaceKey, RaceRecord, RaceKeyHash> races;
+  std::set<std::pair<std::string, int>> barrier_sites;  // every __syncthreads() seen
+  const char* last_site_file = nullptr;
+  int last_site_line = 0;
+};
+RaceState& race() {
+  static RaceState* s = new RaceState();  // never destroyed, like the Runtime
+  return *s;
+}
+
+uintptr_t g_lo = 0, g_span = 0;  // the shared arena while a kernel runs; span 0 otherwise
+
+__attribute__((noinline)) void access(uintptr_t a, size_t n, bool write, const void* pc) {
+  Runtime& r = rt();
+  RaceState& s = race();
+  const size_t off = a - g_lo;
+  if (off + n > r.arena_size) n = r.arena_size - off;
+  const uint16_t me = r.tid;
+  const uint32_t ep = r.epoch;
+  bool reported = false;
+  for (size_t i = 0; i < n; ++i) {
+    Cell& c = s.shadow[off + i];
+    char kind = 0;
+    const void* then = nullptr;
+    uint16_t other = 0;
+    if (!write) {
+      if (c.w_epoch < r.block_epoch) {
+        kind = 'U';
+      } else if (c.w_epoch == ep && c.w_tid != me) {
+        kind = 'R', then = c.w_pc, other = c.w_tid;
+      }
+      if (c.r_epoch != ep) {
+        c.r_epoch = ep, c.r_tid = me, c.r_many = false, c.r_pc = pc;
+      } else if (c.r_tid != me) {
+        c.r_many = true;
+      }
+    } else {
+      if (c.w_epoch == ep && c.w_tid != me) {
+        kind = 'X', then = c.w_pc, other = c.w_tid;
+      } else if (c.r_epoch == ep && (c.r_tid != me || c.r_many)) {
+        kind = 'W', then = c.r_pc, other = c.r_tid;
+      }
+      c.w_epoch = ep, c.w_tid = me, c.w_pc = pc;
+    }
+    if (kind && !reported) {
+      reported = true;
+      RaceRecord& rec = s.races[RaceKey{kind, pc, then}];
+      if (rec.count++ == 0) {
+        rec.offset = off + i;
+        rec.block = blockIdx;
+        rec.now = r.threads[me].idx;
+        rec.then = r.threads[other].idx;
+        rec.grid = gridDim;
+        rec.bdim = blockDim;
+      }
+    }
+  }
+}
+
+// Race build: turns the records of the launch into findings, with source lines.
+void flush_races(Runtime& r) {
+  RaceState& s = race();
+  if (s.races.empty()) return;
+  std::set<const void*> pcs;
+  for (const auto& [k, v] : s.races) {
+    pcs.insert(k.pc_now);
+    if (k.pc_then) pcs.insert(k.pc_then);
+  }
+  auto where = symbolize(pcs);
+  auto loc = [&](const void* pc) { return where.count(pc) ? where[pc] : std::pair<std::string, int>{"?", 0}; };
+  // Any barrier between the two lines (in the source) means the pair is ordered by it one way
+  // only: the missing barrier is the one that closes the loop, before the next overwrite.
+  auto barrier_between = [&](int a, int b) {
+    for (const auto& site : s.barrier_sites)
+      if (site.second > std::min(a, b) && site.second < std::max(a, b)) return true;
+    return false;
+  };
+  // Deterministic order (the map's is not): read-after-write first, then by source line, so that
+  // of two findings merged below the same one is always kept.
+  std::vector<std::pair<RaceKey, RaceRecord>> sorted(s.races.begin(), s.races.end());
+  auto rank = [](char kind) { return std::string("RWXU").find(kind); };
+  std::sort(sorted.begin(), sorted.end(), [&](const auto& a, const auto& b) {
+    const auto la = loc(a.first.pc_now), lb = loc(b.first.pc_now);
+    const auto ta = loc(a.first.pc_then), tb = loc(b.first.pc_then);
+    return std::make_tuple(rank(a.first.kind), la.second, ta.second, a.second.offset) <
+           std::make_tuple(rank(b.first.kind), lb.second, tb.second, b.second.offset);
+  });
+  for (const auto& [k, v] : sorted) {
+    const auto now = loc(k.pc_now), then = loc(k.pc_then);
+    const std::string var = r.shared_name(v.offset);
+    const std::string block = fmt_idx(v.block, v.grid);
+    const std::string tn = fmt_idx(v.now, v.bdim), tt = fmt_idx(v.then, v.bdim);
+    Finding f;
+    f.file = now.first;
+    f.line = now.second;
+    f.count = v.count;
+    if (k.kind == 'U') {
+      f.kind = f.hint_code = "uninitialized-shared";
+      f.message = "thread " + tn + " of block " + block + " reads " + var +
+                  ", which no thread of this block has written (uninitialized shared memory)";
+      r.add(f, "U:" + now.first + ":" + std::to_string(now.second));
+      continue;
+    }
+    f.kind = "race";
+    int wline = 0, rline = 0;
+    if (k.kind == 'R') {  // read now, written then
+      f.message = "thread " + tn + " of block " + block + " reads " + var + " at line " + std::to_string(now.second) +
+                  " that thread " + tt + " wrote at line " + std::to_string(then.second) +
+                  " with no __syncthreads() in between (read-after-write race)";
+      wline = then.second, rline = now.second;
+    } else if (k.kind == 'W') {  // written now, read then
+      f.message = "thread " + tn + " of block " + block + " writes " + var + " at line " +
+                  std::to_string(now.second) + " that thread " + tt + " read at line " + std::to_string(then.second) +
+                  " with no __syncthreads() in between (write-after-read race)";
+      wline = now.second, rline = then.second;
+    } else {
+      f.message = "threads " + tt + " and " + tn + " of block " + block + " both write " + var + " (lines " +
+                  std::to_string(then.second) + " and " + std::to_string(now.second) +
+                  ") with no __syncthreads() in between (write-after-write race)";
+    }
+    if (k.kind == 'X')
+      f.hint_code = "race-write-write";
+    else if (wline < rline && !barrier_between(wline, rline))
+      f.hint_code = "missing-barrier-before-use";
+    else
+      f.hint_code = "missing-barrier-before-overwrite";
+    const int a = std::min(now.second, then.second), b = std::max(now.second, then.second);
+    r.add(f, "race:" + now.first + ":" + std::to_string(a) + ":" + std::to_string(b) + ":" + (k.kind == 'X' ? "X" : "RW"));
+  }
+  s.races.clear();
+}
+
+
+}  // namespace
+
+namespace hooks {
+const char* backend_name() { return "emu-race"; }
+size_t stack_bytes() { return 128 * 1024; }
+
+void runtime_created(Runtime& r) { race().shadow.resize(r.arena_size); }
+void shared_declared(Runtime&, size_t, size_t) {}
+void launch_begin(Runtime& r, size_t dynamic_shared) {
+  race().barrier_sites.clear();
+  race().last_site_file = nullptr;
+  g_lo = reinterpret_cast<uintptr_t>(r.arena);
+  g_span = kStaticArena + dynamic_shared;
+}
+void launch_end(Runtime& r, const LaunchSite& site, size_t) {
+  g_span = 0;
+  flush_races(r);
+  guard_zones::check(r, &site);
+}
+void block_begin(Runtime&) {}
+void block_end(Runtime&) {}
+void barrier(Runtime&, const char* file, int line) {
+  RaceState& s = race();
+  if (file != s.last_site_file || line != s.last_site_line) {  // a set insert per barrier is too slow
+    s.last_site_file = file, s.last_site_line = line;
+    s.barrier_sites.insert({file, line});
+  }
+}
+void switch_start(Runtime&, int, void**) {}
+void switch_finish(Runtime&, void*) {}
+bool alloc_buffer(Buffer& b, size_t size) { return guard_zones::alloc(b, size); }
+void free_buffer(Runtime& r, Buffer& b) { guard_zones::free(r, b); }
+}  // namespace hooks
+
+}  // namespace tlemu
+
+// Only accesses inside the shared arena reach the detector.
+#define TLEMU_RACE_FILTER(a) ((a) - tlemu::g_lo < tlemu::g_span)
+TLEMU_ACCESS_CALLBACKS(TLEMU_RACE_FILTER, tlemu::access)

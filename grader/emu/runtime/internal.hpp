@@ -1,0 +1,195 @@
+// The emulator runtime's private header: the state every part of the runtime shares (the Runtime
+// object, its buffers, shared variables and emulated threads) and the interfaces between its files.
+// Nothing outside grader/emu/runtime/ includes it; the runner sees runtime.hpp, the student's file
+// tilelab_emu.h.
+//
+// The files (docs/architecture.md, "the emulator"):
+//   core.cpp        built-in variables, the Runtime object, the runner's side (runtime.hpp) and
+//                   the student-facing side (tilelab_emu.h): barriers, warp operations, shared
+//                   memory, the launch
+//   scheduler.cpp   one Boost.Context fiber per CUDA thread, barrier and warp-operation release
+//   cuda_api.cpp    the CUDA runtime API on host memory
+//   guard_zones.cpp device memory of the builds without AddressSanitizer: NaN-filled guard zones
+//   symbolize.cpp   code addresses to file:line (addr2line), for builds that record accesses
+//   hooks_<build>.cpp  what differs per build (plain, asan, race, count): the interface `hooks` below.
+// CMake (grader/cmake/TilelabEmu.cmake) compiles the common files plus one build's hooks file
+// (and its helpers, e.g. guard_zones.cpp) into tilelab_emu_rt_<build>; there are no #if blocks.
+#pragma once
+#include <boost/context/fiber.hpp>
+#include <boost/context/stack_context.hpp>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "runtime.hpp"
+
+namespace tlemu {
+namespace ctx = boost::context;
+
+// H100 SXM limits: what a launch is validated against and what cudaGetDeviceProperties reports.
+constexpr size_t kMaxSharedPerBlock = 232448;  // opt-in maximum, static + dynamic
+constexpr size_t kStaticArena = 256 * 1024;    // room for every __shared__ variable of a program
+constexpr size_t kRedzone = 64;                // between two __shared__ variables
+
+std::string fmt_idx(uint3 v, dim3 extent);
+
+// ---- device memory ----
+struct Buffer {
+  char* ptr;
+  size_t size;
+  char* region;  // mapping holding the buffer and its guard zones (builds with guard zones)
+  size_t region_size;
+  std::string name;
+  size_t row_length = 0;  // of a float matrix, when the runner named one
+};
+
+struct SharedVar {
+  size_t offset, size, elem;
+  std::vector<int> dims;
+  std::string name, file, kernel;
+  int line;
+};
+
+// ---- the emulated threads of the block that runs ----
+enum class State : char { Ready, Waiting, WarpWaiting, Done };
+
+struct Thread {
+  ctx::fiber fiber;  // this thread's continuation while it does not run
+  uint3 idx;
+  State state = State::Ready;
+  const char* wait_file = nullptr;
+  int wait_line = 0;
+  int predicate = 0;
+  // At a warp-level operation (State::WarpWaiting): what it contributes and what it gets back.
+  int warp_op = 0;
+  unsigned warp_mask = 0;
+  uint64_t warp_value = 0;
+  int warp_arg = 0, warp_width = 32;
+  uint64_t warp_result = 0;
+  void* stack_bottom = nullptr;
+  size_t stack_size = 0;
+  void* asan_fake_stack = nullptr;
+};
+
+// Stacks are reused across blocks: a block of T threads needs T stacks, mapped once.
+struct StackPool {
+  std::vector<ctx::stack_context> free;
+  ctx::stack_context last;
+  size_t count = 0;
+  ~StackPool();
+};
+struct PoolAllocator {
+  StackPool* pool;
+  ctx::stack_context allocate();
+  void deallocate(ctx::stack_context& s) { pool->free.push_back(s); }
+};
+
+struct Runtime {
+  cudaError_t last_error = cudaSuccess;
+  cudaError_t sticky = cudaSuccess;
+  std::map<uintptr_t, Buffer> buffers;  // by start address
+  std::map<uintptr_t, size_t> pinned;   // cudaMallocHost: host memory kernels may use (UVA)
+  bool pinned_at(const void* p) const;
+
+  // Shared memory: [static arena | dynamic region], one mapping.
+  char* arena = nullptr;
+  size_t arena_size = 0;
+  size_t static_used = 0;
+  std::vector<SharedVar> shared_vars;
+  std::string dynamic_name;
+  size_t dynamic_elem = 1;
+  size_t dynamic_bytes = 0;
+
+  // Findings, deduplicated by key.
+  std::vector<Finding> findings;
+  std::map<std::string, size_t> finding_index;
+  std::function<void(const std::vector<Finding>&)> fatal;
+
+  bool recording = false;
+  std::vector<LaunchRecord> records;
+
+  // The launch that runs.
+  bool in_kernel = false;
+  const LaunchSite* site = nullptr;
+  std::vector<Thread> threads;
+  Thread* current = nullptr;
+  uint16_t tid = 0;
+  int from = -1;          // who switched last (-1: the scheduler)
+  ctx::fiber main_cont;   // the scheduler's continuation while a thread runs
+  void (*body)(void*) = nullptr;
+  void* body_ctx = nullptr;
+  int barrier_count = 0;  // predicate count of the last barrier released
+  StackPool stacks;
+  void* main_stack_bottom = nullptr;
+  size_t main_stack_size = 0;
+  void* main_fake_stack = nullptr;
+  // Barrier intervals: epoch grows at every barrier release; block_epoch is the first of the block.
+  uint32_t epoch = 0, block_epoch = 0;
+
+  Runtime();
+  void add(Finding f, const std::string& key);
+  Buffer* find_buffer(const void* p, size_t n);
+  // The __shared__ variable holding arena offset `off`, and the element index it names.
+  std::string shared_name(size_t off) const;
+  // A description of an address outside every buffer and variable: which one it is next to.
+  std::string describe_outside(uintptr_t a, bool& shared) const;
+};
+
+Runtime& rt();
+cudaError_t set_error(cudaError_t e);
+
+// ---- the scheduler (scheduler.cpp) ----
+int next_ready(const Runtime& r, int after);
+// Switches from thread `me` to `to` (either may be -1, the scheduler); returns when `me` runs again.
+void transfer(Runtime& r, int me, int to, void** fake);
+// Releases warp `base` /32 if all its lanes wait at a warp operation (forced: or returned/wait at a barrier).
+bool release_warp(Runtime& r, size_t base, bool forced);
+// Runs every thread of the block blockIdx to completion.
+void run_block(Runtime& r);
+
+// ---- code addresses to source lines (symbolize.cpp) ----
+// Return addresses (of instrumentation callbacks) to {file, line} of the access before each.
+std::map<const void*, std::pair<std::string, int>> symbolize(const std::set<const void*>& pcs);
+
+// ---- the per-build hooks: one hooks_<build>.cpp per build ----
+// Each build of the runtime links exactly one file that defines every function below; the common
+// files call them at fixed points and know nothing else about the build. To add a build (e.g. a
+// tracing or counting one): write hooks_<name>.cpp defining all of them, and list it with the
+// student file's compile flags in TilelabEmu.cmake. A build that observes the student's loads and
+// stores compiles the student's file with the race build's flags and defines the callbacks with
+// TLEMU_ACCESS_CALLBACKS (instrument.hpp).
+namespace hooks {
+const char* backend_name();  // "emu", "emu-asan", "emu-race", ...: runtime.hpp's backend_name()
+size_t stack_bytes();        // each emulated thread's stack (AddressSanitizer's frames are large)
+
+void runtime_created(Runtime& r);  // once, after the shared arena is mapped
+// A __shared__ variable was placed at arena offset `off` (the first time its declaration ran).
+void shared_declared(Runtime& r, size_t off, size_t bytes);
+
+// A launch that passed CUDA's checks: before its first block, after its last block.
+void launch_begin(Runtime& r, size_t dynamic_shared);
+void launch_end(Runtime& r, const LaunchSite& site, size_t dynamic_shared);
+// A block of the launch: before its first thread runs (blockIdx is set), after its last returned.
+void block_begin(Runtime& r);
+void block_end(Runtime& r);
+// A thread of the block reached __syncthreads() at file:line (before it waits).
+void barrier(Runtime& r, const char* file, int line);
+
+// Fiber switches (AddressSanitizer must know which stack runs): `to` is the thread about to run
+// (-1: the scheduler); `fake` the leaving side's fake-stack slot (nullptr: its stack is done).
+void switch_start(Runtime& r, int to, void** fake);
+// On the side that runs again, right after the switch; `fake` as saved by switch_start.
+void switch_finish(Runtime& r, void* fake);
+
+// cudaMalloc's buffer of `size` bytes: sets b.ptr (and b.region); false when out of memory.
+bool alloc_buffer(Buffer& b, size_t size);
+// cudaFree (after the runtime's own checks); the buffer is forgotten after this.
+void free_buffer(Runtime& r, Buffer& b);
+
+// Optional (a weak default in core.cpp returns false): runtime.hpp's take_counts().
+bool take_counts(TrafficCounts& out);
+}  // namespace hooks
+
+}  // namespace tlemu

@@ -1,0 +1,271 @@
+// The emulator's scheduler: one Boost.Context fiber per CUDA thread, the blocks of a launch in
+// order, barrier checks, and warp-level operations (the 32 lanes of consecutive linear thread ids
+// meet, as on a GPU).
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "internal.hpp"
+
+namespace tlemu {
+
+// ---- thread stacks ----
+StackPool::~StackPool() {
+  for (auto& s : free) ::munmap(static_cast<char*>(s.sp) - s.size, hooks::stack_bytes());  // sp - size: the mapping
+}
+
+ctx::stack_context PoolAllocator::allocate() {
+  if (!pool->free.empty()) {
+    pool->last = pool->free.back();
+    pool->free.pop_back();
+    return pool->last;
+  }
+  const size_t bytes = hooks::stack_bytes();
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  ::mprotect(p, size_t(::sysconf(_SC_PAGESIZE)), PROT_NONE);  // a guard page: overflow faults
+  // Tops of stack staggered by 64-byte steps: stacks all aligned alike would make every
+  // thread's hot frames compete for the same L1 cache sets.
+  const size_t stagger = 64 * (pool->count++ % 61);
+  ctx::stack_context s;
+  s.size = bytes - stagger;
+  s.sp = static_cast<char*>(p) + bytes - stagger;
+  pool->last = s;
+  return s;
+}
+
+// ---- the scheduler ----
+// Control passes directly from one thread to the next ready one (one context switch per thread
+// and barrier, not two): each pass runs the ready threads in index order, the last one hands back
+// to the scheduler, which then releases the barrier. Whoever switches sets r.from to itself
+// (-1: the scheduler), so the resumed side can store the switcher's continuation in its slot.
+namespace {
+ctx::fiber& slot(Runtime& r, int who) { return who < 0 ? r.main_cont : r.threads[size_t(who)].fiber; }
+
+}  // namespace
+
+int next_ready(const Runtime& r, int after) {
+  for (size_t i = size_t(after + 1); i < r.threads.size(); ++i)
+    if (r.threads[i].state == State::Ready) return int(i);
+  return -1;
+}
+
+namespace {
+void set_current(Runtime& r, int who) {
+  if (who < 0) {
+    r.current = nullptr;
+    return;
+  }
+  r.current = &r.threads[size_t(who)];
+  r.tid = uint16_t(who);
+  threadIdx = r.current->idx;
+}
+}  // namespace
+
+// Switches from `me` to `to` (either may be -1, the scheduler); returns when `me` runs again.
+void transfer(Runtime& r, int me, int to, void** fake) {
+  set_current(r, to);
+  r.from = me;
+  hooks::switch_start(r, to, fake);
+  ctx::fiber back = std::move(slot(r, to)).resume();
+  hooks::switch_finish(r, *fake);
+  slot(r, r.from) = std::move(back);
+}
+
+namespace {
+ctx::fiber thread_main(ctx::fiber&& sink) {
+  Runtime& r = rt();
+  const int me = r.tid;
+  hooks::switch_finish(r, nullptr);
+  slot(r, r.from) = std::move(sink);
+  r.body(r.body_ctx);
+  r.threads[size_t(me)].state = State::Done;
+  const int to = next_ready(r, me);
+  set_current(r, to);
+  r.from = me;  // the receiver stores an empty fiber in this finished thread's slot
+  hooks::switch_start(r, to, nullptr);  // this stack is done
+  return std::move(slot(r, to));
+}
+
+// Every thread of the block is waiting at a barrier or has returned: check that they agree, then
+// let the waiting ones go (as a GPU's bar.sync counts arrivals, whatever the call site).
+void release_barrier(Runtime& r) {
+  // The common case, checked first: every thread waits, all at the same call site.
+  {
+    const Thread* first = nullptr;
+    bool uniform = true;
+    int predicate = 0;
+    for (const auto& t : r.threads) {
+      if (t.state != State::Waiting) {
+        uniform = false;
+        break;
+      }
+      if (!first) first = &t;
+      uniform = t.wait_line == first->wait_line && t.wait_file == first->wait_file;
+      if (!uniform) break;
+      predicate += t.predicate != 0;
+    }
+    if (uniform) {
+      r.barrier_count = predicate;
+      for (auto& t : r.threads) t.state = State::Ready;
+      ++r.epoch;
+      return;
+    }
+  }
+  std::map<std::pair<const char*, int>, int> sites;
+  int done = 0, predicate = 0;
+  const Thread* first_done = nullptr;
+  for (const auto& t : r.threads) {
+    if (t.state == State::Waiting) {
+      ++sites[{t.wait_file, t.wait_line}];
+      predicate += t.predicate != 0;
+    } else if (t.state == State::Done) {
+      ++done;
+      if (!first_done) first_done = &t;
+    }
+  }
+  const std::string block = fmt_idx(blockIdx, gridDim);
+  if (sites.size() > 1) {
+    std::string where, key = "barrier-divergence";
+    auto minority = sites.begin();
+    for (auto it = sites.begin(); it != sites.end(); ++it) {
+      if (it->second < minority->second) minority = it;
+      where += (where.empty() ? "" : ", ") + std::to_string(it->second) + " at line " + std::to_string(it->first.second);
+      key += ":" + std::to_string(it->first.second);
+    }
+    Finding f;
+    f.kind = f.hint_code = "barrier-divergence";
+    f.file = minority->first.first;
+    f.line = minority->first.second;
+    f.message = "threads of block " + block + " wait at different __syncthreads(): " + where +
+                "; every thread of a block must reach the same barriers in the same order";
+    r.add(f, key);
+  }
+  if (done > 0) {
+    const auto& site = sites.begin()->first;
+    int waiting = 0;
+    for (const auto& s : sites) waiting += s.second;
+    Finding f;
+    f.kind = f.hint_code = "barrier-skipped";
+    f.file = site.first;
+    f.line = site.second;
+    f.message = std::to_string(done) + " of the " + std::to_string(r.threads.size()) + " threads of block " + block +
+                " (first: thread " + fmt_idx(first_done->idx, blockDim) +
+                ") finished without reaching the __syncthreads() at line " + std::to_string(site.second) +
+                " that the other " + std::to_string(waiting) + " wait at";
+    r.add(f, "barrier-skipped:" + std::to_string(site.second));
+  }
+  r.barrier_count = predicate;
+  for (auto& t : r.threads)
+    if (t.state == State::Waiting) t.state = State::Ready;
+  ++r.epoch;
+}
+
+// ---- warp-level operations: the 32 lanes of consecutive linear thread ids meet, as on a GPU ----
+// A lane that reaches one waits (State::WarpWaiting) until every lane of its warp that has not
+// returned waits at one too; then all of them get their results at once and go on. When no thread
+// of the block can run, `forced` releases a warp whose other lanes returned (they are inactive) or
+// wait at a __syncthreads(): the latter is reported, since a lane named in the mask is missing.
+uint64_t warp_result(const Runtime& r, size_t base, size_t n, size_t lane, const Thread& t, uint32_t present) {
+  const auto value_of = [&](size_t src) {
+    return src < n && (present >> src & 1u) ? r.threads[base + src].warp_value : t.warp_value;
+  };
+  const size_t width = t.warp_width > 0 && t.warp_width <= 32 && (t.warp_width & (t.warp_width - 1)) == 0
+                           ? size_t(t.warp_width) : 32;
+  const size_t seg = lane & ~(width - 1);
+  switch (t.warp_op) {
+    case warp::shfl: return value_of(seg + (size_t(unsigned(t.warp_arg)) & (width - 1)));
+    case warp::shfl_up: {
+      const long src = long(lane) - long(unsigned(t.warp_arg));
+      return src < long(seg) ? t.warp_value : value_of(size_t(src));
+    }
+    case warp::shfl_down: {
+      const size_t src = lane + size_t(unsigned(t.warp_arg));
+      return src >= seg + width ? t.warp_value : value_of(src);
+    }
+    case warp::shfl_xor: {
+      const size_t src = lane ^ size_t(unsigned(t.warp_arg) & 31u);
+      return src >= seg + width ? t.warp_value : value_of(src);
+    }
+    case warp::ballot:
+    case warp::all:
+    case warp::any: {
+      uint32_t ballot = 0;
+      for (size_t l = 0; l < n; ++l)
+        if ((present >> l & 1u) && (t.warp_mask >> l & 1u) && r.threads[base + l].warp_value) ballot |= 1u << l;
+      const uint32_t asked = t.warp_mask & present;
+      if (t.warp_op == warp::ballot) return ballot;
+      if (t.warp_op == warp::all) return (ballot & asked) == asked ? 1 : 0;
+      return ballot != 0 ? 1 : 0;
+    }
+    case warp::active: return present;
+    default: return 0;  // warp::sync
+  }
+}
+
+}  // namespace
+
+bool release_warp(Runtime& r, size_t base, bool forced) {
+  const size_t n = std::min<size_t>(32, r.threads.size() - base);
+  uint32_t present = 0, missing = 0;
+  for (size_t l = 0; l < n; ++l) {
+    const State s = r.threads[base + l].state;
+    if (s == State::WarpWaiting) present |= 1u << l;
+    else if (s == State::Ready || (s == State::Waiting && !forced)) return false;  // not all here yet
+    else if (s == State::Waiting) missing |= 1u << l;
+  }
+  if (!present) return false;
+  uint32_t asked = 0;
+  for (size_t l = 0; l < n; ++l)
+    if (present >> l & 1u) asked |= r.threads[base + l].warp_mask;
+  if (missing & asked) {
+    const Thread& t = r.threads[base + size_t(__builtin_ctz(present))];
+    Finding f;
+    f.kind = f.hint_code = "barrier-divergence";
+    f.file = t.wait_file;
+    f.line = t.wait_line;
+    f.message = "lanes of warp " + std::to_string(base / 32) + " of block " + fmt_idx(blockIdx, gridDim) +
+                " wait at a __syncthreads() while the lanes named in the mask of the warp operation at line " +
+                std::to_string(t.wait_line) + " wait for them there; all lanes of a mask must reach it together";
+    r.add(f, "warp-divergence:" + std::to_string(t.wait_line));
+  }
+  for (size_t l = 0; l < n; ++l)
+    if (present >> l & 1u) r.threads[base + l].warp_result = warp_result(r, base, n, l, r.threads[base + l], present);
+  for (size_t l = 0; l < n; ++l)
+    if (present >> l & 1u) r.threads[base + l].state = State::Ready;
+  return true;
+}
+
+void run_block(Runtime& r) {
+  r.block_epoch = ++r.epoch;
+  const size_t n = r.threads.size();
+  for (size_t i = 0; i < n; ++i) {
+    Thread& t = r.threads[i];
+    t.state = State::Ready;
+    t.predicate = 0;
+    t.fiber = ctx::fiber(std::allocator_arg, PoolAllocator{&r.stacks}, thread_main);
+    t.stack_bottom = static_cast<char*>(r.stacks.last.sp) - r.stacks.last.size;
+    t.stack_size = r.stacks.last.size;
+  }
+  hooks::block_begin(r);
+  for (;;) {
+    const int first = next_ready(r, -1);
+    if (first >= 0) {
+      transfer(r, -1, first, &r.main_fake_stack);  // back when the pass is over
+      continue;  // lanes a warp operation released before the pass reached them
+    }
+    // No thread can run: warps whose other lanes returned or wait at a barrier go on without them.
+    bool released = false;
+    for (size_t w = 0; w < r.threads.size(); w += 32) released = release_warp(r, w, true) || released;
+    if (released) continue;
+    bool waiting = false;
+    for (const auto& t : r.threads) waiting = waiting || t.state == State::Waiting;
+    if (!waiting) break;
+    release_barrier(r);
+  }
+  r.current = nullptr;
+  hooks::block_end(r);
+}
+
+}  // namespace tlemu
