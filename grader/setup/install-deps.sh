@@ -13,6 +13,9 @@ DEBS="cmake g++ make python3 python3-venv doctest-dev libopenblas-dev libboost-c
 nlohmann-json3-dev libcli11-dev libtomlplusplus-dev"
 if [ "${1:-}" = "--test-deps" ]; then DEBS="$DEBS slurm-wlm munge ccache"; fi
 PIPS="rich jinja2 matplotlib pytest copydetect"
+# TILELAB_BROWSER=1 (CI): also Chromium, for the kit's test of the HTML report in a real browser
+# (kit.report.browser); students and graders do not need it.
+[ "${TILELAB_BROWSER:-0}" = 1 ] && DEBS="$DEBS chromium"
 
 missing=""
 for p in $DEBS; do

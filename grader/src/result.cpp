@@ -36,7 +36,7 @@ nlohmann::json to_json(const CheckReport& r) {
   for (const auto& w : r.first_wrong)
     first.push_back({{"row", w.row}, {"col", w.col}, {"expected", number(w.expected)},
                      {"actual", number(w.actual)}, {"allowed", number(w.allowed)}});
-  return {{"pass", r.pass},
+  nlohmann::json out = {{"pass", r.pass},
           {"checked", r.checked},
           {"wrong", r.wrong},
           {"not_finite", r.not_finite},
@@ -49,6 +49,11 @@ nlohmann::json to_json(const CheckReport& r) {
           {"wrong_tiles", ranges(r.wrong_tiles)},
           {"wrong_tile_count", r.wrong_tile_count},
           {"tile", r.tile}};
+  if (!r.wrong_map.cells.empty())
+    out["wrong_map"] = {{"cell_rows", r.wrong_map.cell_rows},
+                        {"cell_cols", r.wrong_map.cell_cols},
+                        {"rows", r.wrong_map.cells}};
+  return out;
 }
 
 void write_result(const std::filesystem::path& path, const nlohmann::json& result) {

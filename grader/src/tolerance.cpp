@@ -32,8 +32,14 @@ CheckReport check_product(const Matrix& P, const std::vector<double>& Pref,
   constexpr size_t kFirst = 10, kTiles = 16;
   std::vector<char> row_bad(size_t(J), 0), col_bad(size_t(L), 0);
   std::set<std::pair<int64_t, int64_t>> tiles;
+  WrongMap& map = r.wrong_map;
+  map.cell_rows = std::max<int64_t>(1, (J + WrongMap::kMaxCells - 1) / WrongMap::kMaxCells);
+  map.cell_cols = std::max<int64_t>(1, (L + WrongMap::kMaxCells - 1) / WrongMap::kMaxCells);
+  std::vector<std::string> cells(size_t((J + map.cell_rows - 1) / map.cell_rows),
+                                 std::string(size_t((L + map.cell_cols - 1) / map.cell_cols), '0'));
   double diff2 = 0, ref2 = 0, scale2 = 0;
   for (int64_t i = 0; i < J; ++i) {
+    std::string& cell_row = cells[size_t(i / map.cell_rows)];
     for (int64_t j = 0; j < L; ++j) {
       const size_t e = size_t(i * L + j);
       const double actual = P.data[e], expected = Pref[e];
@@ -44,6 +50,7 @@ CheckReport check_product(const Matrix& P, const std::vector<double>& Pref,
       bool ok;
       if (!std::isfinite(actual)) {
         ++r.not_finite;
+        cell_row[size_t(j / map.cell_cols)] = '2';  // never written outranks wrong in a cell
         ok = false;
       } else {
         diff2 += err * err;
@@ -52,6 +59,7 @@ CheckReport check_product(const Matrix& P, const std::vector<double>& Pref,
         ok = err <= allowed;
       }
       if (ok) continue;
+      if (char& cell = cell_row[size_t(j / map.cell_cols)]; cell == '0') cell = '1';
       ++r.wrong;
       row_bad[size_t(i)] = col_bad[size_t(j)] = 1;
       tiles.emplace(i / tile, j / tile);
@@ -77,6 +85,7 @@ CheckReport check_product(const Matrix& P, const std::vector<double>& Pref,
     if (r.wrong_tiles.size() >= kTiles) break;
     r.wrong_tiles.push_back(t);
   }
+  if (r.wrong > 0) map.cells = std::move(cells);
   r.pass = r.wrong == 0 && r.rel_fro_error <= rule.max_rel_fro;
   return r;
 }

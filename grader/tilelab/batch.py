@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from . import ROOT, gradebook, identity, sandbox, spec, submission as submission_mod
+from . import ROOT, identity, sandbox, spec, submission as submission_mod
+from .formats import gradebook
 from .grade import GradeOptions, resolve_backend, run as grade_run, write_outputs
 from .model import GradeReport
 from .scoring import fail_stage
@@ -172,7 +173,7 @@ def maxima(stage_ids: list[str], opts: BatchOptions, backend: str) -> dict[str, 
 
 def write_index(out: Path, reports: list[GradeReport], stage_ids: list[str], maxima: dict[str, float] | None = None,
                 settings: dict | None = None) -> None:
-    from . import html_report
+    from .formats import html as html_report
 
     rows = []
     for r in sorted(reports, key=lambda r: r.submission):

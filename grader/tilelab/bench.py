@@ -9,7 +9,8 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from . import ROOT, plot, spec
+from . import ROOT, plot, results, spec
+from .runresult import ImplTiming, Result, Timing
 from .sandbox import run_limited
 from .tree import Tree, select
 
@@ -30,26 +31,20 @@ class BenchRow:
     message: str = ""
 
 
-def row_from(stage: str, size: int, r: dict | None, fallback: str = "") -> BenchRow:
+def row_from(stage: str, size: int, r: Result | None, fallback: str = "") -> BenchRow:
     if not r:
         return BenchRow(stage, size, "missing", message=fallback or "no result")
-    t = r.get("timing") or {}
-    impls = t.get("impls") or {}
-    mine = impls.get(r.get("impl", ""), {})
-    return BenchRow(stage, size, r.get("verdict", "?"), mine.get("median_ms"), mine.get("gflops"),
-                    impls.get("cublas", {}).get("gflops"), impls.get("previous", {}).get("gflops"),
-                    100 * t["ratio_to_cublas"] if t.get("ratio_to_cublas") is not None else None,
-                    mine.get("pct_of_peak"), r.get("message", ""))
+    t = r.timing or Timing()
+    mine = t.impls.get(r.impl) or ImplTiming()
+    return BenchRow(stage, size, r.verdict, mine.median_ms, mine.gflops, t.gflops("cublas"), t.gflops("previous"),
+                    100 * t.ratio_to_cublas if t.ratio_to_cublas is not None else None, mine.pct_of_peak, r.message)
 
 
-def measure(exe: str, spec_path: str, size: int, out: Path, timeout: float) -> dict | None:
+def measure(exe: str, spec_path: str, size: int, out: Path, timeout: float) -> Result | None:
     out.unlink(missing_ok=True)
     run_limited([exe, "--spec", spec_path, "--shape", str(size), str(size), str(size), "--check", "perf",
                  "--json", str(out), "--timeout", str(int(timeout))], timeout=timeout + 30, log=out.with_suffix(".log"))
-    try:
-        return json.loads(out.read_text())
-    except (OSError, ValueError):
-        return None
+    return results.load(out)
 
 
 def run(build: Path, stages: list[str] | None = None, sizes=DEFAULT_SIZES, timeout: float = 300,

@@ -5,25 +5,26 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections import Counter
 from pathlib import Path
+
+from .results import load
+from .runresult import ImplTiming, Timing
 
 
 def bench_rows(folder: Path) -> list[str]:
     rows = [f"{'stage':16} {'shape':16} {'verdict':8} {'impl ms':>9} {'GFLOP/s':>9} "
             f"{'cuBLAS':>9} {'%cuBLAS':>8} {'%peak':>6}"]
     for f in sorted(folder.glob("*.json")):
-        r = json.loads(f.read_text())
-        t = r.get("timing", {})
-        mine = t.get("impls", {}).get(r.get("impl", ""), {})
-        cub = t.get("impls", {}).get("cublas", {})
-        s = r.get("shape", {})
-        shape = f"{s.get('J')}x{s.get('K')}x{s.get('L')}"
-        rows.append(f"{r.get('stage', '?'):16} {shape:16} {r.get('verdict', '?'):8} "
-                    f"{mine.get('median_ms', 0):9.3f} {mine.get('gflops', 0):9.0f} {cub.get('gflops', 0):9.0f} "
-                    f"{100 * t.get('ratio_to_cublas', 0):7.1f}% {mine.get('pct_of_peak', 0):5.1f}%")
+        if (r := load(f)) is None:
+            continue
+        t = r.timing or Timing()
+        mine = t.impls.get(r.impl) or ImplTiming()
+        z = lambda v: v or 0  # noqa: E731
+        rows.append(f"{r.stage or '?':16} {r.shape_text:16} {r.verdict:8} "
+                    f"{z(mine.median_ms):9.3f} {z(mine.gflops):9.0f} {z(t.gflops('cublas')):9.0f} "
+                    f"{100 * z(t.ratio_to_cublas):7.1f}% {z(mine.pct_of_peak):5.1f}%")
     return rows
 
 
@@ -31,11 +32,11 @@ def verdict_counts(folder: Path) -> list[str]:
     c = Counter()
     wrong = []
     for f in sorted(folder.glob("*.json")):
-        r = json.loads(f.read_text())
-        key = f"{r.get('impl')}:{r.get('verdict')}"
-        c[key] += 1
-        if r.get("impl") == "solution" and r.get("verdict") != "pass":
-            wrong.append(f"  {f.stem}: {r.get('verdict')} {r.get('message')}")
+        if (r := load(f)) is None:
+            continue
+        c[f"{r.impl}:{r.verdict}"] += 1
+        if r.impl == "solution" and r.verdict != "pass":
+            wrong.append(f"  {f.stem}: {r.verdict} {r.message}")
     return [f"verdicts: {dict(sorted(c.items()))}"] + wrong
 
 

@@ -31,7 +31,7 @@ def setup(run_main_job: bool = True, assume_yes: bool = False) -> int:
 
 
 def grade_student_code() -> int:
-    from . import table
+    from .formats import terminal as table
 
     print("tilelab: grading your code in starter/ (the starter's checks fail until you write the kernels)")
     try:

@@ -16,7 +16,8 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import ROOT, spec
+from . import ROOT, results as results_mod, spec
+from .runresult import Result
 from .sandbox import run_limited
 from .tree import Tree, select
 
@@ -42,20 +43,19 @@ def ceil_to(x: float, step: float = 0.05) -> float:
     return round(math.ceil(x / step - 1e-9) * step, 2)
 
 
-def suggest(stage: str, results: list[dict], current: tuple[float, float] | None = None) -> Suggestion:
+def suggest(stage: str, results: list[Result], current: tuple[float, float] | None = None) -> Suggestion:
     """Thresholds from repeated perf results of one stage's solution (pure; unit-tested)."""
     s = Suggestion(stage, len(results), current=current)
     for r in results:
-        if r.get("verdict") != "pass":
+        if r.verdict != "pass" or r.timing is None:
             continue
-        t = r.get("timing") or {}
-        if t.get("ratio_to_reference"):
-            s.self_ratios.append(t["ratio_to_reference"])
-        if t.get("ratio_to_previous"):
-            s.previous_ratios.append(t["ratio_to_previous"])
-        mine = (t.get("impls") or {}).get(r.get("impl", ""), {})
-        if mine.get("gflops"):
-            s.gflops.append(mine["gflops"])
+        t = r.timing
+        if t.ratio_to_reference:
+            s.self_ratios.append(t.ratio_to_reference)
+        if t.ratio_to_previous:
+            s.previous_ratios.append(t.ratio_to_previous)
+        if g := t.gflops(r.impl):
+            s.gflops.append(g)
     if not s.self_ratios:
         s.note = "no passing timed run: nothing to suggest"
         return s
@@ -122,11 +122,8 @@ def run(build: Path, stages: list[str] | None = None, repeats: int = 5, on_step=
             c = cmd[:]
             c[c.index("--json") + 1] = str(js)
             run_limited(c, timeout=tests[0].timeout + 30)
-            try:
-                r = json.loads(js.read_text())
+            if (r := results_mod.load(js)) is not None:
                 results.append(r)
-                device = device or r.get("device", {}).get("name", "")
-            except (OSError, ValueError):
-                pass
+                device = device or r.device.get("name", "")
         out.append(suggest(sid, results, current))
     return out, device

@@ -82,7 +82,8 @@ def cmd_grade(args) -> int:
     formats = tuple(args.format or ("gradescope", "grade"))
     return grade.grade(stages=args.stages, submission=args.submission, backend=args.backend,
                        hidden=args.hidden, seed=args.seed, build_dir=args.build_dir, impl=args.impl,
-                       out=args.out, formats=formats, jobs=args.jobs, perf_basis=args.perf_basis)
+                       out=args.out, formats=formats, jobs=args.jobs, perf_basis=args.perf_basis,
+                       table=args.table)
 
 
 def _batch_options(args):
@@ -133,7 +134,8 @@ def _slurm_batch(args, opts) -> int:
 
 
 def cmd_batch(args) -> int:
-    from . import batch, progress, table
+    from . import batch, progress
+    from .formats.common import summary_line
 
     opts = _batch_options(args)
     if opts.hidden and not opts.seed:
@@ -149,7 +151,7 @@ def cmd_batch(args) -> int:
           f"{opts.jobs} at a time; each student's first step is shown as it starts", flush=True)
     with progress.Progress(n, "grading") as bar:
         def event(name, report, reused):
-            bar.advance(("(done before) " if reused else "") + table.summary_line(report))
+            bar.advance(("(done before) " if reused else "") + summary_line(report))
 
         def step(name, what):
             bar.note(f"{name}: {what}")
@@ -257,7 +259,7 @@ def cmd_gradescope(args) -> int:
     report, path = gradescope.autograde(fmt, args.submission and Path(args.submission),
                                         args.results and Path(args.results), args.build_dir and Path(args.build_dir),
                                         cfg)
-    from .table import summary_line
+    from .formats.common import summary_line
 
     print(summary_line(report))
     print(f"wrote {path}")
@@ -333,17 +335,20 @@ def cmd_doctor(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from . import grade, table
+    from . import grade
+    from .formats import terminal
     from .model import GradeReport
 
     report = GradeReport.from_dict(json.loads(Path(args.grade_json).read_text()))
-    table.print_report(report)
+    terminal.print_report(report, table=args.table)
     for p in grade.write_outputs(report, Path(args.out or Path(args.grade_json).parent), tuple(args.format)):
         print(f"wrote {p}")
     return grade.exit_status(report)
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from . import formats   # the registry of output formats (formats/__init__.py)
+
     ap = argparse.ArgumentParser(prog="tilelab", description="Tiled matrix multiplication course kit")
     sub = ap.add_subparsers(dest="command", required=True)
     cpus = os.cpu_count() or 1
@@ -363,8 +368,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", help="grading seed for --hidden")
     p.add_argument("--build-dir", help="build tree to use (default: a scratch folder under build/)")
     p.add_argument("--out", help="where results.json and grade.json go (default: the build tree)")
-    p.add_argument("--format", action="append", choices=["gradescope", "prairielearn", "classroom", "grade", "html"],
+    p.add_argument("--format", action="append", choices=formats.names(),
                    help="outputs to write (repeatable; default: gradescope and grade)")
+    p.add_argument("--table", "-v", action="store_true",
+                   help="print every check (dataset x check) as a table, not only the diagnoses")
     p.add_argument("-j", "--jobs", type=int, default=cpus, help="parallel compile jobs")
     p.set_defaults(func=cmd_grade)
 
@@ -493,7 +500,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("grade_json")
     p.add_argument("--out")
     p.add_argument("--format", action="append", default=None,
-                   choices=["gradescope", "prairielearn", "classroom", "grade", "html"])
+                   choices=formats.names())
+    p.add_argument("--table", "-v", action="store_true", help="print every check as a table too")
     p.set_defaults(func=cmd_report)
     return ap
 

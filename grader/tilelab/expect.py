@@ -15,12 +15,12 @@ unreadable one, or one that the exit status contradicts).
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 from pathlib import Path
 
 from .exit_codes import ExitCode, verdict_name
+from .results import load
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,11 +41,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"expected the runner to exit with {want.name.lower()} ({int(want)}), "
               f"got {verdict_name(rc)} ({rc})")
         return 1
-    try:
-        verdict = json.loads(a.json.read_text())["verdict"]
-    except (OSError, ValueError, KeyError) as e:
-        print(f"the runner exited {rc} but left no readable result at {a.json}: {e}")
+    if (r := load(a.json)) is None or "verdict" not in r.raw:
+        print(f"the runner exited {rc} but left no readable result at {a.json}")
         return 1
+    verdict = r.verdict
     if verdict != want.name.lower():
         print(f"exit code {rc} but the result says verdict '{verdict}'")
         return 1
@@ -56,18 +55,16 @@ def main(argv: list[str] | None = None) -> int:
 def _progress(rc: int, json_path: Path) -> int:
     """--exit any: 0 when the runner gave a verdict (any), 1 when it gave none."""
     name = verdict_name(rc)
-    try:
-        result = json.loads(json_path.read_text())
-        verdict = result["verdict"]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        print(f"no verdict: the runner ended with {name} ({rc}) and left no readable result at {json_path}: {e}")
+    if (result := load(json_path)) is None or "verdict" not in result.raw:
+        print(f"no verdict: the runner ended with {name} ({rc}) and left no readable result at {json_path}")
         return 1
+    verdict = result.verdict
     if verdict != name:
         print(f"no verdict: the runner exited {rc} ({name}) but its result says '{verdict}'")
         return 1
-    print(f"verdict: {verdict}" + (f" -- {result.get('message', '').splitlines()[0]}" if result.get("message") else ""))
+    print(f"verdict: {verdict}" + (f" -- {result.message.splitlines()[0]}" if result.message else ""))
     if verdict != "pass":
-        stage = result.get("stage") or "this stage"
+        stage = result.stage or "this stage"
         print(f"(not a failure of the test suite: this is where your {stage} stands; "
               f"./tilelab grade {stage} shows the hints, ctest --preset student fails until it passes)")
     return 0

@@ -109,8 +109,8 @@ def _probe(tests, stage: spec.Stage, impl: str, backend: str):
 def _hung(results_dir: Path, prefix: str, kind: str) -> dict | None:
     """The first plain correctness check (of kind) whose result says it timed out: the kernel hung."""
     for name, r in results_mod.read_json_results(results_dir, prefix).items():
-        if name.endswith("." + kind) and r.get("verdict") == "timeout":
-            return {"name": name, "dataset": r.get("dataset") or name.split(".")[2], "message": r.get("message", "")}
+        if name.endswith("." + kind) and r.verdict == "timeout":
+            return {"name": name, "dataset": r.dataset or name.split(".")[2], "message": r.message}
     return None
 
 
@@ -171,7 +171,7 @@ def _grade_stage(tree: Tree, stage: spec.Stage, impl: str, backend: str, registe
     if ran is not None and ran.stopped:
         # CTest was ended before it wrote its JUnit report, so no exit status vouches for a `pass`
         # file (code under test can write the results folder): those checks count as not run.
-        found_results = {k: v for k, v in found_results.items() if k == probe or v.get("verdict") != "pass"}
+        found_results = {k: v for k, v in found_results.items() if k == probe or v.verdict != "pass"}
     score = score_stage(stage, impl, found_results, nh, backend, registered={t.name for t in tests},
                         basis=opts.perf_basis)
     if hang is not None:
@@ -263,24 +263,19 @@ def run(opts: GradeOptions) -> GradeReport:
 
 
 def write_outputs(report: GradeReport, out: Path, formats: tuple[str, ...] = ("gradescope", "grade")) -> list[Path]:
-    """results.json (Gradescope), prairielearn.json, classroom.json, grade.json, report.html, as asked."""
-    from . import classroom_format, gradescope_format, prairielearn_format
+    """The files of the registered output formats asked for (formats/: results.json,
+    prairielearn.json, classroom.json, grade.json, report.html ...), in the folder out."""
+    from . import formats as registry
 
+    unknown = [f for f in formats if f not in registry.names()]
+    if unknown:
+        raise ValueError(f"unknown output format(s) {unknown}; the formats are {registry.names()}")
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    docs = {"gradescope": ("results.json", lambda: gradescope_format.results(report)),
-            "prairielearn": ("prairielearn.json", lambda: prairielearn_format.results(report)),
-            "classroom": ("classroom.json", lambda: classroom_format.results(report)),
-            "grade": ("grade.json", report.to_dict)}
-    for fmt in formats:
-        if fmt in docs:
-            fname, make = docs[fmt]
-            (out / fname).write_text(json.dumps(make(), indent=2) + "\n")
-            written.append(out / fname)
-        elif fmt == "html":
-            from . import html_report
-            (out / "report.html").write_text(html_report.render(report))
-            written.append(out / "report.html")
+    for name in formats:
+        fmt = registry.get(name)
+        (out / fmt.filename).write_text(fmt.render(report))
+        written.append(out / fmt.filename)
     return written
 
 
@@ -297,20 +292,20 @@ def exit_status(report: GradeReport) -> int:
 def grade(stages: list[str] | None = None, submission: str | None = None, backend: str = "auto",
           hidden: bool = False, seed: str | None = None, build_dir: str | None = None,
           impl: str | None = None, out: str | None = None, formats: tuple[str, ...] = ("gradescope", "grade"),
-          jobs: int | None = None, perf_basis: str = "auto") -> int:
-    """The `tilelab grade` command."""
-    from . import table
+          jobs: int | None = None, perf_basis: str = "auto", table: bool = False) -> int:
+    """The `tilelab grade` command; table prints every check, not only the diagnoses."""
+    from .formats import terminal
 
     opts = GradeOptions(stages=stages or None, submission=Path(submission) if submission else None, impl=impl,
                         backend=backend, perf_basis=perf_basis, hidden=hidden, seed=seed,
                         build_dir=Path(build_dir) if build_dir else None,
-                        jobs=jobs or os.cpu_count() or 1, on_step=table.step_printer())
+                        jobs=jobs or os.cpu_count() or 1, on_step=terminal.step_printer())
     try:
         report = run(opts)
     except UsageError as e:
         print(f"tilelab: {e}")
         return 4
-    table.print_report(report)
+    terminal.print_report(report, table=table)
     dest = Path(out) if out else Path(build_dir or BUILD_ROOT / f"grade-{report.impl}-{report.backend}")
     for p in write_outputs(report, dest, formats):
         print(f"wrote {p}")

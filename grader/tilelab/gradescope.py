@@ -30,7 +30,8 @@ import zipfile
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from . import ROOT, gradescope_format, prairielearn_format, release, spec, submission as submission_mod
+from . import ROOT, release, spec, submission as submission_mod
+from .formats import gradescope as gradescope_format, prairielearn as prairielearn_format
 from .grade import GradeOptions, resolve_backend, run as grade_run
 from .model import GradeReport
 from .tree import Tree

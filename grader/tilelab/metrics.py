@@ -8,16 +8,6 @@ from dataclasses import dataclass
 from .scoring import CheckScore
 
 
-def _num(v) -> float | None:
-    if isinstance(v, bool) or v is None:
-        return None
-    if isinstance(v, (int, float)):
-        return float(v)
-    if v in ("nan", "inf", "-inf"):
-        return float(v)
-    return None
-
-
 @dataclass
 class Metrics:
     error: str = ""                     # "1.2e-06" (relative Frobenius) or "17/289 wrong"
@@ -37,36 +27,30 @@ class Metrics:
 
 
 def of(c: CheckScore) -> Metrics:
-    r = c.result or {}
+    r = c.result
     m = Metrics()
-    k = r.get("kernel") or {}
-    if k:
-        if k.get("pass"):
-            e = _num(k.get("rel_fro_error"))
-            m.error = f"{e:.1e}" if e is not None else ""
+    if r is None:
+        return m
+    if k := r.kernel:
+        if k.passed:
+            m.error = f"{k.rel_fro_error:.1e}" if k.rel_fro_error is not None else ""
         else:
-            m.error = f"{k.get('wrong', '?')}/{k.get('checked', '?')} wrong"
-    s = r.get("shape") or {}
-    if s:
-        m.shape = f"{s.get('J')}x{s.get('K')}x{s.get('L')}"
-    t = r.get("timing") or {}
-    impls = t.get("impls") or {}
-    mine = impls.get(r.get("impl", ""), {})
-    m.median_ms, m.gflops, m.pct_of_peak = mine.get("median_ms"), mine.get("gflops"), mine.get("pct_of_peak")
-    m.reference_gflops = impls.get("reference", {}).get("gflops")
-    m.cublas_gflops = impls.get("cublas", {}).get("gflops")
-    m.previous_gflops = impls.get("previous", {}).get("gflops")
-    if t.get("ratio_to_reference") is not None:
-        m.pct_of_reference = 100 * t["ratio_to_reference"]
-    if t.get("ratio_to_cublas") is not None:
-        m.pct_of_cublas = 100 * t["ratio_to_cublas"]
-    launch = r.get("launch") or {}
-    kern = launch.get("kernel") or {}
-    m.registers = kern.get("registers_per_thread")
-    if "static_shared_bytes" in kern:
-        m.shared_bytes = kern["static_shared_bytes"] + launch.get("dynamic_shared_bytes", 0)
-    occ = launch.get("occupancy") or {}
-    m.blocks_per_sm, m.binding_limit = occ.get("active_blocks_per_sm"), occ.get("binding_limit", "")
+            m.error = f"{'?' if k.wrong is None else k.wrong}/{'?' if k.checked is None else k.checked} wrong"
+    m.shape = r.shape_text
+    if t := r.timing:
+        mine = t.impls.get(r.impl)
+        if mine:
+            m.median_ms, m.gflops, m.pct_of_peak = mine.median_ms, mine.gflops, mine.pct_of_peak
+        m.reference_gflops, m.cublas_gflops = t.gflops("reference"), t.gflops("cublas")
+        m.previous_gflops = t.gflops("previous")
+        if t.ratio_to_reference is not None:
+            m.pct_of_reference = 100 * t.ratio_to_reference
+        if t.ratio_to_cublas is not None:
+            m.pct_of_cublas = 100 * t.ratio_to_cublas
+    if launch := r.launch:
+        m.registers, m.shared_bytes = launch.registers_per_thread, launch.shared_bytes
+        if occ := launch.occupancy:
+            m.blocks_per_sm, m.binding_limit = occ.active_blocks_per_sm, occ.binding_limit
     return m
 
 
@@ -76,25 +60,21 @@ def fmt(v: float | None, spec: str = ".0f", suffix: str = "") -> str:
 
 def first_wrong_lines(c: CheckScore, limit: int = 5) -> list[str]:
     """The first wrong elements, e.g. 'P[0][3] expected 1.5, got nan (allowed error 2e-05)'."""
-    r = c.result or {}
     lines = []
-    for part in ("kernel", "host", "fresh_inputs"):
-        rep = r.get(part) or {}
-        if rep.get("pass", True):
+    who = {"kernel": "launch_matmul", "host": "matmul_host", "fresh_inputs": "fresh inputs"}
+    for part, rep in (c.result.comparisons.items() if c.result else ()):
+        if rep.passed:
             continue
-        who = {"kernel": "launch_matmul", "host": "matmul_host", "fresh_inputs": "fresh inputs"}[part]
-        lines.append(f"{who}: {rep.get('wrong')} of {rep.get('checked')} elements wrong "
-                     f"({rep.get('not_finite', 0)} NaN/Inf)")
-        for w in rep.get("first_wrong", [])[:limit]:
-            lines.append(f"  P[{w.get('row')}][{w.get('col')}] expected {w.get('expected')}, got "
-                         f"{w.get('actual')} (allowed error {_num(w.get('allowed')) or 0:.2g})")
-        rows, cols = rep.get("wrong_rows") or [], rep.get("wrong_cols") or []
-        if rows:
-            lines.append("  wrong rows: " + ", ".join(f"{a}-{b}" if a != b else f"{a}" for a, b in rows[:6]))
-        if cols:
-            lines.append("  wrong columns: " + ", ".join(f"{a}-{b}" if a != b else f"{a}" for a, b in cols[:6]))
-        if rep.get("wrong_tile_count"):
-            lines.append(f"  wrong tiles ({rep.get('tile')}x{rep.get('tile')}): {rep['wrong_tile_count']}")
+        lines.append(f"{who[part]}: {rep.wrong} of {rep.checked} elements wrong ({rep.not_finite} NaN/Inf)")
+        for w in rep.first_wrong[:limit]:
+            lines.append(f"  P[{w.row}][{w.col}] expected {_show(w.expected)}, got {_show(w.actual)} "
+                         f"(allowed error {w.allowed or 0:.2g})")
+        if rep.wrong_rows:
+            lines.append("  wrong rows: " + spans(rep.wrong_rows))
+        if rep.wrong_cols:
+            lines.append("  wrong columns: " + spans(rep.wrong_cols))
+        if rep.wrong_tile_count:
+            lines.append(f"  wrong tiles ({rep.tile}x{rep.tile}): {rep.wrong_tile_count}")
     return lines
 
 
@@ -113,7 +93,7 @@ def model_lines(c: CheckScore, book: str = "", book_cgma: float | None = None) -
     """The counts of a perf-model check, the student's beside the reference's and the book's
     prediction (e.g. 'CGMA: yours 1.0, reference 16.0, book 16'), and the modelled times; [] for
     any other check."""
-    r = c.result or {}
+    r = c.result.raw if c.result is not None else {}
     t = r.get("timing") or {}
     if t.get("basis") != "model":
         return []
@@ -149,9 +129,21 @@ def fmt_shape(r: dict) -> str:
 def book_of(c: CheckScore | None) -> tuple[str, float | None]:
     """The book's prediction for the stage of check c ([performance.model] book, book_cgma)."""
     from . import spec  # here: spec is not needed by the other figures
-    stage = ((c.result if c else None) or {}).get("stage")
+    stage = c.result.raw.get("stage") if c is not None and c.result is not None else None
     try:
         m = {s.id: s for s in spec.load_all()}[stage].performance.model if stage else None
     except (KeyError, spec.SpecError, OSError):
         m = None
     return (m.book, m.book_cgma) if m else ("", None)
+
+
+def _show(v: float | None) -> str:
+    """A number as the runner wrote it: 1.5, nan, inf."""
+    if v is None:
+        return "?"
+    return "nan" if v != v else ("inf" if v > 0 else "-inf") if abs(v) == float("inf") else repr(v)
+
+
+def spans(ranges, most: int = 6) -> str:
+    """Inclusive ranges as text: '0-15, 17', the first `most` of them, '...' when there are more."""
+    return ", ".join(f"{a}-{b}" if a != b else f"{a}" for a, b in ranges[:most]) + (" ..." if len(ranges) > most else "")

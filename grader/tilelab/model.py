@@ -4,9 +4,11 @@ table, Gradescope, PrairieLearn, CSV, HTML) is a function of it, and it round-tr
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from dataclasses import dataclass, field
 
+from .runresult import Result
 from .scoring import CheckScore, StageScore
 
 FORMAT = "tilelab.grade/1"
@@ -38,7 +40,12 @@ class GradeReport:
         return self.status == "graded" and bool(self.stages) and all(s.passed for s in self.stages)
 
     def to_dict(self) -> dict:
-        d = dataclasses.asdict(self)
+        d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "stages"}
+        d["stages"] = [{f.name: getattr(s, f.name) for f in dataclasses.fields(s) if f.name != "checks"}
+                       | {"checks": [{f.name: getattr(c, f.name) if f.name != "result" else
+                                      (c.result.raw if c.result else None) for f in dataclasses.fields(c)}
+                                     for c in s.checks]} for s in self.stages]
+        d = copy.deepcopy(d)
         d["format"] = FORMAT
         d["points"], d["max_points"], d["passed"] = self.points, self.max_points, self.passed
         return d
@@ -54,7 +61,9 @@ class GradeReport:
         stages = []
         for s in d.get("stages", []):
             st = StageScore(**{k: v for k, v in s.items() if k in stage_names and k != "checks"})
-            st.checks = [CheckScore(**{k: v for k, v in c.items() if k in check_names}) for c in s.get("checks", [])]
+            st.checks = [CheckScore(**{k: v for k, v in c.items() if k in check_names and k != "result"},
+                                    result=Result.parse(c["result"]) if isinstance(c.get("result"), dict) else None)
+                         for c in s.get("checks", [])]
             stages.append(st)
         return cls(stages=stages, **kw)
 
@@ -63,6 +72,6 @@ def device_of(stages: list[StageScore]) -> dict:
     """The device block of the first result that has one (all checks of a run share a device)."""
     for s in stages:
         for c in s.checks:
-            if c.result and c.result.get("device"):
-                return c.result["device"]
+            if c.result and c.result.device:
+                return c.result.device
     return {}

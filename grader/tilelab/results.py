@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .exit_codes import ExitCode
+from .runresult import Result
 
 SCHEMA = "tilelab.result/1"
 
@@ -25,16 +26,22 @@ class JunitCase:
     message: str     # the failure/skip message CTest wrote ("Timeout", "Failed", ...)
 
 
-def read_json_results(results_dir: Path, prefix: str = "") -> dict[str, dict]:
-    """Every <name>.json in results_dir whose name starts with prefix, keyed by test name."""
-    out: dict[str, dict] = {}
+def load(path: Path) -> Result | None:
+    """One result file, parsed; None when it is missing, half-written or not a result object."""
+    try:
+        doc = json.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        return None
+    return Result.parse(doc) if isinstance(doc, dict) and doc.get("schema", SCHEMA) == SCHEMA else None
+
+
+def read_json_results(results_dir: Path, prefix: str = "") -> dict[str, Result]:
+    """Every <name>.json in results_dir whose name starts with prefix, keyed by test name, parsed
+    once into a Result (runresult.py)."""
+    out: dict[str, Result] = {}
     for f in sorted(Path(results_dir).glob(f"{prefix}*.json")):
-        try:
-            doc = json.loads(f.read_text())
-        except (OSError, ValueError):
-            continue  # a half-written file is a missing result
-        if isinstance(doc, dict) and doc.get("schema", SCHEMA) == SCHEMA:
-            out[f.stem] = doc
+        if (r := load(f)) is not None:
+            out[f.stem] = r   # a half-written file is a missing result
     return out
 
 
@@ -63,8 +70,12 @@ def read_junit(path: Path) -> dict[str, JunitCase]:
     return cases
 
 
-def synthesize(case: JunitCase) -> dict:
+def synthesize(case: JunitCase) -> Result:
     """A result object for a check that left no JSON file behind."""
+    return Result.parse(_synthesized(case))
+
+
+def _synthesized(case: JunitCase) -> dict:
     base = {"schema": SCHEMA, "synthesized": True, "seconds": case.seconds}
     msg = case.message.lower()
     if "timeout" in msg:
@@ -84,19 +95,19 @@ def synthesize(case: JunitCase) -> dict:
                    "hint": "The program was killed (crash, memory limit or signal) before it could report."}
 
 
-def disowned(result: dict, case: JunitCase) -> dict | None:
+def disowned(result: Result, case: JunitCase) -> Result | None:
     """A `pass` the check's own exit status does not back: CTest saw it fail or not run, so the file
     was written by something else -- the code under test of another check, which may write the
     results folder. The replacement result, or None when the two agree."""
-    if result.get("verdict") != "pass" or case.status == "run":
+    if result.verdict != "pass" or case.status == "run":
         return None
-    return {"schema": SCHEMA, "verdict": "error", "exit_code": int(ExitCode.ERROR), "hint_code": "forged-result",
+    return Result.parse({"schema": SCHEMA, "verdict": "error", "exit_code": int(ExitCode.ERROR), "hint_code": "forged-result",
             "message": f"the result file says pass, but the check {'failed' if case.status == 'fail' else 'did not run'} "
                        "(CTest's exit status): the file was not written by this check's runner",
-            "hint": "Code under test must not write files; results come from the grader's runner alone."}
+            "hint": "Code under test must not write files; results come from the grader's runner alone."})
 
 
-def collect(results_dir: Path, junit: Path | None, prefix: str = "") -> dict[str, dict]:
+def collect(results_dir: Path, junit: Path | None, prefix: str = "") -> dict[str, Result]:
     """JSON results, checked against CTest's JUnit status, plus synthesized ones for JUnit cases
     (matching prefix) that left no file."""
     out = read_json_results(results_dir, prefix)

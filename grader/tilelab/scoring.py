@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .runresult import Result
 from .spec import Stage
 
 # The check that decides correctness on each backend (docs/grading.md, "What one check does").
@@ -23,7 +24,7 @@ class CheckScore:
     max_points: float
     message: str = ""
     hint: str = ""
-    result: dict | None = None
+    result: Result | None = None
     hidden: bool = False
     withheld: float = 0.0   # points a memory-safety finding took from this check (safety_penalty)
 
@@ -84,18 +85,16 @@ def perf_fraction(ratio: float | None, full: float, zero: float) -> float:
     return (ratio - zero) / (full - zero)
 
 
-def _check(name: str, result: dict | None, max_points: float, points_if_pass: float | None = None,
+def _check(name: str, result: Result | None, max_points: float, points_if_pass: float | None = None,
            hidden: bool = False) -> CheckScore:
     parts = name.split(".")
     dataset, check = (parts[2], parts[3]) if len(parts) == 4 else ("?", "?")
     if result is None:
         return CheckScore(name, dataset, check, "missing", 0.0, max_points,
                           "no result: the check did not run (build failed, or it was killed)", hidden=hidden)
-    verdict = result.get("verdict", "crash")
-    ok = verdict == "pass"
-    pts = (max_points if points_if_pass is None else points_if_pass) if ok else 0.0
-    return CheckScore(name, dataset, check, verdict, pts, max_points, result.get("message", ""),
-                      result.get("hint", ""), result, hidden)
+    pts = (max_points if points_if_pass is None else points_if_pass) if result.passed else 0.0
+    return CheckScore(name, dataset, check, result.verdict, pts, max_points, result.message,
+                      result.hint, result, hidden)
 
 
 PERF_BASES = ("auto", "gpu", "model")
@@ -109,7 +108,7 @@ def perf_basis(requested: str, backend: str) -> str:
     return ("gpu" if backend == "gpu" else "model") if requested == "auto" else requested
 
 
-def _perf_model(stage: Stage, impl: str, results: dict[str, dict]) -> CheckScore:
+def _perf_model(stage: Stage, impl: str, results: dict[str, Result]) -> CheckScore:
     """The performance check from the count build (docs/performance.md): the modelled ratio to the
     reference, counted in the same run whose P was verified, with the [performance.model] thresholds."""
     m = stage.performance.model
@@ -120,7 +119,7 @@ def _perf_model(stage: Stage, impl: str, results: dict[str, dict]) -> CheckScore
                           "measured on a GPU only")
     name = f"{impl}.{stage.id}.{m.check_name}.perf-model"
     r = results.get(name)
-    timing = (r or {}).get("timing", {})
+    timing = (r.raw.get("timing") if r is not None else None) or {}
     ratio = timing.get("ratio_to_reference")
     c = _check(name, r, pts, pts * perf_fraction(ratio, m.full_credit_ratio, m.zero_credit_ratio))
     if c.passed and ratio is None:
@@ -134,7 +133,7 @@ def _perf_model(stage: Stage, impl: str, results: dict[str, dict]) -> CheckScore
     return c
 
 
-def _perf(stage: Stage, impl: str, results: dict[str, dict], backend: str, basis: str = "auto") -> CheckScore:
+def _perf(stage: Stage, impl: str, results: dict[str, Result], backend: str, basis: str = "auto") -> CheckScore:
     if perf_basis(basis, backend) == "model":
         return _perf_model(stage, impl, results)
     name = f"{impl}.{stage.id}.{stage.performance.dataset}.perf"
@@ -144,8 +143,8 @@ def _perf(stage: Stage, impl: str, results: dict[str, dict], backend: str, basis
                           "not timed here: performance is measured on a GPU only (the emulator's times "
                           "mean nothing)")
     r = results.get(name)
-    timing = (r or {}).get("timing", {})
-    ratio = timing.get(stage.performance.ratio_key)
+    timing = r.timing if r else None
+    ratio = timing.ratio(stage.performance.ratio_key) if timing else None
     c = _check(name, r, pts, pts * perf_fraction(ratio, stage.performance.full_credit_ratio,
                                                  stage.performance.zero_credit_ratio))
     full, zero = stage.performance.full_credit_ratio, stage.performance.zero_credit_ratio
@@ -155,15 +154,21 @@ def _perf(stage: Stage, impl: str, results: dict[str, dict], backend: str, basis
                       f"none at or below {zero:.0%}")
     if c.passed and ratio is None:
         c.message += "; nothing here to compare its speed with, so no performance points"
-    elif c.passed and r is not None and timing.get("meaningful") is False:
+    elif c.passed and timing is not None and timing.meaningful is False:
         c.points, c.message = 0.0, c.message + "; these timings are not meaningful on this backend"
     return c
 
 
-def score_stage(stage: Stage, impl: str, results: dict[str, dict], hidden_count: int = 0,
+def score_stage(stage: Stage, impl: str, results: dict[str, Result | dict], hidden_count: int = 0,
                 backend: str = "gpu", registered: set[str] | None = None, basis: str = "auto") -> StageScore:
-    """results maps CTest names (<impl>.<stage>.<dataset>.<check>) to runner JSON objects.
-    registered, when given, names the checks this build has: a public dataset without one (too
+    """results maps CTest names (<impl>.<stage>.<dataset>.<check>) to runner results (a JSON
+    object is parsed here, once: the tests hand in edited documents)."""
+    return _score(stage, impl, {k: Result.of(v) for k, v in results.items()}, hidden_count, backend, registered, basis)
+
+
+def _score(stage: Stage, impl: str, results: dict[str, Result], hidden_count: int, backend: str,
+           registered: set[str] | None, basis: str = "auto") -> StageScore:
+    """registered, when given, names the checks this build has: a public dataset without one (too
     large for the CPU emulator) is listed as skipped and its share goes to the datasets checked."""
     out = StageScore(stage.id, title=stage.title)
     kind = CORRECT_CHECK.get(backend, "correct")
@@ -189,9 +194,9 @@ def score_stage(stage: Stage, impl: str, results: dict[str, dict], hidden_count:
         out.checks.append(_check(name, results.get(name), each))
     if stage.host_function and public:
         # matmul_host: its points when every public dataset's host result passed.
-        rs = [results.get(f"{impl}.{stage.id}.{d.name}.{kind}") or {} for d in public]
-        host_ok = all(r.get("host", {}).get("pass") for r in rs)
-        skipped = all(r.get("verdict") == "skipped" for r in rs)
+        rs = [results.get(f"{impl}.{stage.id}.{d.name}.{kind}") for d in public]
+        host_ok = all(r and r.host and r.host.passed for r in rs)
+        skipped = all(r and r.verdict == "skipped" for r in rs)
         out.checks.append(CheckScore(f"{impl}.{stage.id}.matmul_host.{kind}", "matmul_host", kind,
                                      "pass" if host_ok else "skipped" if skipped else "wrong",
                                      stage.points.host_function if host_ok else 0.0,
@@ -216,19 +221,18 @@ def score_stage(stage: Stage, impl: str, results: dict[str, dict], hidden_count:
     return out
 
 
-def transfer_costs(datasets, results: list[dict]) -> str:
+def transfer_costs(datasets, results: list[Result | None]) -> str:
     """The host function's lesson, from the largest dataset timed on a GPU (the runner's
     host.timing): "; on w1024: matmul_host 6.1 ms; its steps timed alone: allocation 0.4 ms, copies
     in 1.5 ms, kernel 2.9 ms, copy out 0.8 ms (the copies: 39% of it)", or "" where none was timed."""
-    timed = [(d, r["host"]["timing"]) for d, r in zip(datasets, results)
-             if isinstance((r.get("host") or {}).get("timing"), dict)]
+    timed = [(d, r.host.timing) for d, r in zip(datasets, results) if r and r.host and r.host.timing]
     if not timed:
         return ""
     d, t = max(timed, key=lambda x: x[0].J * x[0].K * x[0].L)
     try:
         parts = [float(t[k]) for k in ("alloc_ms", "copy_in_ms", "kernel_ms", "copy_out_ms")]
         total = float(t["matmul_host_ms"])
-    except (KeyError, TypeError, ValueError):
+    except KeyError:
         return ""
     steps = sum(parts)
     share = f" (the copies: {(parts[1] + parts[3]) / steps:.0%} of it)" if steps > 0 else ""
@@ -256,15 +260,12 @@ def finding(c: CheckScore) -> str:
     """The first thing a backend's analysis found in this check -- the emulator's builds,
     compute-sanitizer, the GPU's guard zones -- as one line ("out-of-bounds-global at
     matmul.cu:38 (+2 more)"), or "" when none: a wrong result or a crash is not a finding."""
-    r = c.result or {}
-    for key in ("emulator", "sanitizer", "guard"):
-        fs = (r.get(key) or {}).get("findings") or []
-        if fs:
-            f = fs[0]
-            where = f" at {f['file'].rsplit('/', 1)[-1]}:{f['line']}" if f.get("file") and f.get("line") else ""
-            more = f" (+{len(fs) - 1} more)" if len(fs) > 1 else ""
-            return f"{f.get('kind', 'finding')}{where}{more}"
-    return ""
+    fs = c.result.findings if c.result else ()
+    if not fs:
+        return ""
+    where = f" at {fs[0].where}" if fs[0].where else ""
+    more = f" (+{len(fs) - 1} more)" if len(fs) > 1 else ""
+    return f"{fs[0].kind}{where}{more}"
 
 
 def safety_finding(c: CheckScore) -> str:

@@ -345,7 +345,7 @@ def run_task(spec_path: Path, index: int, grader: batch.Grader | None = None) ->
     """Grade task `index` of a submitted job: its submissions, one after another, each written to
     its folder (done.json last) exactly as a local batch writes it."""
     from .grade import run as grade_run
-    from .table import summary_line
+    from .formats.common import summary_line
 
     doc = json.loads(Path(spec_path).read_text())
     opts = _options_from(doc["options"])

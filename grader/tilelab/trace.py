@@ -589,7 +589,7 @@ def render_html(data: dict) -> str:
     same partial's trace_tables macro."""
     import jinja2
 
-    from .html_report import TEMPLATES
+    from .formats.html import TEMPLATES
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              trim_blocks=True, lstrip_blocks=True)

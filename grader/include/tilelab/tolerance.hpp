@@ -26,6 +26,15 @@ struct WrongElement {
   double expected = 0, actual = 0, allowed = 0;
 };
 
+// Where P was wrong, downsampled to at most kMaxCells x kMaxCells cells (docs/grading.md,
+// `wrong_map`): cell (i, j) covers rows [i*cell_rows, (i+1)*cell_rows) and the columns likewise,
+// and is '0' (every element right), '1' (some wrong) or '2' (some not finite: never written).
+struct WrongMap {
+  static constexpr int64_t kMaxCells = 64;
+  int64_t cell_rows = 1, cell_cols = 1;
+  std::vector<std::string> cells;  // one string per cell row
+};
+
 struct CheckReport {
   bool pass = false;
   int64_t checked = 0;
@@ -40,6 +49,7 @@ struct CheckReport {
   std::vector<std::pair<int64_t, int64_t>> wrong_tiles;  // (tile row, tile col), first few
   int64_t wrong_tile_count = 0;
   int tile = 16;
+  WrongMap wrong_map;  // empty (no cells) when nothing was wrong
 };
 
 // Compares P (J x L, float32) with Pref against the bound scaled by absMN = |M||N|.

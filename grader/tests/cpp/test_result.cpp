@@ -24,8 +24,13 @@ TEST_CASE("a check report serialises every field the grader reads") {
   CHECK(j["first_wrong"][0]["actual"] == "nan");
   CHECK(j["first_wrong"][0]["row"] == 1);
   CHECK(j["wrong_rows"][0][1] == 1);
+  CHECK_FALSE(j.contains("wrong_map"));  // no map without cells
   // Valid JSON throughout (no bare NaN tokens).
   CHECK_NOTHROW(nlohmann::json::parse(j.dump()));
+  r.wrong_map = {2, 1, {"01", "20"}};
+  const auto m = to_json(r)["wrong_map"];
+  CHECK(m["cell_rows"] == 2);
+  CHECK(m["rows"][1] == "20");
 }
 
 TEST_CASE("verdict names match the exit codes") {

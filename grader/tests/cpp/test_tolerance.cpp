@@ -171,6 +171,30 @@ TEST_CASE("the report locates wrong rows, columns and tiles") {
   CHECK(r.wrong_tile_count == 3);  // tile row 2, tile columns 0..2
 }
 
+TEST_CASE("the wrong map marks wrong and unwritten cells, downsampled past 64") {
+  const Case c = make(40, 40, 40, 11);
+  Matrix P = multiply(c.d.M, c.d.N, sequential(true));
+  REQUIRE(check_product(P, c.d.P, c.absMN, c.d.spec.shape).wrong_map.cells.empty());  // right: no map
+  P.at(39, 0) = std::numeric_limits<float>::quiet_NaN();
+  P.at(0, 5) += 100.0f;
+  const auto r = check_product(P, c.d.P, c.absMN, c.d.spec.shape);
+  REQUIRE(r.wrong_map.cells.size() == 40);  // one cell per element up to 64
+  CHECK(r.wrong_map.cell_rows == 1);
+  CHECK(r.wrong_map.cells[39][0] == '2');
+  CHECK(r.wrong_map.cells[0][5] == '1');
+  CHECK(r.wrong_map.cells[0][4] == '0');
+
+  const Case big = make(130, 8, 70, 12);
+  Matrix Q = multiply(big.d.M, big.d.N, sequential(true));
+  Q.at(129, 69) += 100.0f;
+  const auto m = check_product(Q, big.d.P, big.absMN, big.d.spec.shape).wrong_map;
+  CHECK(m.cell_rows == 3);   // ceil(130 / 64)
+  CHECK(m.cell_cols == 2);   // ceil(70 / 64)
+  REQUIRE(m.cells.size() == 44);
+  CHECK(m.cells[0].size() == 35);
+  CHECK(m.cells[43][34] == '1');
+}
+
 TEST_CASE("to_ranges collapses runs") {
   CHECK(to_ranges({1, 2, 3, 7, 9, 10}) == std::vector<std::pair<int64_t, int64_t>>{{1, 3}, {7, 7}, {9, 10}});
   CHECK(to_ranges({}).empty());

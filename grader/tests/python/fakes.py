@@ -77,3 +77,38 @@ def report(name: str = "alice", verdict: str = "pass", ratio: float = 1.0, hidde
     r.device = device_of(r.stages)
     r.seconds = 12.5
     return r
+
+
+def boundary_failure(stage: spec.Stage, backend: str = "gpu") -> dict[str, dict]:
+    """A stage's results as a kernel without the boundary checks leaves them: w17's last row and
+    column of P wrong (with the runner's wrong_map), and a race the race checker names on it."""
+    kind = "correct" if backend == "gpu" else "emu"
+    res = results_for(stage, backend=backend, ratio=0.8, wrong={"w17"})
+    r = res[f"submission.{stage.id}.w17.{kind}"]
+    k = r["kernel"]
+    k.update(wrong=33, not_finite=0, wrong_rows=[[0, 16]], wrong_cols=[[0, 16]], wrong_tile_count=3,
+             wrong_map={"cell_rows": 1, "cell_cols": 1, "rows": ["0" * 16 + "1"] * 16 + ["1" * 17]})
+    k["first_wrong"] = [{"row": 0, "col": 16, "expected": 3.25, "actual": 2.5, "allowed": 2e-5}]
+    r["hint_code"] = "boundary"
+    r["hint"] = ("Only the last row or column of tiles is wrong: an edge load or the store is not bounds-checked, "
+                 "or the out-of-range tile elements are not set to 0.")
+    race = copy.deepcopy(r) | {"check": "racecheck" if backend == "gpu" else "emu-race", "verdict": "error"}
+    msg = "thread (0,15) of block (1,0) reads Nds[15][0] at line 46 that no thread of its block wrote"
+    race["emulator" if backend != "gpu" else "sanitizer"] = {
+        "tool": "racecheck", "findings": [{"kind": "uninitialized-shared", "file": f"/k/{stage.id}/matmul.cu",
+                                           "line": 46, "message": msg, "hint_code": "uninitialized-shared"}],
+        "hint_code": "uninitialized-shared",
+        "hint": f"matmul.cu:46: {msg}. A thread reads a tile element that no thread of its block stored: does every "
+                "thread load its element (0 when it lies outside the matrix)?"}
+    race["hint_code"] = "uninitialized-shared"
+    res[f"submission.{stage.id}.w17.{race['check']}"] = race
+    return res
+
+
+def failing_report(name: str = "bob") -> GradeReport:
+    """A GPU report: every stage passes but 03-boundary, which fails as boundary_failure says."""
+    r = report(name, ratio=0.8, hidden=False)
+    for i, st in enumerate(stages()):
+        if st.id == "03-boundary":
+            r.stages[i] = score_stage(st, "submission", boundary_failure(st), 0, "gpu")
+    return r

@@ -7,7 +7,8 @@ import shutil
 import pytest
 
 import fakes
-from tilelab import ROOT, bench, calibrate, spec
+from tilelab import ROOT, bench, calibrate, results, spec
+from tilelab.runresult import Result
 
 
 def perf(ratio_ref, ratio_prev=None):
@@ -15,7 +16,7 @@ def perf(ratio_ref, ratio_prev=None):
     r["timing"]["ratio_to_reference"] = ratio_ref
     if ratio_prev:
         r["timing"]["ratio_to_previous"] = ratio_prev
-    return r
+    return Result.parse(r)
 
 
 def test_full_credit_sits_under_the_references_own_noise():
@@ -37,7 +38,7 @@ def test_without_a_previous_stage_zero_is_about_half():
 
 
 def test_failed_runs_suggest_nothing():
-    bad = copy.deepcopy(fakes.PASS_PERF) | {"verdict": "wrong"}
+    bad = Result.parse(copy.deepcopy(fakes.PASS_PERF) | {"verdict": "wrong"})
     assert calibrate.suggest("x", [bad]).full_credit_ratio is None
 
 
@@ -55,7 +56,7 @@ def test_thresholds_are_written_in_place(tmp_path):
 
 
 def test_bench_rows_table_json_and_plot(tmp_path):
-    rows = [bench.row_from("01-basic", int(f.stem.split(".")[1].split("x")[0]), json.loads(f.read_text()))
+    rows = [bench.row_from("01-basic", int(f.stem.split(".")[1].split("x")[0]), results.load(f))
             for f in sorted((fakes.DATA / "bench").glob("*.json"))]
     assert all(r.verdict == "pass" and r.gflops > 0 and r.cublas_gflops > r.gflops for r in rows)
     rows.append(bench.row_from("01-basic", 8192, None, "timed out"))

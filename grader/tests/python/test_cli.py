@@ -32,9 +32,11 @@ def test_grade_prints_the_table_writes_results_and_exits_by_verdict(tmp_path, mo
                      "--format", "html", "--format", "prairielearn"])
     assert code == rc
     out = capsys.readouterr().out
-    assert "GFLOP/s" in out and "points" in out
+    assert "points" in out and "GFLOP/s" not in out, "the diagnoses, not the table"
     for f in ("results.json", "grade.json", "report.html", "prairielearn.json"):
         assert (tmp_path / f).exists(), f
+    cli.main(["grade", "--out", str(tmp_path), "--table"])
+    assert "GFLOP/s" in capsys.readouterr().out, "--table prints every check"
 
 
 def test_grade_usage_errors_exit_4(capsys):

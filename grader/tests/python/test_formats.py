@@ -8,7 +8,8 @@ import numbers
 import pytest
 
 import fakes
-from tilelab import gradebook, gradescope_format, html_report, prairielearn_format, table
+from tilelab.formats import classroom as classroom_format, gradebook, gradescope as gradescope_format, \
+    html as html_report, prairielearn as prairielearn_format, terminal as table
 from tilelab.model import GradeReport
 
 GS_TOP = {"score", "execution_time", "output", "output_format", "visibility", "stdout_visibility", "tests", "leaderboard"}
@@ -125,19 +126,22 @@ def test_html_report_shows_verdicts_hints_resources_and_the_plot():
     assert "Hint:" in html and "wrong" in html
     good = html_report.render(fakes.report())
     assert "data:image/png;base64," in good and "registers per thread" in good
-    assert "limited by <strong>registers</strong>" in good
+    assert "registers allow — <strong>binds</strong>" in good
+    assert "speed of the timed run" in good and "map of P" not in good, "a passing stage has no error map"
 
 
-def test_terminal_table_has_every_column(capsys):
-    table.print_report(fakes.report(ratio=0.7))
+def test_terminal_table_has_every_column_behind_the_flag(capsys):
+    table.print_report(fakes.report(ratio=0.7), table=True)
     out = capsys.readouterr().out
     for col in ("dataset", "verdict", "error", "GFLOP/s", "% of ref", "% of cuBLAS", "points"):
         assert col in out
     assert "70%" in out
+    table.print_report(fakes.report(ratio=0.7))
+    short = capsys.readouterr().out
+    assert "GFLOP/s" not in short and "slower than full performance credit" in short
 
 
 def test_github_classroom_payload():
-    from tilelab import classroom_format
     r = fakes.report(verdict="wrong")
     doc = classroom_format.results(r)
     assert doc["version"] == 1 and doc["status"] == "fail"
@@ -145,3 +149,31 @@ def test_github_classroom_payload():
     for t in doc["tests"]:
         assert {"name", "status", "score", "message"} <= set(t) and t["status"] in ("pass", "fail")
     assert classroom_format.results(fakes.report())["status"] == "pass"
+
+
+def test_formats_do_not_import_one_another_and_each_registers_one_file():
+    """Adding a format touches one file: each module imports only the registry and common.py,
+    and write_outputs writes every registered format by its name."""
+    import ast
+    from pathlib import Path
+
+    from tilelab import formats
+
+    pkg = Path(formats.__file__).parent
+    for f in pkg.glob("*.py"):
+        for node in ast.walk(ast.parse(f.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                assert node.module in (None, "common"), f"{f.name} imports .{node.module}"
+                if node.module is None:
+                    assert {a.name for a in node.names} <= {"Format", "register"}, f"{f.name} imports a sibling"
+    assert set(formats.names()) == {"gradescope", "prairielearn", "classroom", "grade", "html"}
+
+
+def test_write_outputs_writes_every_registered_format(tmp_path):
+    from tilelab import formats, grade
+
+    written = grade.write_outputs(fakes.report(verdict="wrong"), tmp_path, tuple(formats.names()))
+    assert sorted(p.name for p in written) == sorted(formats.get(n).filename for n in formats.names())
+    assert all(p.stat().st_size > 0 for p in written)
+    with pytest.raises(ValueError, match="unknown output format"):
+        grade.write_outputs(fakes.report(), tmp_path, ("nope",))

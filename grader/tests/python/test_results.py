@@ -30,10 +30,10 @@ def test_json_results_win_and_junit_fills_the_gaps(tmp_path):
     (tmp_path / "submission.01-basic.w2-int.correct.json").write_text("{half a fi")   # killed mid-write
     (tmp_path / "other.01-basic.w15.correct.json").write_text(json.dumps(r))
     got = results.collect(tmp_path, JUNIT, "submission.01-basic.")
-    assert got["submission.01-basic.w15.correct"]["verdict"] == "pass"
-    assert got["submission.01-basic.w16.correct"]["verdict"] == "timeout"
-    assert got["submission.01-basic.w17.correct"]["verdict"] == "crash"
-    assert got["submission.01-basic.w1.correct"]["verdict"] == "skipped"
+    assert got["submission.01-basic.w15.correct"].verdict == "pass"
+    assert got["submission.01-basic.w16.correct"].verdict == "timeout"
+    assert got["submission.01-basic.w17.correct"].verdict == "crash"
+    assert got["submission.01-basic.w1.correct"].verdict == "skipped"
 
     assert "submission.01-basic.w2-int.correct" not in got and "other.01-basic.w15.correct" not in got
 
@@ -56,8 +56,8 @@ def test_every_fixture_is_a_result_of_the_documented_schema():
 
 def test_a_check_ctest_could_not_start_is_missing_not_skipped():
     case = results.JunitCase("x.s.d.correct", "notrun", 0.0, "Unable to find executable")
-    assert results.synthesize(case)["verdict"] == "missing"
-    assert results.synthesize(results.JunitCase("x", "notrun", 0.0, "SKIP_RETURN_CODE=77"))["verdict"] == "skipped"
+    assert results.synthesize(case).verdict == "missing"
+    assert results.synthesize(results.JunitCase("x", "notrun", 0.0, "SKIP_RETURN_CODE=77")).verdict == "skipped"
 
 
 def test_a_pass_the_exit_status_does_not_back_is_forged(tmp_path):
@@ -67,7 +67,7 @@ def test_a_pass_the_exit_status_does_not_back_is_forged(tmp_path):
         r = fakes.result("01-basic", "submission", ds, "correct")
         (tmp_path / f"submission.01-basic.{ds}.correct.json").write_text(json.dumps(r))
     got = results.collect(tmp_path, JUNIT, "submission.01-basic.")
-    assert got["submission.01-basic.w15.correct"]["verdict"] == "pass"     # CTest saw it pass
+    assert got["submission.01-basic.w15.correct"].verdict == "pass"     # CTest saw it pass
     for ds in ("w17", "w1"):
-        assert got[f"submission.01-basic.{ds}.correct"]["verdict"] == "error"
-        assert got[f"submission.01-basic.{ds}.correct"]["hint_code"] == "forged-result"
+        assert got[f"submission.01-basic.{ds}.correct"].verdict == "error"
+        assert got[f"submission.01-basic.{ds}.correct"].hint_code == "forged-result"

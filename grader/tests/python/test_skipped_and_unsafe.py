@@ -18,7 +18,10 @@ import json
 import pytest
 
 import fakes
-from tilelab import classroom_format, gradescope_format, html_report, prairielearn_format, table
+from tilelab.formats import classroom as classroom_format, gradescope as gradescope_format, \
+    html as html_report, prairielearn as prairielearn_format
+from tilelab import diagnoses
+from tilelab.formats import common, terminal
 from tilelab.model import GradeReport
 from tilelab.scoring import score_stage
 
@@ -86,10 +89,10 @@ def test_a_correct_submission_on_the_emulator_fails_nothing_and_scores_full_mark
     assert sum(t["score"] for t in gc["tests"]) == pytest.approx(gc["max_score"], abs=0.01)
     assert not [t for t in gc["tests"] if "skipped" in t["name"]]
 
-    rows = table.rows(s)
+    rows = terminal.rows(s)
     assert [row[-1] for row, c in zip(rows, s.checks) if c.skipped] == ["-", "-", "-"]
-    assert {table.style(c) for c in s.checks} == {"pass", "skipped"}
-    assert "not run on this backend" in table.summary_line(r)
+    assert {common.style(c) for c in s.checks} == {"pass", "skipped"}
+    assert "not run on this backend" in common.summary_line(r)
 
     html = html_report.render(r)
     assert 'class="v v-skipped"' in html and 'class="v v-fail"' not in html
@@ -111,7 +114,7 @@ def test_keep_counts_the_unearnable_points_in_the_maximum_and_still_says_skipped
     gc = classroom_format.results(r)
     kept = [t for t in gc["tests"] if "(skipped here)" in t["name"]]
     assert len(kept) == 3 and all(t["status"] == "fail" and t["message"].startswith("skipped:") for t in kept)
-    assert f"{STAGE.points.performance + 2 * each:g} points in the maximum" in table.summary_line(r)
+    assert f"{STAGE.points.performance + 2 * each:g} points in the maximum" in common.summary_line(r)
 
 
 def test_a_safety_finding_withholds_the_datasets_correctness_points():
@@ -125,13 +128,13 @@ def test_a_safety_finding_withholds_the_datasets_correctness_points():
     assert s.points == pytest.approx(s.max_points - each) and not s.passed
     r = _report(s)
     gs = gradescope_format.results(r)
-    t = next(t for t in gs["tests"] if t["name"] == gradescope_format.test_name(STAGE.id, w17))
+    t = next(t for t in gs["tests"] if t["name"] == common.test_name(STAGE.id, w17))
     assert t["status"] == "failed" and t["score"] == 0 and "withheld" in t["output"]
     gc = classroom_format.results(r)
     t = next(t for t in gc["tests"] if t["test_code"] == w17.name)
     assert t["status"] == "fail" and "withheld" in t["message"]
-    assert table.rows(s)[s.checks.index(w17)][2] == "pass (unsafe)"
-    assert any("withheld" in msg for _, msg, _ in table.notes(s))
+    assert terminal.rows(s)[s.checks.index(w17)][2] == "pass (unsafe)"
+    assert any(d.withheld for d in diagnoses.of_stage(s))
     assert "pass (unsafe)" in html_report.render(r)
 
 
@@ -183,14 +186,13 @@ def test_a_root_cause_comes_first_and_once_for_every_dataset_that_found_it():
     for ds in ("w17", "w33"):
         results[f"submission.{STAGE.id}.{ds}.emu-race"] = _race(ds)
     s = score_stage(STAGE, "submission", results, backend="emu")
-    notes = table.notes(s)
+    ds = diagnoses.of_stage(s)
     each = STAGE.points.public / len(STAGE.correctness_datasets)
-    assert notes[0] == ("w17, w33", f"emu-race found race at matmul.cu:31; unsafe code: {2 * each:g} correctness "
-                        "points withheld on w17, w33",
-                        "Add __syncthreads() after the tiles are used.")
-    assert sum("race at matmul.cu:31" in msg for _, msg, _ in notes) == 1
-    symptom = next(i for i, (ds, _, _) in enumerate(notes) if "w64-int" in ds)
+    assert (ds[0].what, ds[0].where, ds[0].datasets) == ("race", "matmul.cu:31", ["w17", "w33"])
+    assert ds[0].withheld == pytest.approx(2 * each) and ds[0].hint == "Add __syncthreads() after the tiles are used."
+    assert sum("race" in d.what for d in ds) == 1
+    symptom = next(i for i, d in enumerate(ds) if "w64-int" in d.datasets)
     assert symptom > 0
     out = gradescope_format.results(_report(s))["output"].splitlines()
-    assert out[1].startswith(f"{STAGE.id} w17, w33: emu-race found race at matmul.cu:31")
-    assert any("w64-int" in line for line in out[2:])
+    assert out[2].startswith("  1. race at matmul.cu:31 -- on w17, w33 (emu-race")
+    assert any("w64-int" in line for line in out[3:])

@@ -14,6 +14,7 @@ expect.toml has, per backend, a table ([emu]) or several ([[emu]]), each a case:
     message_contains = "..."           # optional: text the result's message must contain
     hint_contains = ["..."]            # optional: texts the result's hint must contain
     no_findings = true                 # optional: the emulator must report nothing
+    diagnosis = ["barrier", "40"]      # optional: words the first diagnosis shown must contain
 
 Registered by grader/cmake/TilelabEmu.cmake as kit.emu.<bug>.<backend>. Exits 0 when every case
 holds, 1 (saying which expectation failed and what the runner said) otherwise.
@@ -29,7 +30,9 @@ import tomllib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # grader/, for tilelab.exit_codes
+from tilelab import diagnoses  # noqa: E402
 from tilelab.exit_codes import ExitCode  # noqa: E402
+from tilelab.runresult import Result  # noqa: E402
 
 
 def check_case(case: dict, a: argparse.Namespace) -> list[str]:
@@ -70,6 +73,10 @@ def check_case(case: dict, a: argparse.Namespace) -> list[str]:
             bad.append(f"'{case['finding']}' reported at lines {[f['line'] for f in kinds]}, expected {case['line']}")
         elif "line" in case and not any(Path(f.get("file", "")).name == "matmul.cu" for f in kinds):
             bad.append(f"'{case['finding']}' names {[f.get('file') for f in kinds]}, not the student's matmul.cu")
+    if "diagnosis" in case:
+        ds = diagnoses.of_result(Result.parse(r))
+        if lost := diagnoses.missing_words(ds, case["diagnosis"]):
+            bad.append(f"the first diagnosis lacks {lost}: {ds[0].text() if ds else '(none)'}")
     if bad:
         bad = [f"{case['dataset']}: {b}" for b in bad] + [f"  hint: {r.get('hint', '')}"]
     return bad

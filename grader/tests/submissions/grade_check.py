@@ -22,6 +22,7 @@ expect.toml has a [grade] table, or several [[grade]] tables, each a case:
     points    = 0.0                    # optional: the points the grader gives the asserted check
     verdict   = "error"                # the check's verdict: pass wrong error timeout crash compile forbidden
     hint_code = "crash"                # optional: the result's hint_code
+    diagnosis = ["hung", "loop"]       # optional: words the stage's first diagnosis must contain
     message_contains = ["..."]         # optional: text the check's message must contain
     stage_error_contains = "..."       # optional: text of the stage's error (build failed, memory limit...)
     forbidden = ["fork"]               # optional: symbols the grade's forbidden message must name
@@ -37,6 +38,7 @@ holds and 1, saying what differed, otherwise.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import signal
 import sys
@@ -46,9 +48,12 @@ import tomllib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # grader/
-from tilelab import forbidden, grade, results as results_mod, spec  # noqa: E402
+from tilelab import diagnoses, forbidden, grade, results as results_mod, spec  # noqa: E402
+from tilelab.formats import terminal  # noqa: E402
+from tilelab.model import GradeReport  # noqa: E402
 from tilelab.tree import Tree  # noqa: E402
 
+TERMINAL_LINES = 40         # a failing stage's terminal output fits on one screen (issue #17)
 SAFETY_NET_BYTES = 3 << 30   # above every case's sandbox limit: only a sandbox that lost track of a process fires it
 
 
@@ -200,18 +205,19 @@ def run_case(case: dict, a: argparse.Namespace, name: str, stage: spec.Stage, wo
     if want in ("compile", "forbidden"):
         verdicts = sorted({c.verdict for c in score.checks})
         message = score.error
-        result, c = {}, None
+        result, c = None, None
     else:
         c = by_name.get(test)
-        result = found.get(test) or (c.result if c else None) or {}
-        verdicts = [c.verdict] if c else [result.get("verdict", "missing")]
-        message = (c.message if c else "") or result.get("message", "")
+        result = found.get(test) or (c.result if c else None)
+        verdicts = [c.verdict] if c else [result.verdict if result else "missing"]
+        message = (c.message if c else "") or (result.message if result else "")
     if verdicts != [want]:
         bad.append(f"verdict {verdicts}, expected '{want}'")
     if "points" in case and (c is None or abs(c.points - case["points"]) > 1e-6):
         bad.append(f"points {c.points if c else None}, expected {case['points']}")
-    if "hint_code" in case and result.get("hint_code") != case["hint_code"]:
-        bad.append(f"hint_code '{result.get('hint_code')}', expected '{case['hint_code']}'")
+    hint_code = result.hint_code if result else ""
+    if "hint_code" in case and hint_code != case["hint_code"]:
+        bad.append(f"hint_code '{hint_code}', expected '{case['hint_code']}'")
     for text in case.get("message_contains", []):
         if text not in message:
             bad.append(f"the message lacks '{text}'")
@@ -230,10 +236,19 @@ def run_case(case: dict, a: argparse.Namespace, name: str, stage: spec.Stage, wo
         for sym in case["scan"]:
             if not any(sym in n for n in named):
                 bad.append(f"the static scan did not report '{sym}' (it reported {named})")
+    if "diagnosis" in case:
+        ds = diagnoses.of_stage(score)
+        if lost := diagnoses.missing_words(ds, case["diagnosis"]):
+            bad.append(f"the first diagnosis lacks {lost}: {ds[0].text() if ds else '(none)'}")
+    if not score.passed:   # what a student reads first fits on one screen
+        shown = io.StringIO()
+        terminal.print_report(GradeReport(name, impl, "emu", stages=[score]), file=shown)
+        if (n := len(shown.getvalue().splitlines())) > TERMINAL_LINES:
+            bad.append(f"the terminal output of the failing stage is {n} lines, more than {TERMINAL_LINES}")
     if "max_seconds" in case and seconds > case["max_seconds"]:
         bad.append(f"took {seconds:.0f} s, more than {case['max_seconds']} s")
     label = f"{case.get('dataset', '-')}/{case.get('check', 'correct')}"
-    print(f"  {label}: {','.join(verdicts)} hint={result.get('hint_code', '')!r} in {seconds:.1f} s")
+    print(f"  {label}: {','.join(verdicts)} hint={hint_code!r} in {seconds:.1f} s")
     if message:
         print("    " + message.strip().replace("\n", "\n    ")[:1500])
     if bad:

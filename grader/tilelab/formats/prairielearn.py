@@ -8,9 +8,9 @@ name says "(skipped here)" and whose message says why; score is points / max_poi
 
 from __future__ import annotations
 
-from .gradescope_format import test_name, test_output
-from .model import GradeReport
-from .table import note_lines, summary_line
+from ..model import GradeReport
+from . import Format, register
+from .common import as_json, report_lines, summary_line, test_name, test_output
 
 
 def results(r: GradeReport, images: list[dict] | None = None) -> dict:
@@ -29,6 +29,9 @@ def results(r: GradeReport, images: list[dict] | None = None) -> dict:
                           "output": test_output(c)})
     score = r.points / r.max_points if r.max_points else 0.0
     return {"gradable": True, "score": round(min(1.0, max(0.0, score)), 6), "message": summary_line(r),
-            "output": "\n".join([*(f"{s.stage}: {s.points:.1f} / {s.max_points:.1f}" for s in r.stages),
-                                 *note_lines(r)]),
+            "output": "\n".join(report_lines(r)),
             "tests": tests, "images": images or []}
+
+
+register(Format("prairielearn", "prairielearn.json", lambda r: as_json(results(r)),
+                "PrairieLearn's external-grader results"))

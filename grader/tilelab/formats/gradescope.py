@@ -10,33 +10,13 @@ memory-safety finding withheld is "failed"."""
 
 from __future__ import annotations
 
-from . import metrics
-from .model import GradeReport
-from .scoring import CheckScore
+from .. import metrics
+from ..model import GradeReport
+from . import Format, register
+from .common import as_json, report_lines, summary_line, test_name, test_output
 
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 HIDDEN_VISIBILITY = "after_published"
-
-
-def test_name(stage: str, c: CheckScore) -> str:
-    return f"{stage} {c.dataset}{' (hidden)' if c.hidden else ''}: {c.check}{' (skipped here)' if c.skipped else ''}"
-
-
-def test_output(c: CheckScore) -> str:
-    lines = [f"{c.verdict}: {c.message}" if c.message else c.verdict]
-    if c.hint and c.verdict not in ("pass", "skipped"):
-        lines.append(f"Hint: {c.hint}")
-    lines += metrics.first_wrong_lines(c)
-    m = metrics.of(c)
-    if m.gflops is not None:
-        lines.append(f"{m.median_ms:.3f} ms, {m.gflops:.0f} GFLOP/s"
-                     + (f", {m.pct_of_reference:.0f}% of the reference" if m.pct_of_reference is not None else "")
-                     + (f", {m.pct_of_cublas:.1f}% of cuBLAS" if m.pct_of_cublas is not None else ""))
-    if m.registers is not None:
-        lines.append(f"kernel: {m.registers} registers/thread, {m.shared_bytes or 0} B shared/block, "
-                     f"{m.blocks_per_sm} blocks/SM (limited by {m.binding_limit})")
-    lines += metrics.model_lines(c, *metrics.book_of(c))
-    return "\n".join(lines)
 
 
 def leaderboard(r: GradeReport) -> list[dict]:
@@ -68,11 +48,10 @@ def results(r: GradeReport, hidden_visibility: str = HIDDEN_VISIBILITY) -> dict:
             if c.skipped:
                 del test["status"]
             tests.append(test)
-    from .table import note_lines, summary_line
     doc = {
         "score": round(r.points, 4),
         "execution_time": int(r.seconds),
-        "output": "\n".join([summary_line(r), *note_lines(r)]),
+        "output": "\n".join([summary_line(r), *report_lines(r)]),
         "output_format": "text",
         "visibility": "visible",
         "stdout_visibility": "hidden",
@@ -82,3 +61,6 @@ def results(r: GradeReport, hidden_visibility: str = HIDDEN_VISIBILITY) -> dict:
     if r.status != "graded":
         doc["output"] += "\n" + r.message
     return doc
+
+
+register(Format("gradescope", "results.json", lambda r: as_json(results(r)), "Gradescope's results.json"))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from .model import GradeReport
+from ..model import GradeReport
 
 FIXED = ("student", "status", "total", "max", "note")
 MADE_WITH = ("grader", "seed")

@@ -1,0 +1,157 @@
+"""Diagnoses (diagnoses.py): one per distinct problem, root causes first, and a failing stage's
+terminal output on one screen. The known-bad suite asserts the first diagnosis of real runs
+(`diagnosis = [...]` in expect.toml, checked by check.py and grade_check.py); these tests hold the
+ranking rules and the suite's table of bug classes."""
+
+import copy
+import io
+import tomllib
+
+import pytest
+
+import fakes
+from tilelab import ROOT, diagnoses
+from tilelab.formats import terminal
+from tilelab.model import GradeReport
+from tilelab.scoring import fail_stage, score_stage
+
+STAGE = next(s for s in fakes.stages() if s.id == "02-tiled")
+SUITE = ROOT / "grader" / "tests" / "submissions"
+
+
+def _finding(ds, check, kind, line, hint_code=None, hint="", message=None):
+    r = fakes.result(STAGE.id, "submission", ds, check, "error")
+    msg = message or f"thread (3,0) of block (1,0): {kind} at line {line}"
+    r["emulator"] = {"build": check, "findings": [{"kind": kind, "file": f"/x/{STAGE.id}/matmul.cu", "line": line,
+                                                   "hint_code": hint_code or kind, "message": msg, "count": 4}],
+                     "hint_code": hint_code or kind, "hint": f"matmul.cu:{line}: {msg}. {hint}"}
+    r["hint_code"], r["hint"] = hint_code or kind, f"matmul.cu:{line}: {msg}. {hint}"
+    return r
+
+
+def _wrong(results, ds, code, hint):
+    r = results[f"submission.{STAGE.id}.{ds}.emu"]
+    r.update(verdict="wrong", hint_code=code, hint=hint)
+    r["kernel"] = copy.deepcopy(fakes.WRONG_CORRECT["kernel"])
+
+
+def _stage(**findings):
+    """02-tiled on the emulator: w64-int wrong with the generic symptom, plus the findings given."""
+    results = fakes.results_for(STAGE, backend="emu")
+    _wrong(results, "w64-int", "wrong-sum", "Every element is wrong: check the dot-product loop.")
+    for name, r in findings.items():
+        results[name] = r
+    return score_stage(STAGE, "submission", results, backend="emu")
+
+
+def test_an_emulator_race_outranks_the_generic_symptom_and_is_one_diagnosis_for_every_dataset():
+    race = {f"submission.{STAGE.id}.{ds}.emu-race": _finding(ds, "emu-race", "race", 40, "missing-barrier-before-use",
+                                                             "A __syncthreads() is missing between loading the tiles "
+                                                             "and using them.")
+            for d in STAGE.correctness_datasets[:5] for ds in [d.name]}
+    ds = diagnoses.of_stage(_stage(**race))
+    assert ds[0].what == "race: missing barrier before use" and ds[0].where == "matmul.cu:40"
+    assert len(ds[0].datasets) == 5 and ds[0].hint.startswith("A __syncthreads() is missing")
+    assert "thread (3,0) of block (1,0)" in ds[0].detail
+    assert [d.what for d in ds].count("race: missing barrier before use") == 1
+    assert ds[-1].what == "every element is wrong" and ds[-1].datasets == ["w64-int"]
+
+
+def test_barrier_and_bounds_findings_come_before_overruns_and_races():
+    ds = diagnoses.of_stage(_stage(**{
+        f"submission.{STAGE.id}.w32.emu-race": _finding("w32", "emu-race", "race", 40),
+        f"submission.{STAGE.id}.w96.emu": _finding("w96", "emu", "global-overrun", 0),
+        f"submission.{STAGE.id}.w17.emu-asan": _finding("w17", "emu-asan", "out-of-bounds-global", 24),
+        f"submission.{STAGE.id}.w33.emu-race": _finding("w33", "emu-race", "barrier-skipped", 30)}))
+    assert [d.what.split(":")[0] for d in ds[:4]] == ["barrier skipped", "out of bounds global", "global overrun",
+                                                      "race"]
+
+
+def test_a_recognised_wrong_result_comes_before_a_generic_one_and_names_the_element():
+    results = fakes.results_for(STAGE, backend="emu")
+    _wrong(results, "w64-int", "wrong-sum", "Every element is wrong.")
+    _wrong(results, "w32", "boundary", "Only the last row or column of tiles is wrong.")
+    r = results[f"submission.{STAGE.id}.w32.emu"]
+    r["kernel"]["wrong"] = 17
+    ds = diagnoses.of_stage(score_stage(STAGE, "submission", results, backend="emu"))
+    assert ds[0].what.endswith("(boundary)") and ds[0].where == "P[0][0]" and "17 of 289" in ds[0].detail
+    assert ds[1].what == "every element is wrong" and ds[1].where == "", "all wrong: no element singled out"
+
+
+def test_a_stage_that_did_not_compile_is_one_diagnosis_naming_the_line():
+    err = "the build failed:\n/b/submission-src/02-tiled/matmul.cu:22:5: error: expected ';' before '}' token"
+    s = fail_stage(STAGE, "submission", "compile", err, 0, "emu")
+    ds = diagnoses.of_stage(s)
+    assert len(ds) == 1 and ds[0].what == "it does not compile" and ds[0].where == "matmul.cu:22"
+    assert "expected ';'" in ds[0].detail and "compiler" in ds[0].hint
+
+
+def test_a_hang_is_the_first_diagnosis_with_the_timeout_hint():
+    results = fakes.results_for(STAGE, backend="emu")
+    name = f"submission.{STAGE.id}.w32.emu"
+    results[name] = fakes.result(STAGE.id, "submission", "w32", "emu", "timeout")
+    results[name]["hint"] = "A kernel or loop that never ends: check loop bounds and every __syncthreads()."
+    s = score_stage(STAGE, "submission", results, backend="emu")
+    s.error = "the kernel hung on w32: timed out"
+    for c in s.checks:
+        if c.name != name:
+            c.verdict, c.message = "timeout", "not run: the kernel hung on w32 (timed out)"
+    ds = diagnoses.of_stage(s)
+    assert ds[0].rank == 0 and "hung" in ds[0].what and "never ends" in ds[0].hint and ds[0].datasets == ["w32"]
+
+
+def test_a_failing_stage_fits_on_one_screen():
+    """Every dataset wrong in a different way, with findings on every build: still 40 lines."""
+    results = fakes.results_for(STAGE, backend="emu")
+    long = "A long hint. " * 40
+    for i, d in enumerate(STAGE.correctness_datasets):
+        _wrong(results, d.name, f"code-{i}", long)
+        results[f"submission.{STAGE.id}.{d.name}.emu-race"] = _finding(d.name, "emu-race", "race", 40 + i, hint=long)
+        results[f"submission.{STAGE.id}.{d.name}.emu-asan"] = _finding(d.name, "emu-asan", "out-of-bounds-shared",
+                                                                      30 + i, hint=long, message="x " * 200)
+    s = score_stage(STAGE, "submission", results, backend="emu")
+    assert len(diagnoses.of_stage(s)) > terminal.SHOWN
+    out = io.StringIO()
+    terminal.print_report(GradeReport("bob", "submission", "emu", stages=[s]), file=out)
+    lines = out.getvalue().splitlines()
+    assert len(lines) <= 40, "\n".join(lines)
+    assert lines[0].startswith(f"{STAGE.id} -- ") and "failed" in lines[0]
+    assert "more (./tilelab grade --table" in out.getvalue()
+    full = io.StringIO()
+    terminal.print_report(GradeReport("bob", "submission", "emu", stages=[s]), file=full, table=True)
+    assert all(d.name in full.getvalue() for d in STAGE.correctness_datasets), "--table shows every check"
+
+
+def test_every_format_renders_the_same_first_diagnosis():
+    from tilelab.formats import classroom, gradescope, html, prairielearn
+
+    s = _stage(**{f"submission.{STAGE.id}.w32.emu-race": _finding("w32", "emu-race", "race", 40,
+                                                                   "missing-barrier-before-use", "Add a barrier.")})
+    r = GradeReport("bob", "submission", "emu", stages=[s])
+    head = diagnoses.first(s).headline()
+    assert head in gradescope.results(r)["output"] and head in prairielearn.results(r)["output"]
+    assert any(head in t["message"] for t in classroom.results(r)["tests"])
+    page = html.render(r)
+    assert "race: missing barrier before use" in page and "matmul.cu:40" in page
+
+
+# The known-bad suite's table: each bug class, a submission of it, and the words its first
+# diagnosis must contain there (asserted on real runs by check.py and grade_check.py).
+BUG_CLASSES = {
+    "missing barrier": "missing-barrier-1",
+    "race": "02-missing-barrier",
+    "missing bounds check": "missing-bounds-check",
+    "overrun": "03-unguarded-store",
+    "swapped indices": "swapped-row-col",
+    "compile error": "compile-error",
+    "hang": "hang",
+    "cheat (a forbidden library call)": "cublas-call",
+}
+
+
+@pytest.mark.parametrize("bug, name", BUG_CLASSES.items())
+def test_each_bug_class_states_its_first_diagnosis_in_the_suite(bug, name):
+    doc = tomllib.loads((SUITE / name / "expect.toml").read_text())
+    cases = [c for key in ("emu", "emu-asan", "emu-race", "grade")
+             for c in (doc.get(key) if isinstance(doc.get(key), list) else [doc.get(key)]) if c]
+    assert any(c.get("diagnosis") for c in cases), f"{name}/expect.toml states no first diagnosis for {bug}"

@@ -1,0 +1,48 @@
+"""Every output format of a GradeReport, and the one registry of them.
+
+A format is one module in this package that calls `register` at import time with a function of
+the GradeReport (model.py) alone: `grade.write_outputs` and the CLI's `--format` list whatever is
+registered, and this package imports every module in it, so adding a format touches one file.
+Formats never import one another; what several share lives in `common.py`.
+
+Not every module is a per-report file: `terminal.py` prints (it registers nothing) and
+`gradebook.py` is a batch's CSV of many reports."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from typing import Callable
+
+from ..model import GradeReport
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str                               # what --format names
+    filename: str                           # the file it writes in the output folder
+    render: Callable[[GradeReport], str]    # the file's whole text
+    help: str = ""
+
+
+_REGISTRY: dict[str, Format] = {}
+
+
+def register(fmt: Format) -> Format:
+    if fmt.name in _REGISTRY:
+        raise ValueError(f"two output formats are called {fmt.name!r}")
+    _REGISTRY[fmt.name] = fmt
+    return fmt
+
+
+def get(name: str) -> Format:
+    return _REGISTRY[name]
+
+
+def names() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+for _m in pkgutil.iter_modules(__path__):
+    importlib.import_module(f"{__name__}.{_m.name}")

@@ -1,0 +1,116 @@
+"""What several output formats share: how a check is named and described on the platforms, the
+verdict as shown, and the report's one-line summary. A function of the GradeReport only."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+from .. import diagnoses, metrics
+from ..model import GradeReport
+from ..scoring import CheckScore, StageScore
+
+
+def as_json(doc: dict) -> str:
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def verdict(c: CheckScore) -> str:
+    """The verdict as shown: a right result whose points a safety finding withheld says so."""
+    return f"{c.verdict} (unsafe)" if c.withheld else c.verdict
+
+
+def style(c: CheckScore) -> str:
+    """pass (green), skipped (yellow: not failed), anything else red."""
+    return "pass" if c.clean_pass else "skipped" if c.skipped else "fail"
+
+
+def test_name(stage: str, c: CheckScore) -> str:
+    """A check's name on the platforms: '02-tiled w17 (hidden): emu (skipped here)'."""
+    return f"{stage} {c.dataset}{' (hidden)' if c.hidden else ''}: {c.check}{' (skipped here)' if c.skipped else ''}"
+
+
+def test_output(c: CheckScore) -> str:
+    """A check's text on the platforms: the verdict, the hint, the first wrong elements, speed, resources."""
+    lines = [f"{c.verdict}: {c.message}" if c.message else c.verdict]
+    if c.hint and c.verdict not in ("pass", "skipped"):
+        lines.append(f"Hint: {c.hint}")
+    lines += metrics.first_wrong_lines(c)
+    m = metrics.of(c)
+    if m.gflops is not None:
+        lines.append(f"{m.median_ms:.3f} ms, {m.gflops:.0f} GFLOP/s"
+                     + (f", {m.pct_of_reference:.0f}% of the reference" if m.pct_of_reference is not None else "")
+                     + (f", {m.pct_of_cublas:.1f}% of cuBLAS" if m.pct_of_cublas is not None else ""))
+    if m.registers is not None:
+        lines.append(f"kernel: {m.registers} registers/thread, {m.shared_bytes or 0} B shared/block, "
+                     f"{m.blocks_per_sm} blocks/SM (limited by {m.binding_limit})")
+    lines += metrics.model_lines(c, *metrics.book_of(c))
+    return "\n".join(lines)
+
+
+def stage_model_lines(s: StageScore) -> list[str]:
+    """The performance model's counts of the stage's perf-model check, yours beside the reference's
+    and the book's (docs/performance.md, "The model"); [] where the stage has none."""
+    c = s.check("perf-model")
+    return metrics.model_lines(c, *metrics.book_of(c)) if c else []
+
+
+def summary_line(r: GradeReport) -> str:
+    dev = r.device.get("name", "") or ("CPU emulator" if r.backend == "emu" else "")
+    head = f"{r.submission}: {r.points:.1f} / {r.max_points:.1f} points on {r.backend}"
+    tail = "" if r.status == "graded" else f" -- {r.status}: {r.message.splitlines()[0] if r.message else ''}"
+    if r.status == "graded" and r.stages and all(s.all_skipped for s in r.stages):
+        tail = " -- nothing was checked here (every check skipped; see ./tilelab doctor)"
+    elif r.status == "graded":
+        skipped = sum(c.skipped for s in r.stages for c in s.checks)
+        kept = sum(s.skipped_points for s in r.stages)
+        if skipped:
+            tail = (f" -- {skipped} check{'s' * (skipped > 1)} not run on this backend ("
+                    + (f"{kept:g} points in the maximum that cannot be earned here)" if kept
+                       else "skipped, not failed: their points are left out)"))
+    return head + (f" ({dev})" if dev else "") + tail
+
+
+def stage_verdict(s: StageScore) -> str:
+    """'passed', 'failed', or 'not checked here' (every check skipped on this backend)."""
+    return "not checked here" if s.all_skipped else "passed" if s.passed else "failed"
+
+
+def stage_line(s: StageScore) -> str:
+    """The one line a stage gets: '02-tiled -- Tiled matrix multiplication: failed, 3.0 / 10.0 points'."""
+    return f"{s.stage} -- {s.title}: {stage_verdict(s)}, {s.points:.1f} / {s.max_points:.1f} points"
+
+
+def diagnosis_lines(s: StageScore, width: int | None = None, shown: int | None = None) -> list[str]:
+    """A stage's diagnoses (diagnoses.py) as numbered lines, root causes first: the headline, the
+    first instance, the points withheld and the hint. width wraps them (the terminal); shown
+    limits how many are written, the rest counted."""
+    ds = diagnoses.of_stage(s)
+    out: list[str] = []
+
+    def put(text: str, first: str, rest: str, most: int) -> None:
+        if width is None:
+            out.append(first + text)
+        else:
+            out.extend((textwrap.wrap(text, width, initial_indent=first, subsequent_indent=rest,
+                                      break_on_hyphens=False) or [first])[:most])
+
+    for i, d in enumerate(ds[:shown], 1):
+        put(d.headline(), f"  {i}. ", "     ", 3)
+        if d.detail:
+            put(d.detail, "     ", "     ", 3)
+        if d.withheld:
+            put(f"unsafe code: {d.withheld:g} correctness points withheld", "     ", "     ", 1)
+        if d.hint:
+            put(d.hint, "     Hint: ", "           ", 5)
+    if shown is not None and len(ds) > shown:
+        out.append(f"  ... and {len(ds) - shown} more (./tilelab grade --table, or the HTML report)")
+    return out
+
+
+def report_lines(r: GradeReport) -> list[str]:
+    """Every stage's line and diagnoses, for the platforms' summary output."""
+    lines = []
+    for s in r.stages:
+        lines += [stage_line(s), *diagnosis_lines(s)]
+    return lines

@@ -1,0 +1,9 @@
+"""grade.json: the GradeReport itself (model.py's to_dict), from which `batch` resumes and
+`./tilelab report` re-renders every other format without re-running anything."""
+
+from __future__ import annotations
+
+from . import Format, register
+from .common import as_json
+
+register(Format("grade", "grade.json", lambda r: as_json(r.to_dict()), "the whole report, to re-render later"))
