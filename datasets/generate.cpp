@@ -1,7 +1,11 @@
 // tilelab-datagen: writes a stage's public datasets (datasets/README.md) from its stage.toml.
 //   tilelab-datagen --spec assignments/01-basic/stage.toml --out build/datasets/01-basic [--only NAME]
+//                   [--skip-tag TAG ...]
+// --skip-tag perf: a tree without the GPU backend never reads the performance dataset (4096^3: 200 MB
+// and seconds of float64 reference product per stage), so it is not written there.
 // A dataset whose meta.json already matches its spec entry is left alone, so rebuilding is cheap.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -33,9 +37,11 @@ bool up_to_date(const std::filesystem::path& dir, const tilelab::DatasetSpec& d)
 int main(int argc, char** argv) {
   CLI::App app{"Generate a stage's public datasets from its stage.toml"};
   std::string spec_path, out_dir, only;
+  std::vector<std::string> skip_tags;
   app.add_option("--spec", spec_path, "assignments/<stage>/stage.toml")->required()->check(CLI::ExistingFile);
   app.add_option("--out", out_dir, "output folder (one subfolder per dataset)")->required();
   app.add_option("--only", only, "generate only this dataset");
+  app.add_option("--skip-tag", skip_tags, "leave out the datasets with this tag (repeatable)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -45,6 +51,10 @@ int main(int argc, char** argv) {
     const tilelab::StageSpec spec = tilelab::load_stage_spec(spec_path);
     for (const auto& d : spec.datasets) {
       if (!only.empty() && d.name != only) continue;
+      if (std::any_of(d.tags.begin(), d.tags.end(), [&](const std::string& tag) {
+            return std::find(skip_tags.begin(), skip_tags.end(), tag) != skip_tags.end();
+          }))
+        continue;
       const auto dir = std::filesystem::path(out_dir) / d.name;
       if (up_to_date(dir, d)) continue;
       const auto t0 = std::chrono::steady_clock::now();

@@ -184,7 +184,7 @@ endforeach()
 # backend ([emu], [emu-asan], [emu-race]), the dataset and the verdict, hint or finding it must get.
 set(_subs_dir "${PROJECT_SOURCE_DIR}/grader/tests/submissions")
 set(_expects "")
-if(TILELAB_HAVE_SOLUTIONS)   # instructor material: not in the student repository
+if(TILELAB_KIT_SUITE)   # instructor material: not in the student repository
   file(GLOB _expects CONFIGURE_DEPENDS "${_subs_dir}/*/expect.toml")
 endif()
 foreach(expect IN LISTS _expects)
@@ -221,7 +221,7 @@ endforeach()
 # The differential check's CPU half: every generated kernel variant on every emulator build
 # (grader/tests/differential; the GPU half is gpu-differential.sh there). Instructor material, like
 # the known-bad suite (TilelabSubmissions, below): not in the student repository.
-if(TILELAB_HAVE_SOLUTIONS)
+if(TILELAB_KIT_SUITE)
   include(TilelabVariants)
   foreach(stage IN LISTS TILELAB_VARIANT_STAGES)
     tilelab_emu_runners(run-variants-${stage} submission ${stage} "${TILELAB_VARIANTS_DIR}/${stage}/matmul.cu"
@@ -236,6 +236,7 @@ if(TILELAB_HAVE_SOLUTIONS)
   endif()
 endif()
 
+if(TILELAB_SELF_TESTS)
 # The rewriter's unit tests, and the emulator's CUDA semantics (launch errors, templates, dynamic
 # shared memory, streams) on a .cu file that goes through the same rewrite and build as a student's.
 # The .cu files are compiled with -Wall -Wextra -Werror: a warning the compiler gives about the
@@ -254,6 +255,7 @@ target_link_libraries(tilelab_emu_tests PRIVATE doctest::doctest tilelab_emu_rt_
 # that per-case discovery cannot carry, and a failure still names the failing case.
 add_test(NAME kit.emu.unit COMMAND tilelab_emu_tests)
 set_tests_properties(kit.emu.unit PROPERTIES LABELS "kit;emu" TIMEOUT 120)
-if(TILELAB_HAVE_SOLUTIONS)
+endif()
+if(TILELAB_KIT_SUITE)
   include(TilelabSubmissions)
 endif()

@@ -25,7 +25,7 @@ endfunction()
 # here and fails kit.mutants. The student repository has neither solutions nor this suite.
 set(TILELAB_MUTANTS_DIR "${PROJECT_BINARY_DIR}/kit-mutants")
 set(TILELAB_MUTATE "${PROJECT_SOURCE_DIR}/grader/tests/submissions/mutate.py")
-if(EXISTS "${TILELAB_MUTATE}" AND TILELAB_HAVE_SOLUTIONS)
+if(EXISTS "${TILELAB_MUTATE}" AND TILELAB_KIT_SUITE)
   execute_process(COMMAND "${Python3_EXECUTABLE}" "${TILELAB_MUTATE}" write "${TILELAB_MUTANTS_DIR}"
                   RESULT_VARIABLE _mutate_rc ERROR_VARIABLE _mutate_err)
   if(NOT _mutate_rc EQUAL 0)

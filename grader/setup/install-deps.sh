@@ -7,7 +7,7 @@ here=$(CDPATH= cd -- "$(dirname -- "$0")/../.." && pwd)
 
 DEBS="cmake g++ make python3 python3-venv doctest-dev libopenblas-dev libboost-context-dev \
 nlohmann-json3-dev libcli11-dev libtomlplusplus-dev"
-PIPS="rich jinja2 matplotlib pytest"
+PIPS="rich jinja2 matplotlib pytest watchfiles"
 
 missing=""
 for p in $DEBS; do
@@ -30,7 +30,7 @@ if [ ! -x "$here/.venv/bin/python3" ]; then
   echo "tilelab: creating $here/.venv"
   $py -m venv "$here/.venv"
 fi
-if ! "$here/.venv/bin/python3" -c 'import rich, jinja2, matplotlib, pytest' 2>/dev/null; then
+if ! "$here/.venv/bin/python3" -c 'import rich, jinja2, matplotlib, pytest, watchfiles' 2>/dev/null; then
   echo "tilelab: installing Python packages: $PIPS"
   "$here/.venv/bin/python3" -m pip install -q --disable-pip-version-check $PIPS
 fi
