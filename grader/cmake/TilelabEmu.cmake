@@ -10,8 +10,8 @@
 
 option(TILELAB_EMU "Build the CPU emulator backend (needs Boost.Context)" ON)
 # Largest dataset each build checks, as the cube root of J*K*L (its cost): the race build is ~10x
-# slower than plain.
-set(TILELAB_EMU_MAX_SIZE 1024 CACHE STRING "emu checks: largest dataset size")
+# slower than plain. (TILELAB_EMU_MAX_SIZE, the plain build's, is declared in the top-level
+# CMakeLists.txt: the dataset generator reads it before this file is included.)
 set(TILELAB_EMU_HIDDEN_TIMEOUT_FACTOR 5 CACHE STRING "emu hidden checks: multiple of the stage's timeout")
 set(TILELAB_EMU_ASAN_MAX_SIZE 512 CACHE STRING "emu-asan checks: largest dataset size")
 set(TILELAB_EMU_RACE_MAX_SIZE 256 CACHE STRING "emu-race checks: largest dataset size")
