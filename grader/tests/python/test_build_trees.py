@@ -3,11 +3,15 @@ what grades: none of the kit's own tests, no mutants, no differential variants (
 is on in the test presets only). Configured again with the same arguments, it is not configured
 anew: CMake's own up-to-date check runs instead. One real configure (seconds, no compile)."""
 
+import os
 import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 
-from tilelab import grade
+from tilelab import ROOT, grade, spec
+from tilelab.codegen import _cost_size
 from tilelab.tree import Tree
 
 pytestmark = pytest.mark.skipif(not shutil.which("cmake"), reason="needs cmake")
@@ -35,3 +39,23 @@ def test_a_grading_tree_holds_only_what_grades(tmp_path):
     log = (tree.logs / "configure.log").read_text()
     assert other.ok and "cmake_check_build_system" not in log and "-DTILELAB_IMPLS=starter " in log
     assert not [t.name for t in tree.tests() if t.name.startswith("solution.")]
+
+
+def test_an_emulator_tree_leaves_out_the_datasets_it_never_reads(tmp_path):
+    """datasets/CMakeLists.txt passes these flags where the GPU backend is off: the performance
+    dataset and those above the emulator's size cap are not written; every dataset an emulator
+    check reads still is (w1024, at the cap)."""
+    exe = Path(os.environ.get("TILELAB_BUILD_DIR", ROOT / "build" / "default")) / "datasets" / "tilelab-datagen"
+    if not exe.exists():
+        pytest.skip(f"no {exe} (CTest's kit.pytest sets TILELAB_BUILD_DIR)")
+    cap = 1024
+    for s in (st for st in spec.load_all(ROOT) if st.id in ("02-tiled", "06-register-tiled")):
+        out = tmp_path / s.id
+        subprocess.run([str(exe), "--spec", str(s.path), "--out", str(out), "--skip-tag", "perf",
+                        "--max-size", str(cap)], check=True, capture_output=True)
+        written = {p.name for p in out.iterdir()}
+        read = {d.name for d in s.datasets if "perf" not in d.tags and _cost_size(d) <= cap}
+        assert read <= written, read - written
+        assert s.performance.dataset not in written
+        assert not [d.name for d in s.datasets if d.name in written and d.J * d.K * d.L > (cap + 1) ** 3]
+        assert any(_cost_size(d) > cap for d in s.datasets if "perf" not in d.tags) or s.id == "02-tiled"
