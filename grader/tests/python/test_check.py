@@ -43,10 +43,10 @@ def test_watch_checks_once_then_after_each_save():
 
 
 @pytest.mark.slow
-def test_check_gives_the_starter_and_the_solution_their_verdicts(tmp_path, capsys):
+def test_check_gives_the_starter_and_the_solution_their_verdicts(grading_tree, capsys):
     """One tree for both (as `grade` shares it): the starter fails with a wrong result, the solution
     passes every small dataset; a warm re-check is timed (docs/performance.md)."""
-    build = tmp_path / "b"
+    build = grading_tree
     rc, lines = check.run_once("02-tiled", impl="starter", jobs=2, build_dir=build)
     assert rc == 1 and lines[0].startswith("02-tiled: FAIL on"), lines
     assert "wrong" in lines[1], lines
