@@ -13,6 +13,10 @@ from pathlib import Path
 from . import ROOT
 
 APIS = ("square", "rect")
+# gridDim.y is at most 65,535 blocks, and every kernel of the kit puts the rows of P on y: the
+# handouts promise J <= 65,535 x the rows of P one block covers (the stage's `tile`), and no
+# dataset may ask for more (docs/stage-spec.md).
+MAX_GRID_Y = 65535
 DISTRIBUTIONS = ("normal", "uniform", "integer")
 
 
@@ -70,10 +74,12 @@ class Points:
     # dataset where it was found: None takes all of that dataset's correctness points, a number
     # takes that many (at most what the dataset earned), 0 takes nothing.
     safety_penalty: float | None = None
+    # Shared equally by the stage's graded questions (questions.toml, answered in answers.toml).
+    questions: float = 0.0
 
     @property
     def total(self) -> float:
-        return self.public + self.hidden + self.host_function + self.performance
+        return self.public + self.hidden + self.host_function + self.performance + self.questions
 
 
 @dataclass(frozen=True)
@@ -141,7 +147,7 @@ def _dataset(entry: dict, api: str, multiple: int, where: str) -> Dataset:
 
 def _point_rules(pt: dict, where: str) -> dict:
     """[points] unearnable and safety_penalty (docs/stage-spec.md), validated."""
-    known = {"public", "hidden", "host_function", "performance", "unearnable", "safety_penalty"}
+    known = {"public", "hidden", "host_function", "performance", "unearnable", "safety_penalty", "questions"}
     unknown = sorted(set(pt) - known)
     if unknown:
         raise SpecError(f"{where}: unknown key(s) {unknown}; keys are {sorted(known)}")
@@ -156,7 +162,10 @@ def _point_rules(pt: dict, where: str) -> dict:
                         f"points) or a number of points >= 0 per dataset, got {penalty!r}")
     else:
         penalty = float(penalty)
-    return {"unearnable": unearnable, "safety_penalty": penalty}
+    questions = pt.get("questions", 0)
+    if isinstance(questions, bool) or not isinstance(questions, (int, float)) or questions < 0:
+        raise SpecError(f"{where}: 'questions' must be a number of points >= 0, got {questions!r}")
+    return {"unearnable": unearnable, "safety_penalty": penalty, "questions": float(questions)}
 
 
 def load(path: Path) -> Stage:
@@ -174,6 +183,15 @@ def load(path: Path) -> Stage:
     multiple = s.get("width_multiple", 1)
     entries = _need(doc, "dataset", list, where)
     datasets = tuple(_dataset(e, api, multiple, f"{where} [[dataset]]") for e in entries)
+    rows = MAX_GRID_Y * int(s.get("tile", 16))
+    for d in datasets:
+        if d.J > rows:
+            raise SpecError(f"{where} [[dataset]] '{d.name}': J = {d.J} rows need more than {MAX_GRID_Y} blocks "
+                            f"in the grid's y dimension (at most {rows} rows with tile {s.get('tile', 16)}): "
+                            "the handouts promise no more")
+    if isinstance(doc.get("hidden", {}).get("max"), int) and doc["hidden"]["max"] > rows:
+        raise SpecError(f"{where} [hidden]: max = {doc['hidden']['max']} is past the {rows} rows the grid's y "
+                        f"dimension can cover ({MAX_GRID_Y} blocks)")
     names = [d.name for d in datasets]
     if len(set(names)) != len(names):
         raise SpecError(f"{where}: dataset names must be unique: {names}")
