@@ -10,8 +10,8 @@
 
 option(TILELAB_EMU "Build the CPU emulator backend (needs Boost.Context)" ON)
 # Largest dataset each build checks, as the cube root of J*K*L (its cost): the race build is ~10x
-# slower than plain.
-set(TILELAB_EMU_MAX_SIZE 1024 CACHE STRING "emu checks: largest dataset size")
+# slower than plain. (TILELAB_EMU_MAX_SIZE, the plain build's, is declared in the top-level
+# CMakeLists.txt: the dataset generator reads it before this file is included.)
 set(TILELAB_EMU_HIDDEN_TIMEOUT_FACTOR 5 CACHE STRING "emu hidden checks: multiple of the stage's timeout")
 set(TILELAB_EMU_ASAN_MAX_SIZE 512 CACHE STRING "emu-asan checks: largest dataset size")
 set(TILELAB_EMU_RACE_MAX_SIZE 256 CACHE STRING "emu-race checks: largest dataset size")
@@ -283,7 +283,7 @@ endforeach()
 # backend ([emu], [emu-asan], [emu-race]), the dataset and the verdict, hint or finding it must get.
 set(_subs_dir "${PROJECT_SOURCE_DIR}/grader/tests/submissions")
 set(_expects "")
-if(TILELAB_HAVE_SOLUTIONS)   # instructor material: not in the student repository
+if(TILELAB_KIT_SUITE)   # instructor material: not in the student repository
   file(GLOB _expects CONFIGURE_DEPENDS "${_subs_dir}/*/expect.toml")
 endif()
 foreach(expect IN LISTS _expects)
@@ -320,7 +320,7 @@ endforeach()
 # The differential check's CPU half: every generated kernel variant on every emulator build
 # (grader/tests/differential; the GPU half is gpu-differential.sh there). Instructor material, like
 # the known-bad suite (TilelabSubmissions, below): not in the student repository.
-if(TILELAB_HAVE_SOLUTIONS)
+if(TILELAB_KIT_SUITE)
   include(TilelabVariants)
   foreach(stage IN LISTS TILELAB_VARIANT_STAGES)
     tilelab_emu_runners(run-variants-${stage} submission ${stage} "${TILELAB_VARIANTS_DIR}/${stage}/matmul.cu"
@@ -335,6 +335,7 @@ if(TILELAB_HAVE_SOLUTIONS)
   endif()
 endif()
 
+if(TILELAB_SELF_TESTS)
 # The rewriter's unit tests, and the emulator's CUDA semantics (launch errors, templates, dynamic
 # shared memory, streams) on a .cu file that goes through the same rewrite and build as a student's.
 # The .cu files are compiled with -Wall -Wextra -Werror: a warning the compiler gives about the
@@ -353,8 +354,9 @@ target_link_libraries(tilelab_emu_tests PRIVATE doctest::doctest tilelab_emu_rt_
 # that per-case discovery cannot carry, and a failure still names the failing case.
 add_test(NAME kit.emu.unit COMMAND tilelab_emu_tests)
 set_tests_properties(kit.emu.unit PROPERTIES LABELS "kit;emu" TIMEOUT 120)
+endif()
 # `tilelab trace`: the trace build, its runners trace-<impl>-<stage> and the checks kit.trace.*.
 include(TilelabTrace)
-if(TILELAB_HAVE_SOLUTIONS)
+if(TILELAB_KIT_SUITE)
   include(TilelabSubmissions)
 endif()

@@ -6,7 +6,7 @@
 # (`verdict = "compile"`) is left out of `all`: the suite builds it alone and grades its build log.
 
 option(TILELAB_KIT_GPU "Build the known-bad submissions' GPU runners (for gpu-suite.sh)" OFF)
-if(NOT TILELAB_KIT_GPU OR NOT TILELAB_HAVE_CUDA OR NOT TILELAB_HAVE_SOLUTIONS)
+if(NOT TILELAB_KIT_GPU OR NOT TILELAB_HAVE_CUDA OR NOT TILELAB_KIT_SUITE)
   return()
 endif()
 

@@ -9,7 +9,7 @@
 
 set(_kit_subs_dir "${PROJECT_SOURCE_DIR}/grader/tests/submissions")
 set(_kit_grade_expects "")
-if(TILELAB_HAVE_SOLUTIONS)   # instructor material: not in the student repository
+if(TILELAB_KIT_SUITE)   # instructor material: not in the student repository
   file(GLOB _kit_grade_expects CONFIGURE_DEPENDS "${_kit_subs_dir}/*/expect.toml")
 endif()
 foreach(expect IN LISTS _kit_grade_expects)

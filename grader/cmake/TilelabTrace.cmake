@@ -61,8 +61,8 @@ foreach(stage IN LISTS TILELAB_TRACE_STAGES)
       continue()
     endif()
     set(checked OFF)
-    if(impl STREQUAL "solution")
-      set(checked ON)
+    if(impl STREQUAL "solution" AND TILELAB_KIT_SUITE)
+      set(checked ON)   # a self-test: only in the kit's own test tree, never in a grading tree
     endif()
     tilelab_trace_runner(${impl}-${stage} ${impl} ${stage} "${src}" ${checked})
     if(checked)
@@ -79,7 +79,8 @@ foreach(stage IN LISTS TILELAB_TRACE_STAGES)
   endforeach()
 endforeach()
 
-# Known-bad submissions with a [trace] table: the first difference must contain its words.
+# Known-bad submissions with a [trace] table: the first difference must contain its words (the
+# kit's own test tree only: _expects is empty elsewhere).
 foreach(expect IN LISTS _expects)
   file(STRINGS "${expect}" trace_section REGEX "^\\[trace\\]")
   if(NOT trace_section)

@@ -12,7 +12,7 @@ here=$(CDPATH= cd -- "$(dirname -- "$0")/../.." && pwd)
 DEBS="cmake g++ make python3 python3-venv doctest-dev libopenblas-dev libboost-context-dev \
 nlohmann-json3-dev libcli11-dev libtomlplusplus-dev"
 if [ "${1:-}" = "--test-deps" ]; then DEBS="$DEBS slurm-wlm munge ccache"; fi
-PIPS="rich jinja2 matplotlib pytest copydetect"
+PIPS="rich jinja2 matplotlib pytest copydetect watchfiles"
 # TILELAB_BROWSER=1 (CI): also Chromium, for the kit's test of the HTML report in a real browser
 # (kit.report.browser); students and graders do not need it.
 [ "${TILELAB_BROWSER:-0}" = 1 ] && DEBS="$DEBS chromium"
@@ -38,7 +38,7 @@ if [ ! -x "$here/.venv/bin/python3" ]; then
   echo "tilelab: creating $here/.venv"
   $py -m venv "$here/.venv"
 fi
-if ! "$here/.venv/bin/python3" -c 'import rich, jinja2, matplotlib, pytest, copydetect' 2>/dev/null; then
+if ! "$here/.venv/bin/python3" -c 'import rich, jinja2, matplotlib, pytest, copydetect, watchfiles' 2>/dev/null; then
   echo "tilelab: installing Python packages: $PIPS"
   "$here/.venv/bin/python3" -m pip install -q --disable-pip-version-check $PIPS
 fi

@@ -30,7 +30,10 @@ KIT = Path(__file__).resolve().parents[2]
 def step(what: str, cmd: list[str], cwd: Path) -> tuple[int, str, float]:
     print(f"== {what}: {' '.join(cmd)} (in {cwd})", flush=True)
     t = time.monotonic()
-    p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    # One build job per core, as .ci/run sets it: the presets' "jobs": 0 alone is an unbounded make -j.
+    env = {**os.environ, "CMAKE_BUILD_PARALLEL_LEVEL": os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL")
+           or str(os.cpu_count() or 1)}
+    p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     took = time.monotonic() - t
     print(p.stdout if p.returncode else p.stdout[-6000:])   # a failure's whole output: its cause is early
     print(f"== {what}: exit {p.returncode} after {took:.0f} s", flush=True)

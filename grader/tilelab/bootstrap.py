@@ -26,7 +26,7 @@ def setup(run_main_job: bool = True, assume_yes: bool = False) -> int:
         return 0
     if not is_student_repository():
         print("tilelab: grading the reference solutions (the kit's main job)")
-        return grade.grade(impl="solution", build_dir=str(grade.BUILD_ROOT / "grade-solution"))
+        return grade.grade(impl="solution")   # the tree `./tilelab grade` then reuses (grade.default_tree)
     return grade_student_code()
 
 
@@ -40,7 +40,7 @@ def grade_student_code() -> int:
         print(f"tilelab: {e}")
         return 4
     table.print_report(report)
-    dest = grade.BUILD_ROOT / f"grade-{report.impl}-{report.backend}"
+    dest = grade.default_out(report.impl, report.backend)
     for p in grade.write_outputs(report, dest):
         print(f"wrote {p}")
     rc, lines = explain(report)

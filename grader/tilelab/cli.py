@@ -86,6 +86,12 @@ def cmd_grade(args) -> int:
                        table=args.table)
 
 
+def cmd_check(args) -> int:
+    from . import check
+
+    return check.check(args.stage, watch_file=args.watch, impl=args.impl, jobs=args.jobs)
+
+
 def _batch_options(args):
     from . import batch
 
@@ -383,6 +389,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", help="also write the tables as JSON data (what the HTML report shows)")
     p.add_argument("-j", "--jobs", type=int, default=cpus, help="parallel compile jobs")
     p.set_defaults(func=cmd_trace)
+    p = sub.add_parser("check", help="quick check while you write a kernel: the small public datasets on the "
+                       "CPU emulator (plain build); not a grade")
+    p.add_argument("stage", help="the stage to check, e.g. 02-tiled")
+    p.add_argument("--watch", action="store_true", help="check again each time the stage's matmul.cu is saved")
+    p.add_argument("--impl", choices=["starter", "solution"], default="starter", help=argparse.SUPPRESS)
+    p.add_argument("-j", "--jobs", type=int, default=cpus, help="parallel compile jobs")
+    p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("batch", help="grade a folder of submissions into a gradebook")
     p.add_argument("submissions", help="one folder or .zip per student")

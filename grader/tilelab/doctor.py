@@ -33,7 +33,8 @@ DEBS = {  # Debian 12 / Ubuntu 24.04 package -> what it gives the kit
     "nlohmann-json3-dev": "JSON results", "libcli11-dev": "runner options", "libtomlplusplus-dev": "stage.toml in C++",
 }
 PIPS = {"rich": "tables and progress bars", "jinja2": "HTML reports", "matplotlib": "plots", "pytest": "kit tests",
-        "copydetect": "similarity of kernels (winnowing)"}
+        "copydetect": "similarity of kernels (winnowing)",
+        "watchfiles": "check --watch"}
 CUDA_REPO = "https://developer.download.nvidia.com/compute/cuda/repos/{distro}/x86_64/cuda-keyring_1.1-1_all.deb"
 CUDA_DEFAULT = (12, 8)          # the toolkit suggested where nothing says which one fits
 NO_GPU = ("none here: the checks run on the CPU emulator; performance is graded on a machine with an NVIDIA "

@@ -44,6 +44,7 @@ class GradeOptions:
     isolate_network: bool = False
     check_lock: contextlib.AbstractContextManager | None = None   # held while checks run (the GPU)
     on_step: Callable[[str], None] | None = None                  # progress: "building 02-tiled" ...
+    quick: bool = False                   # `tilelab check`: plain emulator build, small public datasets only
 
 
 class UsageError(ValueError):
@@ -94,6 +95,20 @@ def refusal(build: Path, stage: spec.Stage, objects: list[Path]) -> tuple[str, s
     return None
 
 
+def quick_datasets(stage: spec.Stage) -> list[str]:
+    """What `tilelab check` runs: the public correctness datasets not tagged large (those the
+    emulator's race build skips too), smallest first."""
+    return [d.name for d in sorted(stage.correctness_datasets, key=lambda d: d.J * d.K * d.L)
+            if "large" not in d.tags]
+
+
+def _quick(tests, stage: spec.Stage, backend: str):
+    """The plain correctness checks (check kind = the backend's, e.g. `emu`) of quick_datasets."""
+    kind = CORRECT_CHECK.get(backend, "correct")
+    small = set(quick_datasets(stage))
+    return [t for t in tests if t.check == kind and t.name.split(".")[2] in small]
+
+
 def _probe(tests, stage: spec.Stage, impl: str, backend: str):
     """The check run first and alone: the plain correctness check of the smallest public dataset
     (the cheapest run of the kernel, so a hang is found after one short timeout)."""
@@ -117,12 +132,16 @@ def _hung(results_dir: Path, prefix: str, kind: str) -> dict | None:
 def _grade_stage(tree: Tree, stage: spec.Stage, impl: str, backend: str, registered, opts: GradeOptions) -> StageScore:
     nh = _hidden_count(stage, opts)
     tests = select(registered, impl, stage.id, backend)
+    if opts.quick:
+        tests = _quick(tests, stage, backend)
     if not tests:
         return fail_stage(stage, impl, "missing", f"no {backend} checks are registered for {stage.id} in this "
                           f"build (is the {backend} backend available here? see ./tilelab doctor)", nh, backend)
     step = opts.on_step or (lambda s: None)
     step(f"building {stage.id}")
     runners = tree.runner_targets(impl, stage.id, backend)
+    if opts.quick:   # the plain build only: no ASan, no race build
+        runners = [r for r in runners if r == f"run-{impl}-{stage.id}-{backend}"]
     if not runners:
         return fail_stage(stage, impl, "missing", f"no {backend} runner target for {stage.id} in this build "
                           f"(see {tree.logs / 'configure.log'})", nh, backend)
@@ -160,6 +179,7 @@ def _grade_stage(tree: Tree, stage: spec.Stage, impl: str, backend: str, registe
             ran = tree.run_tests([impl, stage.id, backend], junit, f"{stage.id}-{backend}",
                                  max(1.0, limit - (time.monotonic() - started)),
                                  parallel=1 if backend == "gpu" else max(1, tree.jobs),
+                                 only=[t.name for t in tests] if opts.quick else None,
                                  exclude=[probe] if probe else None,
                                  stop_when=lambda: _hung(tree.results, prefix, kind) is not None)
             hang = _hung(tree.results, prefix, kind)
@@ -188,6 +208,22 @@ def _grade_stage(tree: Tree, stage: spec.Stage, impl: str, backend: str, registe
             if c.verdict == "missing":
                 c.verdict, c.message = ("timeout" if ran.timed_out else "crash"), why
     return score
+
+
+# The solution and the starter are graded in one tree per backend, configured the same way for
+# both: the first `grade` after `setup` (which graded the solutions there) reuses its configure, its
+# datasets, the core, the emulator's runtimes and the runner's main, and compiles only the
+# student's file. A submission gets a tree of its own (grade-submission-<backend>).
+SHARED_IMPLS = ("solution", "starter")
+
+
+def default_tree(impl: str, backend: str) -> Path:
+    return BUILD_ROOT / (f"grade-{backend}" if impl in SHARED_IMPLS else f"grade-{impl}-{backend}")
+
+
+def default_out(impl: str, backend: str) -> Path:
+    """Where `grade` writes results.json and grade.json by default: one folder per implementation."""
+    return BUILD_ROOT / f"grade-{impl}-{backend}"
 
 
 def _grade_questions(report: GradeReport, all_stages: dict, impl: str, sub_root: Path | None,
@@ -219,7 +255,7 @@ def run(opts: GradeOptions) -> GradeReport:
     impl = opts.impl or ("submission" if opts.submission else "starter")
     backend = resolve_backend(opts.backend)
     # Absolute: compiler messages name files by absolute path, and compile_excerpt cuts this prefix.
-    build = Path(opts.build_dir or BUILD_ROOT / f"grade-{impl}-{backend}").resolve()
+    build = Path(opts.build_dir or default_tree(impl, backend)).resolve()
     tree = Tree(build, jobs=opts.jobs, memory_bytes=opts.memory_bytes, isolate_network=opts.isolate_network)
     name = opts.name or (Path(opts.submission).stem if opts.submission else impl)
     report = GradeReport(name, impl, backend, hidden=bool(opts.hidden and opts.seed))
@@ -241,7 +277,7 @@ def run(opts: GradeOptions) -> GradeReport:
         if not opts.stages:
             wanted = mat.stages
     (opts.on_step or (lambda s: None))("configuring")
-    c = tree.configure([] if impl == "submission" else [impl], sub_root,
+    c = tree.configure([] if impl == "submission" else list(SHARED_IMPLS), sub_root,
                        opts.seed if opts.hidden else None, backend)
     if not c.ok:
         report.status, report.message = "error", f"configuring the build failed:\n{log_tail(c.output)}"
@@ -254,7 +290,8 @@ def run(opts: GradeOptions) -> GradeReport:
                                             _hidden_count(stage, opts), backend))
             continue
         report.stages.append(_grade_stage(tree, stage, impl, backend, registered, opts))
-    _grade_questions(report, all_stages, impl, sub_root, opts)
+    if not opts.quick:   # `check` is the kernel's quick loop: no questions
+        _grade_questions(report, all_stages, impl, sub_root, opts)
     if report.stages and all(any(c.verdict == "compile" for c in s.checks) for s in report.stages):
         report.status, report.message = "build-failed", "no stage compiled"
     report.device = device_of(report.stages)
@@ -306,7 +343,7 @@ def grade(stages: list[str] | None = None, submission: str | None = None, backen
         print(f"tilelab: {e}")
         return 4
     terminal.print_report(report, table=table)
-    dest = Path(out) if out else Path(build_dir or BUILD_ROOT / f"grade-{report.impl}-{report.backend}")
+    dest = Path(out) if out else Path(build_dir or default_out(report.impl, report.backend))
     for p in write_outputs(report, dest, formats):
         print(f"wrote {p}")
     return exit_status(report)

@@ -19,3 +19,11 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def grading_tree(tmp_path_factory):
+    """One grading tree for the slow tests that build one (test_check, test_e2e): configured for
+    each with its own arguments, it keeps the objects they share (core, datasets, emulator
+    runtimes, runner main), so the second compiles only its own files."""
+    return tmp_path_factory.mktemp("grading-tree") / "b"

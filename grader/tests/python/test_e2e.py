@@ -11,15 +11,16 @@ from tilelab import ROOT, grade, spec
 
 
 @pytest.mark.slow
-def test_the_reference_solution_as_a_submission_loses_nothing(tmp_path):
+def test_the_reference_solution_as_a_submission_loses_nothing(tmp_path, grading_tree):
     first = spec.load_all(ROOT)[0].id
     sub = tmp_path / "student" / first
     sub.mkdir(parents=True)
     shutil.copy(ROOT / "solutions" / first / "matmul.cu", sub / "matmul.cu")
     def run(backend):
+        # "auto": the tree test_check built, when it ran first (the shared objects are not rebuilt).
         return grade.run(grade.GradeOptions(stages=[first], submission=tmp_path / "student", name="e2e",
-                                            backend=backend, build_dir=tmp_path / f"build-{backend}", jobs=2,
-                                            isolate_network=True))
+                                            backend=backend, jobs=2, isolate_network=True,
+                                            build_dir=grading_tree if backend == "auto" else tmp_path / "build-gpu"))
     report = run("auto")
     if "no emu checks are registered" in report.stages[0].error:
         if not shutil.which("nvcc") and not os.path.exists("/usr/local/cuda/bin/nvcc"):

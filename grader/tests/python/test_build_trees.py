@@ -1,0 +1,61 @@
+"""A grading tree (tree.Tree.configure: `grade`, `check`, `batch`, the autograder) configures only
+what grades: none of the kit's own tests, no mutants, no differential variants (TILELAB_SELF_TESTS
+is on in the test presets only). Configured again with the same arguments, it is not configured
+anew: CMake's own up-to-date check runs instead. One real configure (seconds, no compile)."""
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tilelab import ROOT, grade, spec
+from tilelab.codegen import _cost_size
+from tilelab.tree import Tree
+
+pytestmark = pytest.mark.skipif(not shutil.which("cmake"), reason="needs cmake")
+
+
+def test_a_grading_tree_holds_only_what_grades(tmp_path):
+    tree = Tree(tmp_path / "b")
+    ran = tree.configure(list(grade.SHARED_IMPLS), backend="emu")
+    assert ran.ok, ran.output[-3000:]
+    names = [t.name for t in tree.tests()]
+    assert any(n.startswith("starter.02-tiled.") for n in names), names[:10]
+    kit = [n for n in names if n.startswith("kit.")]
+    assert kit == [], kit[:10]
+    targets = tree.targets()
+    assert "run-starter-02-tiled-emu" in targets
+    assert not [t for t in targets if t.startswith("run-kit-") or t.startswith("run-variants-")
+                or t in ("tilelab_unit_tests", "tilelab_emu_tests")]
+    assert not (tree.build / "kit-mutants").exists() and not (tree.build / "generated" / "variants").exists()
+
+    # The same arguments again: no new configure, only CMake's check of its inputs.
+    again = tree.configure(list(grade.SHARED_IMPLS), backend="emu")
+    assert again.ok and "cmake_check_build_system" in (tree.logs / "configure.log").read_text()
+    # Other arguments: configured anew.
+    other = tree.configure(["starter"], backend="emu")
+    log = (tree.logs / "configure.log").read_text()
+    assert other.ok and "cmake_check_build_system" not in log and "-DTILELAB_IMPLS=starter " in log
+    assert not [t.name for t in tree.tests() if t.name.startswith("solution.")]
+
+
+def test_an_emulator_tree_leaves_out_the_datasets_it_never_reads(tmp_path):
+    """datasets/CMakeLists.txt passes these flags where the GPU backend is off: the performance
+    dataset and those above the emulator's size cap are not written; every dataset an emulator
+    check reads still is (w1024, at the cap)."""
+    exe = Path(os.environ.get("TILELAB_BUILD_DIR", ROOT / "build" / "default")) / "datasets" / "tilelab-datagen"
+    if not exe.exists():
+        pytest.skip(f"no {exe} (CTest's kit.pytest sets TILELAB_BUILD_DIR)")
+    cap = 1024
+    for s in (st for st in spec.load_all(ROOT) if st.id in ("02-tiled", "06-register-tiled")):
+        out = tmp_path / s.id
+        subprocess.run([str(exe), "--spec", str(s.path), "--out", str(out), "--skip-tag", "perf",
+                        "--max-size", str(cap)], check=True, capture_output=True)
+        written = {p.name for p in out.iterdir()}
+        read = {d.name for d in s.datasets if "perf" not in d.tags and _cost_size(d) <= cap}
+        assert read <= written, read - written
+        assert s.performance.dataset not in written
+        assert not [d.name for d in s.datasets if d.name in written and d.J * d.K * d.L > (cap + 1) ** 3]
+        assert any(_cost_size(d) > cap for d in s.datasets if "perf" not in d.tags) or s.id == "02-tiled"
