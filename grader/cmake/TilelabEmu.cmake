@@ -66,6 +66,7 @@ foreach(build IN LISTS TILELAB_EMU_BUILDS)
   target_compile_definitions(tilelab_emu_rt_${build} PRIVATE TLEMU_BUILD_${BUILD})
   target_include_directories(tilelab_emu_rt_${build} PUBLIC "${_emu_dir}" "${_emu_dir}/include")
   target_link_libraries(tilelab_emu_rt_${build} PUBLIC Boost::context ${CMAKE_DL_LIBS})
+  target_include_directories(tilelab_emu_rt_${build} PRIVATE "${TILELAB_GENERATED}/include")  # contract.hpp
   target_compile_options(tilelab_emu_rt_${build} PRIVATE -Wall -Wextra -O2 -g)
   if(build STREQUAL "asan")
     # The runtime is instrumented too: its memcpy of a student's wrong size is caught.

@@ -24,6 +24,8 @@
 #if defined(TLEMU_BUILD_ASAN)
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
+
+#include "tilelab/contract.hpp"  // TILELAB_EXIT_ERROR_TEXT: a finding exits as the runner's error code
 #endif
 
 #if (defined(TLEMU_BUILD_PLAIN) + defined(TLEMU_BUILD_ASAN) + defined(TLEMU_BUILD_RACE)) != 1
@@ -940,9 +942,9 @@ struct AsanSetup {
 }  // namespace
 }  // namespace tlemu
 extern "C" const char* __asan_default_options() {
-  return "detect_leaks=0:exitcode=2:halt_on_error=1:allocator_may_return_null=1:detect_stack_use_after_return=0";
+  return "detect_leaks=0:exitcode=" TILELAB_EXIT_ERROR_TEXT ":halt_on_error=1:allocator_may_return_null=1:detect_stack_use_after_return=0";
 }
-extern "C" const char* __ubsan_default_options() { return "halt_on_error=1:print_stacktrace=1:exitcode=2"; }
+extern "C" const char* __ubsan_default_options() { return "halt_on_error=1:print_stacktrace=1:exitcode=" TILELAB_EXIT_ERROR_TEXT; }
 namespace tlemu {
 #endif  // TLEMU_BUILD_ASAN
 

@@ -6,7 +6,7 @@ set -eu
 here=$(CDPATH= cd -- "$(dirname -- "$0")/../.." && pwd)
 
 DEBS="cmake g++ make python3 python3-venv doctest-dev libopenblas-dev libboost-context-dev \
-nlohmann-json3-dev libcli11-dev libtomlplusplus-dev"
+nlohmann-json3-dev libcli11-dev"
 PIPS="rich jinja2 matplotlib pytest"
 
 missing=""

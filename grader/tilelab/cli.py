@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from . import ROOT
+from .contract import CommandCode, ExitCode
 
 
 def _mib(text: str) -> int:
@@ -24,7 +25,7 @@ def cmd_starter(args) -> int:
         print(f"{d.path.relative_to(ROOT)}: {d.reason}; regenerate with ./tilelab starter")
     if not args.check:
         print(f"starters written for: {', '.join(starter.stages(ROOT))}")
-    return 1 if drifts else 0
+    return ExitCode.WRONG if drifts else ExitCode.PASS
 
 
 def cmd_setup(args) -> int:
@@ -52,7 +53,7 @@ def cmd_batch(args) -> int:
                               regrade=args.regrade)
     if opts.hidden and not opts.seed:
         print("tilelab: --hidden needs --seed")
-        return 4
+        return ExitCode.BAD_INPUT
     from .submission import discover
 
     n = len(discover(Path(args.submissions)))
@@ -73,8 +74,8 @@ def cmd_batch(args) -> int:
           + (f"; problems: {', '.join(summary.problems)}" if summary.problems else ""))
     if summary.interrupted:
         print("interrupted: run the same command again to finish (finished students are not regraded)")
-        return 130
-    return 0
+        return CommandCode.INTERRUPTED
+    return ExitCode.PASS
 
 
 def cmd_release(args) -> int:
@@ -84,7 +85,7 @@ def cmd_release(args) -> int:
         rel = release.make(Path(args.out), force=args.force)
     except FileExistsError as e:
         print(f"tilelab: {e}")
-        return 4
+        return ExitCode.BAD_INPUT
     if rel.not_tracked:
         shown = ", ".join(rel.not_tracked[:8]) + (f" and {len(rel.not_tracked) - 8} more" if len(rel.not_tracked) > 8 else "")
         print(f"not shipped: {len(rel.not_tracked)} file(s) git does not track: {shown} "
@@ -92,10 +93,10 @@ def cmd_release(args) -> int:
     if not rel.ok:
         print("".join(f"LEAK: {p}\n" for p in rel.leaks) + "".join(f"BROKEN REFERENCE: {p}\n" for p in rel.broken_references), end="")
         print(f"tilelab: nothing was written to {rel.out}: fix the above and release again")
-        return 1
+        return ExitCode.WRONG
     print(f"wrote the student repository to {rel.out} ({len(rel.files)} files; adapted: {', '.join(rel.changed)})")
     print(f"check it: cd {rel.out} && ./tilelab setup && cmake --workflow --preset default")
-    return 0
+    return ExitCode.PASS
 
 
 def cmd_gradescope(args) -> int:
@@ -109,7 +110,7 @@ def cmd_gradescope(args) -> int:
               f"programming assignment; base image Ubuntu 24.04)")
         if not cfg.seed:
             print("note: no --seed given, so the hidden datasets are not graded")
-        return 0
+        return ExitCode.PASS
     if args.prepare:
         return gradescope.prepare(Path(args.build_dir) if args.build_dir else gradescope.BUILD, cfg)
     fmt = "prairielearn" if args.prairielearn else "gradescope"
@@ -120,7 +121,7 @@ def cmd_gradescope(args) -> int:
 
     print(summary_line(report))
     print(f"wrote {path}")
-    return 0  # the platform reads the score from the results file
+    return ExitCode.PASS  # the platform reads the score from the results file
 
 
 def cmd_bench(args) -> int:
@@ -128,14 +129,14 @@ def cmd_bench(args) -> int:
 
     if not grade.gpu_available():
         print("tilelab bench: no usable NVIDIA GPU here (see ./tilelab doctor); nothing to time")
-        return 77
+        return ExitCode.SKIPPED
     rows, device = bench.run(Path(args.build_dir), args.stage or None, args.sizes, args.timeout,
                              on_step=lambda s: print(f"tilelab: timing {s} ...", flush=True))
     print(f"device: {device.get('name', '?')}, FP32 peak {device.get('fp32_peak_gflops', 0):.0f} GFLOP/s")
     print("\n".join(bench.table_lines(rows)))
     for p in bench.save(rows, device, Path(args.out)):
         print(f"wrote {p}")
-    return 0 if all(r.verdict == "pass" for r in rows) else 1
+    return ExitCode.PASS if all(r.verdict == "pass" for r in rows) else ExitCode.WRONG
 
 
 def cmd_calibrate(args) -> int:
@@ -143,7 +144,7 @@ def cmd_calibrate(args) -> int:
 
     if not grade.gpu_available():
         print("tilelab calibrate: no usable NVIDIA GPU here; thresholds must be calibrated on the grading GPU")
-        return 77
+        return ExitCode.SKIPPED
     sugg, device = calibrate.run(Path(args.build_dir), args.stage or None, args.repeats,
                                  on_step=lambda s: print(f"tilelab: {s} ...", flush=True))
     print(f"{'stage':16} {'runs':>4} {'self ratio':>18} {'vs previous':>12} {'now full/zero':>14} {'suggest':>12}")
@@ -164,7 +165,7 @@ def cmd_calibrate(args) -> int:
             print(calibrate.toml_snippet(s, device))
     if not args.write:
         print("(re-run with --write to put these values into the stage.toml files)")
-    return 0
+    return ExitCode.PASS
 
 
 def cmd_doctor(args) -> int:
@@ -288,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
             return args.func(args)
     except KeyboardInterrupt:
         print("tilelab: stopped; every process it started was ended", file=sys.stderr)
-        return 130
+        return CommandCode.INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .exit_codes import ExitCode, verdict_name
+from .contract import ExitCode, verdict_name
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,9 +7,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
+from .contract import SCHEMAS
 from .scoring import CheckScore, StageScore
 
-FORMAT = "tilelab.grade/1"
+FORMAT = SCHEMAS["grade"]
 
 
 @dataclass
