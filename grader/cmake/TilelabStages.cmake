@@ -5,10 +5,26 @@
 set(TILELAB_RESULTS_DIR "${PROJECT_BINARY_DIR}/results" CACHE INTERNAL "")
 set(_runner_dir "${PROJECT_SOURCE_DIR}/grader/runner")
 
+# The bare starter level (grader/tilelab/starter.py), generated from the solutions when asked for:
+# its checks, like the guided starter's, must all fail unmodified.
+if(TILELAB_STARTER_LEVEL STREQUAL "bare" AND TILELAB_HAVE_SOLUTIONS)
+  execute_process(COMMAND "${Python3_EXECUTABLE}" -c
+                  "import sys; sys.path.insert(0, sys.argv[1]); from tilelab import starter; starter.generate(level='bare', out=sys.argv[2])"
+                  "${PROJECT_SOURCE_DIR}/grader" "${PROJECT_BINARY_DIR}/starter-bare"
+                  RESULT_VARIABLE _bare_rc ERROR_VARIABLE _bare_err)
+  if(NOT _bare_rc EQUAL 0)
+    message(FATAL_ERROR "generating the bare starters failed: ${_bare_err}")
+  endif()
+elseif(NOT TILELAB_STARTER_LEVEL MATCHES "^(guided|bare)$")
+  message(FATAL_ERROR "TILELAB_STARTER_LEVEL must be guided or bare, got '${TILELAB_STARTER_LEVEL}'")
+endif()
+
 # Where an implementation's matmul.cu for a stage lives; empty when it has none.
 function(tilelab_impl_source impl stage out)
   if(impl STREQUAL "solution")
     set(src "${PROJECT_SOURCE_DIR}/solutions/${stage}/matmul.cu")
+  elseif(impl STREQUAL "starter" AND TILELAB_STARTER_LEVEL STREQUAL "bare")
+    set(src "${PROJECT_BINARY_DIR}/starter-bare/${stage}/matmul.cu")
   elseif(impl STREQUAL "starter")
     set(src "${PROJECT_SOURCE_DIR}/starter/${stage}/matmul.cu")
   elseif(impl STREQUAL "submission")

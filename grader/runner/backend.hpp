@@ -28,6 +28,7 @@ struct RunOutcome {
   Matrix P;
   bool inputs_unchanged = true;
   nlohmann::json launch;  // grid, block, kernel resources and occupancy, as far as known
+  nlohmann::json host_timing;  // run_host on a GPU: matmul_host's total and the runner's step-by-step breakdown
 };
 
 struct TimingStats {

@@ -206,6 +206,7 @@ int run_checks(Backend& backend, nlohmann::json& r, const StageSpec& spec, const
       send_matrix(isolation::kHostP, hout.P);
       Checked h = check_outcome(hout, d, absMN, spec);
       r["host"] = to_json(h.report);
+      if (!hout.host_timing.is_null()) r["host"]["timing"] = hout.host_timing;
       if (!h.report.pass) {
         print_wrong(h.report, "matmul_host");
         if (pass) diag = {"host-" + h.diagnosis.code, "matmul_host: " + h.diagnosis.hint +

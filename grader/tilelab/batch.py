@@ -105,7 +105,7 @@ def _crash_report(name: str, backend: str, exc: BaseException) -> GradeReport:
 def grade_one(sub: submission_mod.Submission, opts: BatchOptions, backend: str, lock, grader: Grader,
               stage_ids: list[str], on_step: OnStep | None = None) -> GradeReport:
     build = (opts.build_root or opts.out / ".build") / student_dir(Path(), sub.name).name
-    go = GradeOptions(stages=stage_ids, submission=sub.path, name=sub.name, impl="submission",
+    go = GradeOptions(stages=stage_ids, submission=sub.path, name=sub.name, student=sub.name, impl="submission",
                       backend=backend, hidden=opts.hidden, seed=opts.seed, build_dir=build,
                       jobs=max(1, (os.cpu_count() or 1) // max(1, opts.jobs)), build_timeout=opts.build_timeout,
                       check_timeout=opts.check_timeout, memory_bytes=opts.memory_bytes,

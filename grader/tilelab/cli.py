@@ -20,12 +20,51 @@ def _mib(text: str) -> int:
 def cmd_starter(args) -> int:
     from . import starter
 
+    if args.from_previous:
+        try:
+            print(starter.from_previous(ROOT / "starter", args.from_previous, force=args.force))
+        except starter.MarkerError as e:
+            print(f"tilelab: {e}")
+            return ExitCode.BAD_INPUT
+        return ExitCode.PASS
+    if args.level != "guided" or args.out:
+        if not args.out:
+            print("tilelab: --level bare writes elsewhere than starter/ (the kit's guided level): give --out DIR")
+            return ExitCode.BAD_INPUT
+        drifts = starter.generate(ROOT, check=args.check, level=args.level, out=Path(args.out))
+        if not args.check:
+            print(f"{args.level} starters written to {args.out}")
+        return ExitCode.WRONG if drifts else ExitCode.PASS
     drifts = starter.generate(ROOT, check=args.check)
     for d in drifts:
         print(f"{d.path.relative_to(ROOT)}: {d.reason}; regenerate with ./tilelab starter")
     if not args.check:
         print(f"starters written for: {', '.join(starter.stages(ROOT))}")
     return ExitCode.WRONG if drifts else ExitCode.PASS
+
+
+def cmd_quiz(args) -> int:
+    from . import quiz
+
+    out = Path(args.out) if args.out else ROOT / "starter" / args.stage / quiz.ANSWERS
+    try:
+        written = quiz.ask(args.stage, args.code, out)
+    except quiz.QuizError as e:
+        print(f"tilelab: {e}")
+        return ExitCode.BAD_INPUT
+    except (EOFError, KeyboardInterrupt):
+        print("\ntilelab: stopped; nothing written")
+        return CommandCode.INTERRUPTED
+    print(f"wrote {written}: hand it in beside {args.stage}/matmul.cu")
+    return ExitCode.PASS
+
+
+def cmd_quiz_codes(args) -> int:
+    from . import quiz
+
+    for name in args.students:
+        print(f"{name},{quiz.code_for(args.seed, name)}")
+    return ExitCode.PASS
 
 
 def cmd_setup(args) -> int:
@@ -82,7 +121,7 @@ def cmd_release(args) -> int:
     from . import release
 
     try:
-        rel = release.make(Path(args.out), force=args.force)
+        rel = release.make(Path(args.out), force=args.force, starter_level=args.starter_level)
     except FileExistsError as e:
         print(f"tilelab: {e}")
         return ExitCode.BAD_INPUT
@@ -103,7 +142,8 @@ def cmd_gradescope(args) -> int:
     from . import gradescope
 
     cfg = gradescope.AutograderConfig.load().overridden(stages=args.stage, seed=args.seed, backend=args.backend,
-                                                        hidden_visibility=args.hidden_visibility, timeout=args.timeout)
+                                                        hidden_visibility=args.hidden_visibility, timeout=args.timeout,
+                                                        starter_level=args.starter_level)
     if args.make_zip:
         names = gradescope.make_zip(Path(args.make_zip), cfg)
         print(f"wrote {args.make_zip} ({len(names)} files; upload it as the autograder of a Gradescope "
@@ -229,11 +269,31 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("release", help="write the student repository (no solutions, no seeds)")
     p.add_argument("out")
     p.add_argument("--force", action="store_true", help="replace OUT if it exists")
+    p.add_argument("--starter-level", choices=["guided", "bare"], default="guided",
+                   help="the starters' TODOs: guided (step by step) or bare (one line per TODO on the goal)")
     p.set_defaults(func=cmd_release)
 
-    p = sub.add_parser("starter", help="regenerate starter/ from solutions/")
+    p = sub.add_parser("starter", help="regenerate starter/ from solutions/; or begin a stage from your previous one")
     p.add_argument("--check", action="store_true", help="only report starters that drifted")
+    p.add_argument("--level", choices=["guided", "bare"], default="guided",
+                   help="guided: TODOs step by step (starter/); bare: one line per TODO on the goal (needs --out)")
+    p.add_argument("--out", help="write the starters here instead of starter/")
+    p.add_argument("--from-previous", metavar="STAGE",
+                   help="students: start STAGE from your own previous stage's matmul.cu (the old file is kept as matmul.cu.orig)")
+    p.add_argument("--force", action="store_true", help="with --from-previous: replace a matmul.cu you already changed")
     p.set_defaults(func=cmd_starter)
+
+    p = sub.add_parser("quiz", help="answer a stage's graded questions; writes <stage>/answers.toml")
+    p.add_argument("stage")
+    p.add_argument("--code", default="practice",
+                   help="your quiz code (from your instructor or your first autograder run): your numbers come from it")
+    p.add_argument("--out", help="default: starter/STAGE/answers.toml, beside your matmul.cu")
+    p.set_defaults(func=cmd_quiz)
+
+    p = sub.add_parser("quiz-codes", help="instructors: each student's quiz code, from the grading seed")
+    p.add_argument("--seed", required=True)
+    p.add_argument("students", nargs="+", help="as the grader knows them: Gradescope e-mail, batch folder name")
+    p.set_defaults(func=cmd_quiz_codes)
 
     p = sub.add_parser("gradescope", help="autograder entry (Gradescope, PrairieLearn) and its zip")
     p.add_argument("--submission", help="default /autograder/submission (PrairieLearn: /grade/student)")
@@ -248,6 +308,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, help="seconds per stage for the build and for the checks, each")
     p.add_argument("--backend", choices=["gpu", "emu", "auto"])
     p.add_argument("--hidden-visibility", choices=["hidden", "after_due_date", "after_published", "visible"])
+    p.add_argument("--starter-level", choices=["guided", "bare"], help="the starters in the zip's kit")
     p.set_defaults(func=cmd_gradescope)
 
     p = sub.add_parser("bench", help="time every stage's solution and cuBLAS at several sizes")

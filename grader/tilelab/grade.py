@@ -35,6 +35,7 @@ class GradeOptions:
     backend: str = "auto"                 # gpu | emu | auto
     hidden: bool = False
     seed: str | None = None
+    student: str | None = None            # whose quiz code the questions use (with seed); see quiz.py
     build_dir: Path | None = None
     jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
     build_timeout: float = 1800
@@ -188,6 +189,23 @@ def _grade_stage(tree: Tree, stage: spec.Stage, impl: str, backend: str, registe
     return score
 
 
+def _grade_questions(report: GradeReport, all_stages: dict, impl: str, sub_root: Path | None,
+                     opts: GradeOptions) -> None:
+    """The graded questions of each stage (quiz.py), from answers.toml beside matmul.cu. The
+    reference solution answers none (its checks are the kernel's); the numbers are the student's
+    own when the seed and the student are known, else those of the code in answers.toml."""
+    if impl == "solution":
+        return
+    from . import quiz
+
+    code = quiz.code_for(opts.seed, opts.student) if opts.seed and opts.student else None
+    device = device_of(report.stages)
+    for score in report.stages:
+        stage = all_stages[score.stage]
+        folder = (sub_root if sub_root else ROOT / "starter") / stage.id
+        score.checks += quiz.score(stage, impl, folder / quiz.ANSWERS, stage.points.questions, code, device)
+
+
 def run(opts: GradeOptions) -> GradeReport:
     """Grade one implementation; every failure of the code under test ends up in the report."""
     started = time.monotonic()
@@ -235,6 +253,7 @@ def run(opts: GradeOptions) -> GradeReport:
                                             _hidden_count(stage, opts), backend))
             continue
         report.stages.append(_grade_stage(tree, stage, impl, backend, registered, opts))
+    _grade_questions(report, all_stages, impl, sub_root, opts)
     if report.stages and all(any(c.verdict == "compile" for c in s.checks) for s in report.stages):
         report.status, report.message = "build-failed", "no stage compiled"
     report.device = device_of(report.stages)

@@ -59,6 +59,7 @@ class AutograderConfig:
     backend: str = "auto"
     hidden_visibility: str = gradescope_format.HIDDEN_VISIBILITY
     timeout: float = 1200                             # per stage, build and checks each
+    starter_level: str = "guided"                     # the starters in the zip's kit (starter.py): guided | bare
 
     @classmethod
     def load(cls, root: Path = ROOT) -> "AutograderConfig":
@@ -99,8 +100,20 @@ def _failure(name: str, exc: BaseException, backend: str) -> GradeReport:
                        message=f"the autograder failed; tell your instructor: {msg}")
 
 
+def student_of(submission: Path) -> str | None:
+    """The student's e-mail from Gradescope's submission_metadata.json (beside submission/), whose
+    quiz code (quiz.code_for) the graded questions use; None where there is none (PrairieLearn)."""
+    meta = Path(submission).parent / "submission_metadata.json"
+    try:
+        users = json.loads(meta.read_text()).get("users") or []
+        return str(users[0].get("email") or users[0].get("sid") or "") or None
+    except (OSError, ValueError, AttributeError, IndexError):
+        return None
+
+
 def grade_submission(submission: Path, build: Path, cfg: AutograderConfig) -> GradeReport:
     opts = GradeOptions(stages=cfg.stages or None, submission=submission, name="submission", impl="submission",
+                        student=student_of(submission),
                         backend=cfg.backend, hidden=bool(cfg.seed), seed=cfg.seed or None,
                         build_dir=Path(build).resolve(), build_timeout=cfg.timeout, check_timeout=cfg.timeout,
                         isolate_network=True)
@@ -159,6 +172,17 @@ def _add(z: zipfile.ZipFile, arcname: str, text: str, executable: bool = False) 
     z.writestr(info, text)
 
 
+def _starter_at_level(root: Path, name: str, level: str) -> bytes | None:
+    """starter/<stage>/matmul.cu at the configured level (the file handed to students, e.g. as a
+    PrairieLearn question's clientFilesQuestion/matmul.cu); None for every other file."""
+    parts = Path(name).parts
+    sol = root / "solutions" / parts[1] / "matmul.cu" if len(parts) == 3 and parts[0] == "starter" else None
+    if level == "guided" or parts[-1] != "matmul.cu" or sol is None or not sol.exists():
+        return None
+    from . import starter
+    return starter.make_starter(sol.read_text(), str(sol.relative_to(root)), level).encode()
+
+
 def make_zip(out: Path, cfg: AutograderConfig, root: Path = ROOT) -> list[str]:
     """The Gradescope autograder zip; returns the names it holds."""
     known = {s.id for s in spec.load_all(root)}
@@ -183,5 +207,5 @@ def make_zip(out: Path, cfg: AutograderConfig, root: Path = ROOT) -> list[str]:
             info = zipfile.ZipInfo.from_file(root / name, f"tilelab/{name}")
             info.external_attr = (mode & 0xFFFF) << 16
             info.compress_type = zipfile.ZIP_DEFLATED
-            z.writestr(info, (root / name).read_bytes())
+            z.writestr(info, _starter_at_level(root, name, cfg.starter_level) or (root / name).read_bytes())
         return z.namelist()

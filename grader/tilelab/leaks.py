@@ -20,6 +20,7 @@ import io
 import json
 import lzma
 import re
+import tomllib
 import tarfile
 import zipfile
 from dataclasses import dataclass, field
@@ -50,6 +51,16 @@ class Secrets:
     solutions: dict[str, str] = field(default_factory=dict)        # stage -> solution text
     solution_lines: dict[str, set[str]] = field(default_factory=dict)
     seeds: set[str] = field(default_factory=set)
+    answer_formulas: dict[str, set[str]] = field(default_factory=dict)   # stage -> its key's formulas (quiz.py)
+
+
+def answer_formulas(text: str) -> set[str]:
+    """The formulas of an answer key (solutions/<stage>/questions-key.toml), whitespace-normalised."""
+    try:
+        key = tomllib.loads(text).get("answer", {})
+    except tomllib.TOMLDecodeError:
+        return set()
+    return {" ".join(str(v).split()) for v in key.values() if len(str(v).strip()) > 3}
 
 
 def _code_lines(text: str) -> set[str]:
@@ -96,7 +107,8 @@ def grading_seeds(root: Path) -> set[str]:
 
 def secrets_of(root: Path) -> Secrets:
     sols = {p.parent.name: p.read_text() for p in sorted((root / "solutions").glob("*/matmul.cu"))}
-    return Secrets(sols, {s: solution_lines(t) for s, t in sols.items()}, grading_seeds(root))
+    keys = {p.parent.name: answer_formulas(p.read_text()) for p in sorted((root / "solutions").glob("*/questions-key.toml"))}
+    return Secrets(sols, {s: solution_lines(t) for s, t in sols.items()}, grading_seeds(root), keys)
 
 
 def _text_leaks(name: str, text: str, secrets: Secrets) -> list[str]:
@@ -115,6 +127,12 @@ def _text_leaks(name: str, text: str, secrets: Secrets) -> list[str]:
             set_here |= _autograder_seed(text)
         if set_here:
             found.append(f"{name} sets a grading seed ({len(set_here)} value(s))")
+    flat = " ".join(text.split())
+    for stage, formulas in secrets.answer_formulas.items():
+        held = [f for f in formulas if f in flat]
+        if formulas and len(held) >= min(2, len(formulas)):
+            found.append(f"{name} holds {len(held)} of the {len(formulas)} answer formulas of {stage} "
+                         "(solutions/{stage}/questions-key.toml: answers never ship)".replace("{stage}", stage))
     lines = _code_lines(text)
     for stage, sol in secrets.solutions.items():
         own = secrets.solution_lines[stage]

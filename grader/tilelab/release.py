@@ -48,7 +48,8 @@ DOCS = {"docs/grading.md": "the correctness rule, the checks, what each verdict 
         "docs/timing.md": "how kernels are timed, and the GFLOP/s, % of reference and % of cuBLAS columns",
         "docs/emulator.md": "the CPU emulator: what it runs, what it finds, what it cannot do",
         "docs/stage-spec.md": "the `stage.toml` schema: datasets, hidden-dataset rules, thresholds, points",
-        "docs/performance.md": "measured performance of the reference kernels and cuBLAS"}
+        "docs/performance.md": "measured performance of the reference kernels and cuBLAS",
+        "docs/chapter-map.md": "each section, figure and exercise of the book's chapter, and where the kit teaches or checks it"}
 
 
 @dataclass
@@ -202,8 +203,10 @@ def _copy(name: str, root: Path, dst: Path, rel: Release) -> None:
         shutil.copy2(root / name, dst)
 
 
-def make(out: Path, root: Path = ROOT, force: bool = False) -> Release:
-    """Write the student repository to out; with problems (rel.problems), write nothing there."""
+def make(out: Path, root: Path = ROOT, force: bool = False, starter_level: str = "guided") -> Release:
+    """Write the student repository to out; with problems (rel.problems), write nothing there.
+    starter_level: the TODOs of the shipped starters (starter.py): "guided" (the kit's starter/,
+    step by step) or "bare" (one line per TODO on the goal), both made from the one solution."""
     out = Path(out).absolute()
     if Path(root).resolve().is_relative_to(out.resolve()):
         raise FileExistsError(f"{out} holds the kit itself: release into a folder outside it")
@@ -220,6 +223,10 @@ def make(out: Path, root: Path = ROOT, force: bool = False) -> Release:
             if shipped(name):
                 _copy(name, root, stage_dir / name, rel)
                 rel.files.append(name)
+        if starter_level != "guided":
+            from . import starter
+            starter.generate(root, level=starter_level, out=stage_dir / "starter")
+            rel.changed += [f"starter/{s}/matmul.cu" for s in starter.stages(root)]
         (stage_dir / "README.md").write_text(student_readme(stage_dir, root))
         rel.changed.append("README.md")
         if "README.md" not in rel.files:

@@ -16,6 +16,10 @@ from pathlib import Path
 from . import ROOT
 
 APIS = ("square", "rect")
+# gridDim.y is at most 65,535 blocks, and every kernel of the kit puts the rows of P on y: the
+# handouts promise J <= 65,535 x the rows of P one block covers (the stage's `tile`), and no
+# dataset may ask for more (docs/stage-spec.md).
+MAX_GRID_Y = 65535
 DISTRIBUTIONS = ("normal", "uniform", "integer")
 BASES = ("reference", "cublas")
 UNEARNABLE = ("exclude", "keep")
@@ -85,10 +89,12 @@ class Points:
     # dataset where it was found: None takes all of that dataset's correctness points, a number
     # takes that many (at most what the dataset earned), 0 takes nothing.
     safety_penalty: float | None = None
+    # Shared equally by the stage's graded questions (questions.toml, answered in answers.toml).
+    questions: float = 0.0
 
     @property
     def total(self) -> float:
-        return self.public + self.hidden + self.host_function + self.performance
+        return self.public + self.hidden + self.host_function + self.performance + self.questions
 
 
 @dataclass(frozen=True)
@@ -238,8 +244,9 @@ def _points(table, where: str) -> Points:
                         f"points) or a number of points >= 0 per dataset, got {penalty!r}")
     else:
         penalty = float(penalty)
+    questions = t.get("questions", float, 0.0, at_least=0)
     t.done()
-    return Points(*shares, unearnable=unearnable, safety_penalty=penalty)
+    return Points(*shares, unearnable=unearnable, safety_penalty=penalty, questions=questions)
 
 
 def _timeouts(table, where: str) -> dict[str, int]:
@@ -269,6 +276,16 @@ def load(path: Path) -> Stage:
         raise SpecError(f"{where}: dataset names must be unique: {names}")
     hidden = _hidden(doc.get("hidden", dict), f"{where} [hidden]") if "hidden" in doc.table else None
     doc.taken.add("hidden")
+    tile = s.get("tile", int, 16, at_least=1)
+    rows = MAX_GRID_Y * tile
+    for d in datasets:
+        if d.J > rows:
+            raise SpecError(f"{where} [[dataset]] '{d.name}': J = {d.J} rows need more than {MAX_GRID_Y} blocks "
+                            f"in the grid's y dimension (at most {rows} rows with tile {tile}): "
+                            "the handouts promise no more")
+    if hidden and hidden.max > rows:
+        raise SpecError(f"{where} [hidden]: max = {hidden.max} is past the {rows} rows the grid's y "
+                        f"dimension can cover ({MAX_GRID_Y} blocks)")
 
     stage = Stage(
         id=s.get("id", str),
@@ -276,7 +293,7 @@ def load(path: Path) -> Stage:
         book=s.get("book", str, ""),
         api=api,
         host_function=s.get("host_function", bool, False),
-        tile=s.get("tile", int, 16, at_least=1),
+        tile=tile,
         datasets=datasets,
         hidden=hidden,
         performance=_performance(doc.get("performance", dict), names, f"{where} [performance]"),

@@ -21,6 +21,7 @@
 // Thread (Row, Col) computes P[Row][Col], the dot product of row Row of M and column Col of N.
 __global__ void MatrixMulKernel(const float* M, const float* N, float* P, int Width) {
     // BEGIN SOLUTION: compute Row (from the y dimension) and Col (from x); if both lie inside P, set P[Row][Col] to the dot product of row Row of M and column Col of N
+    // GOAL: each thread computes its one element of P, if that element exists
     int Row = blockIdx.y * blockDim.y + threadIdx.y;
     int Col = blockIdx.x * blockDim.x + threadIdx.x;
     if (Row < Width && Col < Width) {
@@ -36,6 +37,7 @@ __global__ void MatrixMulKernel(const float* M, const float* N, float* P, int Wi
 // M, N, P are device pointers. Launches one thread per element of P and returns (asynchronously).
 void launch_matmul(const float* M, const float* N, float* P, int Width) {
     // BEGIN SOLUTION: use BLOCK_WIDTH x BLOCK_WIDTH blocks and enough of them to cover every element of P (ceiling division)
+    // GOAL: launch one thread per element of P
     dim3 dimBlock(BLOCK_WIDTH, BLOCK_WIDTH);
     dim3 dimGrid((Width + BLOCK_WIDTH - 1) / BLOCK_WIDTH, (Width + BLOCK_WIDTH - 1) / BLOCK_WIDTH);
     // STARTER: dim3 dimBlock(1, 1);
@@ -50,6 +52,7 @@ void matmul_host(const float* M_h, const float* N_h, float* P_h, int Width) {
     size_t size = (size_t)Width * Width * sizeof(float);
     float *M_d = nullptr, *N_d = nullptr, *P_d = nullptr;
     // BEGIN SOLUTION: allocate M_d, N_d, P_d; copy M_h and N_h to the device; call launch_matmul and check the launch; copy P_d back to P_h; free all three (wrap every call in CUDA_CHECK)
+    // GOAL: run the kernel on host matrices: device memory, copies both ways, launch, clean-up
     CUDA_CHECK(cudaMalloc((void**)&M_d, size));
     CUDA_CHECK(cudaMalloc((void**)&N_d, size));
     CUDA_CHECK(cudaMalloc((void**)&P_d, size));

@@ -20,6 +20,7 @@ __global__ void MatrixMulKernel(const float* M, const float* N, float* P, int Wi
 
     // Identify the row and column of the P element to work on.
     // BEGIN SOLUTION: compute Row (from by and ty) and Col (from bx and tx), the element of P this thread computes
+    // GOAL: find the element of P this thread computes
     int Row = by * TILE_WIDTH + ty;
     int Col = bx * TILE_WIDTH + tx;
     // STARTER: int Row = 0;
@@ -30,6 +31,7 @@ __global__ void MatrixMulKernel(const float* M, const float* N, float* P, int Wi
     // Loop over the M and N tiles required to compute the P element.
     float Pvalue = 0;
     // BEGIN SOLUTION: one phase per tile (ph = 0 .. Width/TILE_WIDTH-1): load M[Row][ph*TILE_WIDTH+tx] into Mds[ty][tx] and N[ph*TILE_WIDTH+ty][Col] into Nds[ty][tx]; __syncthreads() so the whole tile is loaded; add Mds[ty][k]*Nds[k][tx] for k = 0 .. TILE_WIDTH-1 to Pvalue; __syncthreads() again before the next phase overwrites the tiles
+    // GOAL: accumulate the dot product tile by tile through shared memory
     for (int ph = 0; ph < Width / TILE_WIDTH; ++ph) {
         // Collaborative loading of the M and N tiles into shared memory
         Mds[ty][tx] = M[Row * Width + ph * TILE_WIDTH + tx];
@@ -45,6 +47,7 @@ __global__ void MatrixMulKernel(const float* M, const float* N, float* P, int Wi
     // END SOLUTION
 
     // BEGIN SOLUTION: store Pvalue in P[Row][Col]
+    // GOAL: write the result
     P[Row * Width + Col] = Pvalue;
     // STARTER: (void)P; (void)Row; (void)Col; (void)Pvalue;
     // END SOLUTION
@@ -54,6 +57,7 @@ __global__ void MatrixMulKernel(const float* M, const float* N, float* P, int Wi
 // one TILE_WIDTH x TILE_WIDTH block per tile of P, and returns (asynchronously).
 void launch_matmul(const float* M, const float* N, float* P, int Width) {
     // BEGIN SOLUTION: use TILE_WIDTH x TILE_WIDTH blocks (the block must match the tiles) and enough of them to cover P (ceiling division, in x for columns and y for rows)
+    // GOAL: launch one thread per element of P, in blocks that match the tiles
     dim3 dimBlock(TILE_WIDTH, TILE_WIDTH);
     dim3 dimGrid((Width + TILE_WIDTH - 1) / TILE_WIDTH, (Width + TILE_WIDTH - 1) / TILE_WIDTH);
     // STARTER: dim3 dimBlock(1, 1);

@@ -20,6 +20,7 @@ __global__ void MatrixMulKernel(const float* M, const float* N, float* P, int Wi
 
     // Identify the row and column of the P element to work on.
     // BEGIN SOLUTION: compute Row (from by and ty) and Col (from bx and tx), the element of P this thread computes (it may lie outside P: do not return early, the thread is still needed to load tiles)
+    // GOAL: find the element of P this thread computes (it may be outside P)
     int Row = by * TILE_WIDTH + ty;
     int Col = bx * TILE_WIDTH + tx;
     // STARTER: int Row = 0;
@@ -30,6 +31,7 @@ __global__ void MatrixMulKernel(const float* M, const float* N, float* P, int Wi
     // Loop over the M and N tiles required to compute the P element.
     float Pvalue = 0;
     // BEGIN SOLUTION: one phase per tile, rounded up (ceiling division of Width by TILE_WIDTH); load M[Row][ph*TILE_WIDTH+tx] into Mds[ty][tx] only if that element is inside M, else store 0.0f; likewise N[ph*TILE_WIDTH+ty][Col] into Nds[ty][tx], else 0.0f; __syncthreads(); add the TILE_WIDTH products Mds[ty][k]*Nds[k][tx]; __syncthreads() -- every thread reaches both barriers in every phase
+    // GOAL: accumulate the dot product tile by tile for any Width
     for (int ph = 0; ph < (Width + TILE_WIDTH - 1) / TILE_WIDTH; ++ph) {
         // Collaborative loading of the M and N tiles, with zeros outside the matrices
         if (Row < Width && ph * TILE_WIDTH + tx < Width)
@@ -51,6 +53,7 @@ __global__ void MatrixMulKernel(const float* M, const float* N, float* P, int Wi
     // END SOLUTION
 
     // BEGIN SOLUTION: store Pvalue in P[Row][Col] only if Row and Col both lie inside P
+    // GOAL: write the result where it belongs to P
     if (Row < Width && Col < Width)
         P[Row * Width + Col] = Pvalue;
     // STARTER: (void)P; (void)Width; (void)Row; (void)Col; (void)Pvalue;
@@ -61,6 +64,7 @@ __global__ void MatrixMulKernel(const float* M, const float* N, float* P, int Wi
 // P, the last row and column of tiles possibly partial, and returns (asynchronously).
 void launch_matmul(const float* M, const float* N, float* P, int Width) {
     // BEGIN SOLUTION: use TILE_WIDTH x TILE_WIDTH blocks and enough of them to cover every element of P, including a partial last tile (ceiling division, in x for columns and y for rows)
+    // GOAL: launch enough blocks for any Width
     dim3 dimBlock(TILE_WIDTH, TILE_WIDTH);
     dim3 dimGrid((Width + TILE_WIDTH - 1) / TILE_WIDTH, (Width + TILE_WIDTH - 1) / TILE_WIDTH);
     // STARTER: dim3 dimBlock(1, 1);

@@ -19,6 +19,7 @@ __global__ void MatrixMulKernel(const float* M, const float* N, float* P, int J,
 
     // Identify the row and column of the P element to work on.
     // BEGIN SOLUTION: compute Row (from by and ty; a row of M and P) and Col (from bx and tx; a column of N and P)
+    // GOAL: find the element of P this thread computes
     int Row = by * TILE_WIDTH + ty;
     int Col = bx * TILE_WIDTH + tx;
     // STARTER: int Row = 0;
@@ -29,6 +30,7 @@ __global__ void MatrixMulKernel(const float* M, const float* N, float* P, int J,
     // Loop over the M and N tiles required to compute the P element.
     float Pvalue = 0;
     // BEGIN SOLUTION: one phase per tile along K, rounded up; load M[Row][ph*TILE_WIDTH+tx] (M has J rows of K elements) into Mds[ty][tx] if inside M, else 0.0f; load N[ph*TILE_WIDTH+ty][Col] (N has K rows of L elements) into Nds[ty][tx] if inside N, else 0.0f; __syncthreads(); add the TILE_WIDTH products Mds[ty][k]*Nds[k][tx]; __syncthreads()
+    // GOAL: accumulate the dot product tile by tile for a J x K times K x L product
     for (int ph = 0; ph < (K + TILE_WIDTH - 1) / TILE_WIDTH; ++ph) {
         // Collaborative loading of the M and N tiles, with zeros outside the matrices
         if (Row < J && ph * TILE_WIDTH + tx < K)
@@ -50,6 +52,7 @@ __global__ void MatrixMulKernel(const float* M, const float* N, float* P, int J,
     // END SOLUTION
 
     // BEGIN SOLUTION: store Pvalue in P[Row][Col] (P has J rows of L elements) only if the element lies inside P
+    // GOAL: write the result where it belongs to P
     if (Row < J && Col < L)
         P[Row * L + Col] = Pvalue;
     // STARTER: (void)P; (void)J; (void)L; (void)Row; (void)Col; (void)Pvalue;
@@ -60,6 +63,7 @@ __global__ void MatrixMulKernel(const float* M, const float* N, float* P, int J,
 // TILE_WIDTH x TILE_WIDTH block per tile of P and returns (asynchronously).
 void launch_matmul(const float* M, const float* N, float* P, int J, int K, int L) {
     // BEGIN SOLUTION: use TILE_WIDTH x TILE_WIDTH blocks and enough of them to cover the J x L elements of P (ceiling division: x covers the L columns, y the J rows)
+    // GOAL: launch enough blocks for a J x L result
     dim3 dimBlock(TILE_WIDTH, TILE_WIDTH);
     dim3 dimGrid((L + TILE_WIDTH - 1) / TILE_WIDTH, (J + TILE_WIDTH - 1) / TILE_WIDTH);
     // STARTER: dim3 dimBlock(1, 1);

@@ -25,6 +25,7 @@ __global__ void MatrixMulKernel(const float* M, const float* N, float* P, int J,
     int tx = threadIdx.x, ty = threadIdx.y;
 
     // BEGIN SOLUTION: compute Row, and colStart (the first of this thread's COARSE_FACTOR columns: the block covers TILE_WIDTH * COARSE_FACTOR columns, and column c of the thread is colStart + c * TILE_WIDTH); set the COARSE_FACTOR partial sums to 0
+    // GOAL: find this thread's row and its COARSE_FACTOR columns of P; start its sums
     int Row = by * TILE_WIDTH + ty;
     int colStart = bx * TILE_WIDTH * COARSE_FACTOR + tx;
     float Pvalue[COARSE_FACTOR];
@@ -32,6 +33,7 @@ __global__ void MatrixMulKernel(const float* M, const float* N, float* P, int J,
     // END SOLUTION
 
     // BEGIN SOLUTION: the phase loop over K: load the tile of M into Mds and the COARSE_FACTOR tiles of N into Nds (tile c at Nds + c * TILE_WIDTH^2), 0 outside the matrices; synchronise; for each k read Mds[ty][k] once and add its products with the COARSE_FACTOR values Nds_c[k][tx]; synchronise
+    // GOAL: accumulate every sum tile by tile, loading each tile of M once for all of them
     for (int ph = 0; ph < (K + TILE_WIDTH - 1) / TILE_WIDTH; ++ph) {
         int mCol = ph * TILE_WIDTH + tx;
         Mds[ty * TILE_WIDTH + tx] = (Row < J && mCol < K) ? M[(size_t)Row * K + mCol] : 0.0f;
@@ -52,6 +54,7 @@ __global__ void MatrixMulKernel(const float* M, const float* N, float* P, int J,
     // END SOLUTION
 
     // BEGIN SOLUTION: store the COARSE_FACTOR results, each only where it lies inside P
+    // GOAL: write the results that belong to P
     for (int c = 0; c < COARSE_FACTOR; ++c) {
         int Col = colStart + c * TILE_WIDTH;
         if (Row < J && Col < L) {
@@ -67,6 +70,7 @@ static int chooseTileWidth() {
     static int chosen = 0;
     if (chosen == 0) {
         // BEGIN SOLUTION: read the device properties (cudaGetDevice, cudaGetDeviceProperties) and choose the largest tile width in {32, 16, 8} with (1 + COARSE_FACTOR) * TILE_WIDTH^2 floats <= sharedMemPerBlock and TILE_WIDTH^2 <= maxThreadsPerBlock
+        // GOAL: pick a tile width the device can hold
         int device = 0;
         cudaDeviceProp prop;
         if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
@@ -91,6 +95,7 @@ static int chooseTileWidth() {
 void launch_matmul(const float* M, const float* N, float* P, int J, int K, int L) {
     int tile = chooseTileWidth();
     // BEGIN SOLUTION: the grid (ceiling division: columns covered by TILE_WIDTH * COARSE_FACTOR per block) and the dynamic shared memory size (the tile of M and the COARSE_FACTOR tiles of N)
+    // GOAL: launch the grid with its dynamic shared memory
     int colsPerBlock = tile * COARSE_FACTOR;
     dim3 dimGrid((L + colsPerBlock - 1) / colsPerBlock, (J + tile - 1) / tile);
     size_t shared = (1 + COARSE_FACTOR) * (size_t)tile * tile * sizeof(float);

@@ -31,6 +31,7 @@ __device__ __forceinline__ int seg_col(int l, int cols) { return ((threadIdx.x +
 // they are all in range and aligned (vec), element by element otherwise; 0 outside A.
 __device__ __forceinline__ float4 load4(const float* __restrict__ A, int rows, int cols, int r, int c, bool vec) {
     // BEGIN SOLUTION: return A[r][c .. c+3] as a float4: one vector load when vec and all four lie inside A, else element by element with 0.0f outside
+    // GOAL: read four consecutive floats, safely at the edges
     if (vec && r < rows && c + 3 < cols) return *reinterpret_cast<const float4*>(&A[(size_t)r * cols + c]);
     float4 v;
     v.x = (r < rows && c + 0 < cols) ? A[(size_t)r * cols + c + 0] : 0.0f;
@@ -58,6 +59,7 @@ __device__ __forceinline__ Fragment load_phase(const float* __restrict__ M, cons
 // column of the M tile as contiguous float4s; N as it is (Nds[k][col]).
 __device__ __forceinline__ void store_phase(const Fragment& f, float (*Mds)[BM], float (*Nds)[BN]) {
     // BEGIN SOLUTION: store the fragment: each M segment transposed into Mds[k][row] (4 stores), each N segment as one float4 into Nds[k][col]
+    // GOAL: store one thread's fragment of the tiles into shared memory
 #pragma unroll
     for (int l = 0; l < LOADS_M; ++l) {
         const int r = seg_row(l, BK), c = seg_col(l, BK);
@@ -87,6 +89,7 @@ MatrixMulKernel(const float* __restrict__ M, const float* __restrict__ N, float*
     float acc[TM][TN] = {};
 
     // BEGIN SOLUTION: the phase loop: load the first tiles into buffer 0; in each phase, prefetch the next tiles into registers, multiply the current buffer's tiles into acc (outer products of a column of Mds and a row of Nds), store the prefetched tiles into the other buffer, one __syncthreads() per phase
+    // GOAL: accumulate the 8 x 8 outputs, overlapping the next loads with the arithmetic
     store_phase(load_phase(M, N, J, K, L, bm, bn, 0, vec), Mds[0], Nds[0]);
     __syncthreads();
     const int phases = (K + BK - 1) / BK;
@@ -113,6 +116,7 @@ MatrixMulKernel(const float* __restrict__ M, const float* __restrict__ N, float*
     // END SOLUTION
 
     // BEGIN SOLUTION: store acc to P: row (i < 4 ? ty*4 + i : 64 + ty*4 + i - 4), column likewise from tx, as float4 where the 4 columns are in range and aligned, element by element otherwise
+    // GOAL: write the 8 x 8 outputs that belong to P
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
         const int row = bm + (i < 4 ? ty * 4 + i : 64 + ty * 4 + (i - 4));

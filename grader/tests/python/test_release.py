@@ -222,3 +222,24 @@ def test_a_kit_inside_another_checkout_is_walked_not_read_from_that_checkout(tmp
     (kit / "grader").mkdir(parents=True)
     (kit / "grader" / "cli.py").write_text("print()\n")
     assert release.source_files(kit) == ["grader/cli.py"]
+
+
+def test_the_instructor_picks_the_bare_starter_level(tmp_path):
+    rel = release.make(tmp_path / "bare", starter_level="bare")
+    assert rel.ok, rel.problems
+    text = (rel.out / "starter" / "02-tiled" / "matmul.cu").read_text()
+    assert "bare level" in text and "Mds[ty][tx]" not in text.split("TODO (2)")[1].split("\n")[0]
+    assert text != (ROOT / "starter" / "02-tiled" / "matmul.cu").read_text()
+
+
+def test_no_answer_key_ships(out):
+    assert not list(out.rglob("questions-key.toml"))
+    assert (out / "assignments" / "02-tiled" / "questions.toml").exists()
+
+
+def test_the_zip_carries_the_configured_starter_level(kit, tmp_path):
+    z = tmp_path / "ag.zip"
+    gradescope.make_zip(z, gradescope.AutograderConfig(starter_level="bare"), root=kit)
+    with zipfile.ZipFile(z) as f:
+        assert "bare level" in f.read("tilelab/starter/01-basic/matmul.cu").decode()
+        assert f.read("tilelab/solutions/01-basic/questions-key.toml")   # the autograder grades the questions

@@ -78,3 +78,15 @@ def test_datasets_the_backend_does_not_check_share_out_their_points():
     public_pts = sum(c.points for c in s.checks if c.check == "emu" and c.verdict == "pass"
                      and c.dataset != "matmul_host")
     assert public_pts == pytest.approx(STAGE.points.public)
+
+
+def test_the_host_check_shows_the_transfer_costs_of_the_largest_dataset():
+    r = _results()
+    big = max(STAGE.correctness_datasets, key=lambda d: d.J * d.K * d.L)
+    r[f"solution.01-basic.{big.name}.correct"]["host"]["timing"] = {
+        "alloc_ms": 0.5, "copy_in_ms": 3.0, "kernel_ms": 4.0, "copy_out_ms": 1.5, "free_ms": 0.1, "matmul_host_ms": 9.2}
+    host = next(c for c in score_stage(STAGE, "solution", r).checks if c.dataset == "matmul_host")
+    assert f"on {big.name}: matmul_host 9.20 ms" in host.message
+    assert "copies in 3.00 ms, kernel 4.00 ms, copy out 1.50 ms (the copies: 50% of it)" in host.message
+    plain = next(c for c in score_stage(STAGE, "solution", _results()).checks if c.dataset == "matmul_host")
+    assert "matmul_host" in plain.message and "copies in" not in plain.message

@@ -70,6 +70,10 @@ def test_good_spec_loads(tmp_path):
     ("performance = 1", 'performance = 1\nsafety_penalty = "all"', "'safety_penalty' must be"),
     ("performance = 1", "performance = 1\nsafety_penalty = -2", "'safety_penalty' must be"),
     ("performance = 1", "performance = 1\nsafety_penality = 2", "unknown key"),
+    ("performance = 1", "performance = 1\nquestions = -1", "'questions' must be"),
+    # gridDim.y is at most 65,535 blocks: 65,535 x 16 rows is the most a dataset may have
+    ("width = 4", "width = 1048561", "more than 65535 blocks"),
+    ("[points]", "[hidden]\nrule = 'r'\ncount = 1\nmin = 1\nmax = 1048561\n[points]", "past the 1048560 rows"),
 ])
 def test_bad_spec_is_a_clear_error(tmp_path, old, new, msg):
     with pytest.raises(spec.SpecError, match=msg):
@@ -152,3 +156,15 @@ def test_defaults_are_filled_in(tmp_path):
     assert (s.performance.basis, s.performance.min_runs, s.performance.max_runs,
             s.performance.target_rel_stderr) == ("reference", 30, 200, 0.01)
     assert (s.hidden.avoid_multiple_of, s.hidden.multiple_of, s.hidden.distribution) == (0, 1, "normal")
+
+
+def test_the_grid_y_limit_admits_exactly_65535_tiles_of_rows(tmp_path):
+    ok = GOOD.replace('api = "square"', 'api = "rect"\ntile = 16').replace("width = 4", "shape = [1048560, 1, 1]")
+    assert spec.load(_write(tmp_path, ok)).dataset("a").J == 65535 * 16
+    with pytest.raises(spec.SpecError, match="more than 65535 blocks"):
+        spec.load(_write(tmp_path, ok.replace("1048560", "1048561")))
+
+
+def test_questions_points_load_and_count_in_the_total(tmp_path):
+    s = spec.load(_write(tmp_path, GOOD.replace("performance = 1", "performance = 1\nquestions = 10")))
+    assert s.points.questions == 10 and s.points.total == 12

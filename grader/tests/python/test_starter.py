@@ -57,3 +57,52 @@ def test_no_solution_code_leaks_into_any_starter():
 def test_marker_errors_name_the_line(src, msg):
     with pytest.raises(starter.MarkerError, match=msg):
         starter.make_starter(src)
+
+
+def _code(text: str) -> list[str]:
+    """The lines the compiler sees (the generator writes only whole-line // comments)."""
+    return [ln for ln in text.splitlines() if not ln.lstrip().startswith("//")]
+
+
+@needs_solutions
+@pytest.mark.parametrize("stage", starter.stages(ROOT) if (ROOT / "solutions").exists() else [])
+def test_the_bare_level_is_the_guided_code_with_one_line_goals(stage):
+    """Both levels come from the one solution and differ only in their TODO comments: the compiler
+    sees the same code, so the bare level fails every check the guided starter's CTest checks
+    (starter.<stage>.*, run with TILELAB_STARTER_EXPECT_FAIL) show it fails."""
+    sol = (ROOT / "solutions" / stage / "matmul.cu").read_text()
+    guided, bare = starter.make_starter(sol, level="guided"), starter.make_starter(sol, level="bare")
+    assert guided == (ROOT / "starter" / stage / "matmul.cu").read_text()
+    assert _code(bare) == _code(guided)
+    todos = [ln for ln in bare.splitlines() if "// TODO (" in ln]
+    assert len(todos) == sol.count("// BEGIN SOLUTION")
+    assert all(len(ln) <= starter.WIDTH for ln in todos)
+    assert not [ln for ln in bare.splitlines() if ln.lstrip().startswith("//   ")], "a bare TODO runs past one line"
+    assert bare != guided
+
+
+def test_bare_level_needs_a_goal_and_guided_hides_it():
+    src = "int f() {\n    // BEGIN SOLUTION: return 42, the answer\n    // GOAL: return the answer\n    return 42;\n" \
+          "    // STARTER: return 0;\n    // END SOLUTION\n}\n"
+    assert "// TODO (1): return the answer\n" in starter.make_starter(src, level="bare")
+    guided = starter.make_starter(src)
+    assert "GOAL" not in guided and "return the answer\n" not in guided and "TODO (1): return 42" in guided
+    with pytest.raises(starter.MarkerError, match="GOAL"):
+        starter.make_starter(src.replace("    // GOAL: return the answer\n", ""), level="bare")
+
+
+@needs_solutions
+def test_a_stage_begins_from_the_students_previous_kernel(tmp_path):
+    for s in ("01-basic", "02-tiled"):
+        (tmp_path / s).mkdir()
+        (tmp_path / s / "matmul.cu").write_text((ROOT / "starter" / s / "matmul.cu").read_text())
+    mine = "// my own 01 kernel\n__global__ void k() {}\n"
+    (tmp_path / "01-basic" / "matmul.cu").write_text(mine)
+    msg = starter.from_previous(tmp_path, "02-tiled")
+    out = (tmp_path / "02-tiled" / "matmul.cu").read_text()
+    assert out.endswith(mine) and "Stage 02-tiled" in out and "matmul.cu.orig" in msg
+    assert (tmp_path / "02-tiled" / "matmul.cu.orig").read_text() == (ROOT / "starter" / "02-tiled" / "matmul.cu").read_text()
+    with pytest.raises(starter.MarkerError, match="already begun"):
+        starter.from_previous(tmp_path, "02-tiled")
+    with pytest.raises(starter.MarkerError, match="after the first"):
+        starter.from_previous(tmp_path, "01-basic")

@@ -1,0 +1,163 @@
+"""Graded questions (quiz.py): numbers vary with the student's code, right and wrong answers are
+scored so, a missing or broken answers.toml is a clear zero, and the answer key never ships."""
+
+import pytest
+
+from tilelab import ROOT, leaks, quiz, spec
+
+# The answer keys are instructor material: in the student repository there is nothing to grade with.
+pytestmark = pytest.mark.skipif(not (ROOT / "solutions").exists(), reason="needs the instructor's answer keys")
+
+STAGES = [s for s in spec.load_all(ROOT) if (ROOT / "assignments" / s.id / "questions.toml").exists()]
+DEVICE = {"regs_per_sm": 65536, "max_threads_per_sm": 2048}   # an H100/H200 as the runner reports it
+
+
+def _right_answers(stage, code):
+    key = quiz.load_key(stage.id)
+    return {q.id: quiz.expected(quiz.draw(q, code, stage.id), key[q.id], DEVICE)
+            for q in quiz.load_questions(ROOT / "assignments" / stage.id)}
+
+
+def _write(tmp_path, stage, code, answers):
+    p = tmp_path / stage.id / quiz.ANSWERS
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(quiz.render(stage.id, code, answers))
+    return p
+
+
+def test_stages_01_to_05_have_questions_and_points():
+    assert [s.id for s in STAGES] == ["01-basic", "02-tiled", "03-boundary", "04-rectangular", "05-coarsened"]
+    for s in STAGES:
+        assert s.points.questions > 0, s.id
+
+
+@pytest.mark.parametrize("stage", STAGES, ids=lambda s: s.id)
+def test_two_codes_give_different_numbers(stage):
+    qs = [q for q in quiz.load_questions(ROOT / "assignments" / stage.id) if q.draw]
+    assert qs, f"{stage.id} has no question with drawn numbers"
+    a = [quiz.draw(q, quiz.code_for("seed-1", "ann@uni.edu"), stage.id).values for q in qs]
+    b = [quiz.draw(q, quiz.code_for("seed-1", "bob@uni.edu"), stage.id).values for q in qs]
+    assert a != b
+    # and the same student gets the same numbers every time
+    assert a == [quiz.draw(q, quiz.code_for("seed-1", "ann@uni.edu"), stage.id).values for q in qs]
+
+
+@pytest.mark.parametrize("stage", STAGES, ids=lambda s: s.id)
+def test_every_question_varies_or_shuffles_and_its_key_evaluates(stage):
+    key = quiz.load_key(stage.id)
+    for q in quiz.load_questions(ROOT / "assignments" / stage.id):
+        assert q.id in key, f"{stage.id}: no key for {q.id}"
+        shown = {(quiz.draw(q, f"c{i}", stage.id).text, tuple(quiz.draw(q, f"c{i}", stage.id).shown_choices))
+                 for i in range(40)}
+        assert len(shown) > 1, f"{stage.id}/{q.id}: every student sees the same question"
+        for i in range(40):   # every draw has an answer: a number, or one of the choices' letters
+            want = quiz.expected(quiz.draw(q, f"c{i}", stage.id), key[q.id], DEVICE)
+            assert want in quiz.LETTERS[:len(q.choices)] if q.kind == "choice" else isinstance(want, float)
+
+
+@pytest.mark.parametrize("stage", STAGES, ids=lambda s: s.id)
+def test_right_answers_earn_every_point_and_wrong_ones_none(stage, tmp_path):
+    right = _right_answers(stage, "abc")
+    checks = quiz.score(stage, "submission", _write(tmp_path, stage, "abc", right), 10, None, DEVICE)
+    assert [c.verdict for c in checks] == ["pass"] * len(right)
+    assert sum(c.points for c in checks) == pytest.approx(10)
+    wrong = {k: (v * 3 + 1 if isinstance(v, float) else "z") for k, v in right.items()}
+    checks = quiz.score(stage, "submission", _write(tmp_path, stage, "abc", wrong), 10, None, DEVICE)
+    assert [c.verdict for c in checks] == ["wrong"] * len(right)
+    assert sum(c.points for c in checks) == 0 and sum(c.max_points for c in checks) == pytest.approx(10)
+
+
+def test_a_wrong_choice_letter_is_wrong(tmp_path):
+    stage = STAGES[1]
+    right = _right_answers(stage, "abc")
+    qid = "occupancy-limit"
+    other = next(x for x in "abcd" if x != right[qid])
+    checks = quiz.score(stage, "s", _write(tmp_path, stage, "abc", {**right, qid: other}), 10, None, DEVICE)
+    assert {c.dataset: c.verdict for c in checks}[qid] == "wrong"
+    assert sum(c.verdict == "pass" for c in checks) == len(right) - 1
+
+
+def test_answers_for_another_students_code_are_graded_against_ones_own(tmp_path):
+    stage = STAGES[1]
+    mine, theirs = quiz.code_for("s", "ann"), quiz.code_for("s", "bob")
+    copied = _write(tmp_path, stage, theirs, _right_answers(stage, theirs))
+    checks = quiz.score(stage, "s", copied, 10, mine, DEVICE)
+    drawn = [c for c in checks if quiz.load_questions(ROOT / "assignments" / stage.id)]
+    assert sum(c.points for c in drawn) < 10
+    assert any(mine in c.message for c in checks if c.verdict == "wrong")
+
+
+def test_missing_answers_give_zero_and_say_how_to_write_them(tmp_path):
+    stage = STAGES[0]
+    checks = quiz.score(stage, "s", tmp_path / "none" / quiz.ANSWERS, 10)
+    assert checks and all(c.verdict == "missing" and c.points == 0 and c.max_points > 0 for c in checks)
+    assert "./tilelab quiz 01-basic" in checks[0].message
+
+
+@pytest.mark.parametrize("text", ["code = \n[answers", "answers = 3\n", "\x00\xff garbage = = ="])
+def test_malformed_answers_give_zero_with_the_reason(tmp_path, text):
+    stage = STAGES[0]
+    p = tmp_path / quiz.ANSWERS
+    p.write_text(text)
+    checks = quiz.score(stage, "s", p, 10)
+    assert checks and all(c.verdict == "bad_input" and c.points == 0 for c in checks)
+    assert "01-basic/answers.toml" in checks[0].message
+
+
+def test_a_non_numeric_answer_is_wrong_not_a_crash(tmp_path):
+    stage = STAGES[0]
+    p = tmp_path / quiz.ANSWERS
+    p.write_text('code = "x"\n[answers]\nbasic-bound = "lots"\ngrid-y-limit = [1, 2]\nbound-ex9 = 3\n')
+    verdicts = {c.dataset: c.verdict for c in quiz.score(stage, "s", p, 10)}
+    assert verdicts["basic-bound"] == verdicts["grid-y-limit"] == verdicts["bound-ex9"] == "wrong"
+    assert verdicts["add-shared-ex1"] == "wrong"   # not answered
+
+
+def test_without_the_key_questions_are_skipped_and_out_of_the_maximum(tmp_path):
+    stage = STAGES[0]
+    (tmp_path / "assignments" / stage.id).mkdir(parents=True)
+    (tmp_path / "assignments" / stage.id / "questions.toml").write_text(
+        (ROOT / "assignments" / stage.id / "questions.toml").read_text())
+    checks = quiz.score(stage, "s", None, 10, root=tmp_path)
+    assert checks and all(c.verdict == "skipped" and c.max_points == 0 for c in checks)
+
+
+def test_a_gpu_question_is_skipped_off_the_gpu(tmp_path):
+    stage = STAGES[1]
+    p = _write(tmp_path, stage, "abc", _right_answers(stage, "abc"))
+    by = {c.dataset: c for c in quiz.score(stage, "s", p, 10, None, {})}
+    assert by["grading-gpu"].verdict == "skipped" and by["grading-gpu"].max_points == 0
+    assert by["occupancy-limit"].verdict == "pass"
+
+
+def test_the_ece569_numbers_bind_on_threads():
+    # 48 KB, 2048 threads, 16 blocks per SM, TILE_WIDTH 16: 24 blocks by shared memory, 8 by threads.
+    key = quiz.load_key("02-tiled")
+    v = {"S": 48, "TH": 2048, "BL": 16, "T": 16}
+    assert quiz.evaluate(key["occupancy-limit"], v) == "threads per SM"
+    assert quiz.evaluate(key["occupancy-threads"], v) == 2048
+    # the book's device D: 16,384 registers, 1,536 threads, blocks of 512, 11 registers: 1,024 threads
+    assert quiz.evaluate(key["device-d-registers"], {"R": 16384, "TH": 1536, "BS": 512, "r": 11}) == 1024
+
+
+@pytest.mark.parametrize("expr", ["().__class__", "open('x')", "__import__('os')", "[x for x in ()]", "lambda: 1"])
+def test_formulas_cannot_reach_python(expr):
+    with pytest.raises(quiz.QuizError):
+        quiz.evaluate(expr, {})
+
+
+def test_quiz_writes_answers_that_grade(tmp_path):
+    stage = STAGES[0]
+    right = _right_answers(stage, "k1")
+    qs = quiz.load_questions(ROOT / "assignments" / stage.id)
+    replies = iter(str(right[q.id]) for q in qs)
+    out = quiz.ask(stage.id, "k1", tmp_path / quiz.ANSWERS, read=lambda prompt: next(replies), write=lambda s: None)
+    assert all(c.verdict == "pass" for c in quiz.score(stage, "s", out, 10))
+
+
+def test_a_copy_of_an_answer_key_is_a_leak():
+    secrets = leaks.secrets_of(ROOT)
+    key = (ROOT / "solutions" / "02-tiled" / quiz.KEY).read_text()
+    assert any("answer formulas of 02-tiled" in f for f in leaks._text_leaks("docs/x.md", key, secrets))
+    questions = (ROOT / "assignments" / "02-tiled" / "questions.toml").read_text()
+    assert not leaks._text_leaks("assignments/02-tiled/questions.toml", questions, secrets)
