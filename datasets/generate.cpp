@@ -1,5 +1,5 @@
-// tilelab-datagen: writes a stage's public datasets (datasets/README.md) from its stage.toml.
-//   tilelab-datagen --spec assignments/01-basic/stage.toml --out build/datasets/01-basic [--only NAME]
+// tilelab-datagen: writes a stage's public datasets (datasets/README.md) from its resolved spec.
+//   tilelab-datagen --spec build/default/generated/stages/01-basic.json --out build/datasets/01-basic [--only NAME]
 //                   [--skip-tag TAG ...] [--max-size S]
 // A tree without the GPU backend never reads the performance dataset (4096^3: 200 MB and seconds of
 // float64 reference product per stage) nor one larger than the emulator checks, so it passes
@@ -17,7 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tilelab/dataset.hpp"
-#include "tilelab/exit_codes.hpp"
+#include "tilelab/contract.hpp"
 #include "tilelab/spec.hpp"
 
 namespace {
@@ -40,11 +40,11 @@ bool up_to_date(const std::filesystem::path& dir, const tilelab::DatasetSpec& d)
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Generate a stage's public datasets from its stage.toml"};
+  CLI::App app{"Generate a stage's public datasets from its resolved spec (written from stage.toml at configure time)"};
   std::string spec_path, out_dir, only;
   std::vector<std::string> skip_tags;
   int64_t max_size = 0;
-  app.add_option("--spec", spec_path, "assignments/<stage>/stage.toml")->required()->check(CLI::ExistingFile);
+  app.add_option("--spec", spec_path, "the stage's resolved spec, <build>/generated/stages/<stage>.json")->required()->check(CLI::ExistingFile);
   app.add_option("--out", out_dir, "output folder (one subfolder per dataset)")->required();
   app.add_option("--only", only, "generate only this dataset");
   app.add_option("--skip-tag", skip_tags, "leave out the datasets with this tag (repeatable)");

@@ -1,5 +1,5 @@
 # Third-party libraries, all from Debian 12 packages (./tilelab setup installs them).
-set(_tilelab_apt "sudo apt-get install cmake g++ doctest-dev libopenblas-dev libboost-context-dev nlohmann-json3-dev libcli11-dev libtomlplusplus-dev")
+set(_tilelab_apt "sudo apt-get install cmake g++ doctest-dev libopenblas-dev libboost-context-dev nlohmann-json3-dev libcli11-dev")
 
 macro(tilelab_require pkg)
   find_package(${pkg} ${ARGN} QUIET)
@@ -10,7 +10,6 @@ endmacro()
 
 tilelab_require(nlohmann_json 3)
 tilelab_require(CLI11)
-tilelab_require(tomlplusplus)
 tilelab_require(doctest)
 
 # OpenBLAS computes the float64 references through CBLAS. Debian keeps it in openblas-pthread/.

@@ -85,6 +85,7 @@ foreach(build IN LISTS _emu_rt_builds)
   add_library(tilelab_emu_rt_${build} STATIC ${srcs})
   target_include_directories(tilelab_emu_rt_${build} PUBLIC "${_emu_dir}" "${_emu_dir}/include")
   target_link_libraries(tilelab_emu_rt_${build} PUBLIC Boost::context ${CMAKE_DL_LIBS})
+  target_include_directories(tilelab_emu_rt_${build} PRIVATE "${TILELAB_GENERATED}/include")  # contract.hpp
   target_compile_options(tilelab_emu_rt_${build} PRIVATE -Wall -Wextra -O2 -g)
   if(build STREQUAL "asan")
     # The runtime is instrumented too: its memcpy of a student's wrong size is caught.

@@ -1,7 +1,7 @@
 // The runner: one executable per stage x implementation x backend (built by grader/CMakeLists.txt).
 // It loads a dataset, runs the implementation with P poisoned by NaN, checks the result against
 // the float64 reference with the rule of docs/grading.md, optionally times it, and writes one
-// JSON result object. Its exit code is one of grader/exit_codes.toml.
+// JSON result object. Its exit code is one of grader/contract.toml.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstring>  // strsignal
@@ -11,7 +11,7 @@
 #include "isolation.hpp"
 #include "tilelab/dataset.hpp"
 #include "tilelab/diagnose.hpp"
-#include "tilelab/exit_codes.hpp"
+#include "tilelab/contract.hpp"
 #include "tilelab/result.hpp"
 #include "tilelab/spec.hpp"
 #include "tilelab/tolerance.hpp"
@@ -60,6 +60,12 @@ int finish(nlohmann::json& r, ExitCode code, const std::string& message) {
   return code;
 }
 
+// A hint whose text is fixed (grader/contract.toml).
+void set_hint(nlohmann::json& r, const Hint& h) {
+  r["hint_code"] = h.code;
+  r["hint"] = h.text;
+}
+
 void print_wrong(const CheckReport& rep, const char* what) {
   std::cout << what << ": " << rep.wrong << " of " << rep.checked << " elements wrong ("
             << rep.not_finite << " NaN/Inf), relative Frobenius error " << rep.rel_fro_error << "\n";
@@ -80,8 +86,7 @@ Checked check_outcome(const RunOutcome& out, const Dataset& d, const std::vector
   c.diagnosis = diagnose(d.M, d.N, out.P, d.P, absMN, c.report, d.spec.shape);
   if (!c.inputs_unchanged) {
     c.report.pass = false;
-    c.diagnosis = {"inputs-modified",
-                   "M or N changed during the run: the kernel must only read its inputs and write P."};
+    c.diagnosis = {hints::kInputsModified.code, hints::kInputsModified.text};
   }
   return c;
 }
@@ -109,10 +114,7 @@ std::string implausible_timing(nlohmann::json& r, const nlohmann::json& mine, bo
                                double peak_gflops) {
   const int64_t runs = mine.value("runs", int64_t(0)), launches = mine.value("launches", int64_t(-1));
   if (probe_sees_launches && launches >= 0 && runs > 0 && launches < runs) {
-    r["hint_code"] = "work-skipped";
-    r["hint"] = "Some timed calls of launch_matmul launched no kernel, so they did none of the product and "
-                "their time means nothing. Every call must compute P from M and N: launch the kernel on "
-                "every call, even when the pointers are the same as last time.";
+    set_hint(r, hints::kWorkSkipped);
     return "the timed calls did not all compute the product: " + std::to_string(launches) +
            " kernel launch" + (launches == 1 ? "" : "es") + " in " + std::to_string(runs) +
            " timed calls of launch_matmul; no performance credit";
@@ -122,9 +124,7 @@ std::string implausible_timing(nlohmann::json& r, const nlohmann::json& mine, bo
     char buf[200];
     std::snprintf(buf, sizeof buf, "timed at %.0f GFLOP/s, %.0f%% of this GPU's FP32 peak (%.0f GFLOP/s)",
                   mine.value("gflops", 0.0), pct, peak_gflops);
-    r["hint_code"] = "faster-than-peak";
-    r["hint"] = "No float32 kernel computes the product faster than the GPU's FP32 peak: the timed calls did "
-                "only part of the work (or none). Every call must compute all of P from M and N.";
+    set_hint(r, hints::kFasterThanPeak);
     return std::string(buf) + ": faster than the hardware can do the product; no performance credit";
   }
   return "";
@@ -226,9 +226,7 @@ int run_checks(Backend& backend, nlohmann::json& r, const StageSpec& spec, const
       const auto shared = out.launch["kernel"].value("static_shared_bytes", int64_t(0)) +
                           out.launch.value("dynamic_shared_bytes", int64_t(0));
       if (shared == 0) {
-        r["hint_code"] = "no-shared-memory";
-        r["hint"] = "The result is right, but the kernel uses no shared memory: this stage is about "
-                    "loading tiles of M and N into __shared__ arrays (Mds, Nds) and reusing them.";
+        set_hint(r, hints::kNoSharedMemory);
         return finish(r, kWrong, "kernel uses no shared memory");
       }
     }
@@ -268,9 +266,7 @@ int run_checks(Backend& backend, nlohmann::json& r, const StageSpec& spec, const
     Checked f = check_outcome(again, fresh, fresh_absMN, spec);
     r["fresh_inputs"] = to_json(f.report);
     if (!f.report.pass) {
-      r["hint_code"] = "stale-result";
-      r["hint"] = "Correct on the dataset but wrong on fresh inputs of the same shape: the result "
-                  "must be computed from M and N on every call, never reused from an earlier one.";
+      set_hint(r, hints::kStaleResult);
       print_wrong(f.report, "fresh inputs");
       return finish(r, kWrong, "wrong on fresh inputs after timing");
     }
@@ -298,7 +294,7 @@ int run_checks(Backend& backend, nlohmann::json& r, const StageSpec& spec, const
 }
 
 ExitCode code_of(const std::string& verdict) {
-  for (ExitCode c : {kPass, kWrong, kError, kTimeout, kBadInput, kSkipped})
+  for (ExitCode c : kExitCodes)
     if (verdict == verdict_name(c)) return c;
   return kError;
 }
@@ -309,21 +305,15 @@ int judge(const isolation::ChildReport& rep, nlohmann::json& r, const StageSpec&
           const std::vector<double>& absMN, const Dataset& fresh, const std::vector<double>& fresh_absMN,
           double timeout) {
   if (rep.timed_out) {
-    r["hint_code"] = "timeout";
-    r["hint"] = "A kernel or loop that never ends: check loop bounds and that every thread reaches "
-                "each __syncthreads().";
+    set_hint(r, hints::kTimeout);
     return finish(r, kTimeout, "the run did not finish within " + std::to_string(int(timeout)) + " s");
   }
   if (!rep.has_result) {
     if (rep.signal) {
-      r["hint_code"] = "crash";
-      r["hint"] = "Look for an out-of-bounds access on the host side, e.g. in matmul_host, or a null "
-                  "or host pointer passed to the kernel.";
+      set_hint(r, hints::kCrash);
       return finish(r, kError, std::string("the program crashed (") + strsignal(rep.signal) + ") during the run");
     }
-    r["hint_code"] = "exited-early";
-    r["hint"] = "Something ended the program during the run (exit() or abort() in the submission?): "
-                "report errors by returning, never by exiting.";
+    set_hint(r, hints::kExitedEarly);
     return finish(r, kError, "the program exited (code " + std::to_string(rep.exit_code) +
                                  ") before it reported a result");
   }
@@ -341,8 +331,7 @@ int judge(const isolation::ChildReport& rep, nlohmann::json& r, const StageSpec&
     if (child.contains("host")) ok = ok && recheck(isolation::kHostP, d, absMN);
     if (child.contains("fresh_inputs")) ok = ok && recheck(isolation::kFreshP, fresh, fresh_absMN);
     if (!ok) {
-      r["hint_code"] = "forged-result";
-      r["hint"] = "The run reported a pass that its own output does not support.";
+      set_hint(r, hints::kForgedResult);
       return finish(r, kWrong, "the result reported from inside the run does not match the P it produced");
     }
   }
@@ -357,7 +346,7 @@ int run(int argc, char** argv) {
   int hidden_index = -1;
   uint64_t seed = 0;
   double timeout = 0;
-  app.add_option("--spec", spec_path, "assignments/<stage>/stage.toml")->required();
+  app.add_option("--spec", spec_path, "the stage's resolved spec, <build>/generated/stages/<stage>.json")->required();
   auto* ds_opt = app.add_option("--dataset", dataset_dir, "dataset folder (M.npy N.npy P.npy meta.json)");
   auto* hid_opt = app.add_option("--hidden", hidden_index, "index of a hidden dataset, made in memory");
   std::vector<int64_t> shape;

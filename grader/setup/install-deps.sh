@@ -10,7 +10,7 @@ set -eu
 here=$(CDPATH= cd -- "$(dirname -- "$0")/../.." && pwd)
 
 DEBS="cmake g++ make python3 python3-venv doctest-dev libopenblas-dev libboost-context-dev \
-nlohmann-json3-dev libcli11-dev libtomlplusplus-dev"
+nlohmann-json3-dev libcli11-dev"
 if [ "${1:-}" = "--test-deps" ]; then DEBS="$DEBS slurm-wlm munge ccache"; fi
 PIPS="rich jinja2 matplotlib pytest copydetect watchfiles"
 # TILELAB_BROWSER=1 (CI): also Chromium, for the kit's test of the HTML report in a real browser

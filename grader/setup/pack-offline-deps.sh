@@ -4,8 +4,8 @@
 # CMake at them: CMAKE_PREFIX_PATH=$PWD/.deps/usr LD_LIBRARY_PATH=$PWD/.deps/usr/lib/x86_64-linux-gnu/openblas-pthread:$PWD/.deps/usr/lib/x86_64-linux-gnu
 set -eu
 here=$(CDPATH= cd -- "$(dirname -- "$0")/../.." && pwd)
-pkgs="doctest-dev libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libopenblas-dev \
-libopenblas-pthread-dev libopenblas0-pthread libgfortran5 libquadmath0 libtomlplusplus3"
+pkgs="doctest-dev libcli11-dev nlohmann-json3-dev libopenblas-dev \
+libopenblas-pthread-dev libopenblas0-pthread libgfortran5 libquadmath0"
 tmp=$(mktemp -d)
 (cd "$tmp" && apt-get download $pkgs >/dev/null)
 rm -rf "$here/.deps"

@@ -19,18 +19,6 @@ nlohmann::json ranges(const std::vector<std::pair<int64_t, int64_t>>& rs) {
 
 }  // namespace
 
-const char* verdict_name(ExitCode code) {
-  switch (code) {
-    case kPass: return "pass";
-    case kWrong: return "wrong";
-    case kError: return "error";
-    case kTimeout: return "timeout";
-    case kBadInput: return "bad_input";
-    case kSkipped: return "skipped";
-  }
-  return "crash";
-}
-
 nlohmann::json to_json(const CheckReport& r) {
   auto first = nlohmann::json::array();
   for (const auto& w : r.first_wrong)

@@ -1,17 +1,14 @@
 #include "tilelab/spec.hpp"
 
-#include <toml++/toml.h>
+#include <array>
+#include <fstream>
+#include <nlohmann/json.hpp>
 
+#include "tilelab/contract.hpp"
 #include "tilelab/random.hpp"
 
 namespace tilelab {
 namespace {
-
-template <class T, class View>
-T need(const View& v, const std::string& where) {
-  if (auto x = v.template value<T>()) return *x;
-  throw BadInput(where + ": missing or mistyped key");
-}
 
 uint64_t hash_string(const std::string& s) {
   uint64_t h = 1469598103934665603ull;  // FNV-1a
@@ -35,7 +32,7 @@ DatasetSpec StageSpec::hidden_dataset(uint64_t seed, int index) const {
                    std::to_string(h.count - 1));
   uint64_t state = mix(seed ^ hash_string(id)) ^ mix(uint64_t(index) + 1);
   // Sizes are m * q for q uniform in [ceil(min / m), floor(max / m)], redrawn while they hit
-  // avoid_multiple_of (load_stage_spec checked that some size qualifies).
+  // avoid_multiple_of (tilelab/spec.py checked that some size in range qualifies).
   const int64_t m = h.multiple_of, lo = (h.min + m - 1) / m, hi = h.max / m;
   auto draw = [&]() {
     for (;;) {
@@ -62,72 +59,59 @@ DatasetSpec StageSpec::hidden_dataset(uint64_t seed, int index) const {
 }
 
 StageSpec load_stage_spec(const std::filesystem::path& path) {
-  toml::table doc;
-  try {
-    doc = toml::parse_file(path.string());
-  } catch (const toml::parse_error& e) {
-    throw BadInput(path.string() + ": not valid TOML: " + std::string(e.description()));
-  }
+  // The file is tilelab.codegen's output, validated by tilelab/spec.py: every key is present and
+  // within its bounds, so a missing or mistyped one means a wrong file, not a wrong stage.toml.
   const std::string w = path.string();
-  StageSpec s;
-  s.id = need<std::string>(doc["stage"]["id"], w + " [stage] id");
-  s.api = need<std::string>(doc["stage"]["api"], w + " [stage] api");
-  if (s.api != "square" && s.api != "rect") throw BadInput(w + ": [stage] api must be square or rect");
-  s.host_function = doc["stage"]["host_function"].value_or(false);
-  s.tile = int(doc["stage"]["tile"].value_or(int64_t(16)));
-  s.requires_shared_memory = doc["stage"]["requires_shared_memory"].value_or(false);
-
-  const toml::array* entries = doc["dataset"].as_array();
-  if (!entries) throw BadInput(w + ": no [[dataset]] entries");
-  for (const auto& node : *entries) {
-    const toml::table* t = node.as_table();
-    if (!t) throw BadInput(w + ": [[dataset]] must be tables");
-    toml::node_view<const toml::node> e(*t);
-    DatasetSpec d;
-    d.stage = s.id;
-    d.name = need<std::string>(e["name"], w + " [[dataset]] name");
-    const std::string where = w + " dataset '" + d.name + "'";
-    if (s.api == "square") {
-      const auto width = need<int64_t>(e["width"], where + " width");
-      d.shape = {width, width, width};
-    } else {
-      const toml::array* shape = e["shape"].as_array();
-      if (!shape || shape->size() != 3) throw BadInput(where + ": shape must be [J, K, L]");
-      d.shape = {need<int64_t>(e["shape"][0], where), need<int64_t>(e["shape"][1], where),
-                 need<int64_t>(e["shape"][2], where)};
+  nlohmann::json doc;
+  try {
+    std::ifstream in(path);
+    if (!in) throw BadInput(w + ": cannot read the resolved stage spec");
+    doc = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw BadInput(w + ": not a resolved stage spec (" + e.what() + "); --spec takes the JSON that "
+                   "configuring writes to <build>/generated/stages/<stage>.json, not stage.toml");
+  }
+  if (!doc.is_object() || doc.value("schema", "") != kSpecSchema)
+    throw BadInput(w + ": not a resolved stage spec (schema " + std::string(kSpecSchema) +
+                   "); --spec takes <build>/generated/stages/<stage>.json, written at configure time");
+  try {
+    StageSpec s;
+    s.id = doc.at("id").get<std::string>();
+    s.api = doc.at("api").get<std::string>();
+    s.host_function = doc.at("host_function").get<bool>();
+    s.tile = doc.at("tile").get<int>();
+    s.requires_shared_memory = doc.at("requires_shared_memory").get<bool>();
+    for (const auto& e : doc.at("datasets")) {
+      DatasetSpec d;
+      d.stage = s.id;
+      d.name = e.at("name").get<std::string>();
+      const auto shape = e.at("shape").get<std::array<int64_t, 3>>();
+      d.shape = {shape[0], shape[1], shape[2]};
+      d.distribution = parse_distribution(e.at("distribution").get<std::string>());
+      d.seed = e.at("seed").get<uint64_t>();
+      d.tags = e.at("tags").get<std::vector<std::string>>();
+      s.datasets.push_back(d);
     }
-    if (d.shape.J < 1 || d.shape.K < 1 || d.shape.L < 1) throw BadInput(where + ": sizes must be >= 1");
-    d.distribution = parse_distribution(need<std::string>(e["distribution"], where + " distribution"));
-    d.seed = uint64_t(need<int64_t>(e["seed"], where + " seed"));
-    if (const toml::array* tags = e["tags"].as_array())
-      for (const auto& tag : *tags)
-        if (auto v = tag.value<std::string>()) d.tags.push_back(*v);
-    s.datasets.push_back(d);
+    if (const auto& h = doc.at("hidden"); !h.is_null()) {
+      HiddenRule r;
+      r.rule = h.at("rule").get<std::string>();
+      r.count = h.at("count").get<int>();
+      r.min = h.at("min").get<int64_t>();
+      r.max = h.at("max").get<int64_t>();
+      r.avoid_multiple_of = h.at("avoid_multiple_of").get<int64_t>();
+      r.multiple_of = h.at("multiple_of").get<int64_t>();
+      r.distribution = parse_distribution(h.at("distribution").get<std::string>());
+      s.hidden = r;
+    }
+    const auto& p = doc.at("performance");
+    s.perf.dataset = p.at("dataset").get<std::string>();
+    s.perf.min_runs = p.at("min_runs").get<int>();
+    s.perf.max_runs = p.at("max_runs").get<int>();
+    s.perf.target_rel_stderr = p.at("target_rel_stderr").get<double>();
+    return s;
+  } catch (const nlohmann::json::exception& e) {
+    throw BadInput(w + ": resolved stage spec is incomplete (" + e.what() + "); reconfigure to regenerate it");
   }
-
-  if (doc["hidden"]) {
-    HiddenRule h;
-    h.rule = doc["hidden"]["rule"].value_or(std::string());
-    h.count = int(need<int64_t>(doc["hidden"]["count"], w + " [hidden] count"));
-    h.min = need<int64_t>(doc["hidden"]["min"], w + " [hidden] min");
-    h.max = need<int64_t>(doc["hidden"]["max"], w + " [hidden] max");
-    h.avoid_multiple_of = doc["hidden"]["avoid_multiple_of"].value_or(int64_t(0));
-    h.distribution = parse_distribution(doc["hidden"]["distribution"].value_or(std::string("normal")));
-    h.multiple_of = doc["hidden"]["multiple_of"].value_or(int64_t(1));
-    if (h.min < 1 || h.max < h.min) throw BadInput(w + ": [hidden] needs 1 <= min <= max");
-    if (h.multiple_of < 1 || (h.min + h.multiple_of - 1) / h.multiple_of > h.max / h.multiple_of)
-      throw BadInput(w + ": [hidden] no multiple of multiple_of lies in [min, max]");
-    if (h.avoid_multiple_of > 0 && h.avoid_multiple_of <= h.multiple_of && h.multiple_of % h.avoid_multiple_of == 0)
-      throw BadInput(w + ": [hidden] every multiple of multiple_of is also a multiple of avoid_multiple_of");
-    s.hidden = h;
-  }
-
-  s.perf.dataset = need<std::string>(doc["performance"]["dataset"], w + " [performance] dataset");
-  s.dataset(s.perf.dataset);  // must exist
-  s.perf.min_runs = int(doc["performance"]["min_runs"].value_or(int64_t(30)));
-  s.perf.max_runs = int(doc["performance"]["max_runs"].value_or(int64_t(200)));
-  s.perf.target_rel_stderr = doc["performance"]["target_rel_stderr"].value_or(0.01);
-  return s;
 }
 
 }  // namespace tilelab

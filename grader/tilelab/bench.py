@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from . import ROOT, plot, results, spec
+from .contract import SCHEMAS
 from .runresult import ImplTiming, Result, Timing
 from .sandbox import run_limited
 from .tree import Tree, select
@@ -65,7 +66,7 @@ def run(build: Path, stages: list[str] | None = None, sizes=DEFAULT_SIZES, timeo
         if not tree.build_targets(runners, f"bench-{sid}").ok:
             rows += [BenchRow(sid, n, "compile", message="build failed") for n in sizes]
             continue
-        exe, spec_path = str(tree.build / "runners" / f"run-solution-{sid}-gpu"), str(all_stages[sid].path)
+        exe, spec_path = str(tree.build / "runners" / f"run-solution-{sid}-gpu"), str(spec.resolved_path(tree.build, sid))
         for n in sizes:
             if on_step:
                 on_step(f"{sid} at {n}")
@@ -77,7 +78,7 @@ def run(build: Path, stages: list[str] | None = None, sizes=DEFAULT_SIZES, timeo
 
 def save(rows: list[BenchRow], device: dict, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
-    doc = {"format": "tilelab.bench/1", "device": device, "rows": [asdict(r) for r in rows]}
+    doc = {"format": SCHEMAS["bench"], "device": device, "rows": [asdict(r) for r in rows]}
     (out / "bench.json").write_text(json.dumps(doc, indent=2) + "\n")
     written = [out / "bench.json"]
     png = plot.bench_png([asdict(r) for r in rows if r.verdict == "pass"])

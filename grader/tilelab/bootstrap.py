@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 
 from . import ROOT, grade
+from .contract import ExitCode
 
 
 def is_student_repository(root=ROOT) -> bool:
@@ -23,7 +24,7 @@ def is_student_repository(root=ROOT) -> bool:
 def setup(run_main_job: bool = True, assume_yes: bool = False) -> int:
     del assume_yes  # install-deps.sh never prompts; kept so `setup -y` reads naturally in scripts
     if not run_main_job:
-        return 0
+        return ExitCode.PASS
     if not is_student_repository():
         print("tilelab: grading the reference solutions (the kit's main job)")
         return grade.grade(impl="solution")   # the tree `./tilelab grade` then reuses (grade.default_tree)
@@ -38,7 +39,7 @@ def grade_student_code() -> int:
         report = grade.run(grade.GradeOptions(impl="starter", jobs=os.cpu_count() or 1, on_step=table.step_printer()))
     except grade.UsageError as e:
         print(f"tilelab: {e}")
-        return 4
+        return ExitCode.BAD_INPUT
     table.print_report(report)
     dest = grade.default_out(report.impl, report.backend)
     for p in grade.write_outputs(report, dest):
@@ -51,12 +52,12 @@ def grade_student_code() -> int:
 def explain(report) -> tuple[int, list[str]]:
     """setup's exit status in the student repository, and what it tells the student."""
     if report.status == "error":
-        return 2, [f"tilelab: the grader could not run: {report.message}", "see ./tilelab doctor"]
-    if grade.exit_status(report) == 77:
-        return 77, ["tilelab: nothing could be checked here (no GPU and no CPU emulator): see ./tilelab doctor"]
+        return ExitCode.ERROR, [f"tilelab: the grader could not run: {report.message}", "see ./tilelab doctor"]
+    if grade.exit_status(report) == ExitCode.SKIPPED:
+        return ExitCode.SKIPPED, ["tilelab: nothing could be checked here (no GPU and no CPU emulator): see ./tilelab doctor"]
     broken = [s.stage for s in report.stages if any(c.verdict in ("compile", "forbidden") for c in s.checks)]
     if broken:
-        return 1, [f"tilelab: setup is done, but {', '.join(broken)} does not build (message above): fix that first"]
+        return ExitCode.WRONG, [f"tilelab: setup is done, but {', '.join(broken)} does not build (message above): fix that first"]
     done = [s.stage for s in report.stages if s.passed]
     todo = [s.stage for s in report.stages if not s.passed]
     lines = ["tilelab: setup is done; the grader works on this machine."]
@@ -67,4 +68,4 @@ def explain(report) -> tuple[int, list[str]]:
                   f"then ./tilelab grade {todo[0]}."]
     if done:
         lines.append(f"Stages passing every check: {', '.join(done)}.")
-    return 0, lines
+    return ExitCode.PASS, lines

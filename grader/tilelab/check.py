@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from . import ROOT, grade
+from .contract import ExitCode
 from .scoring import StageScore
 
 
@@ -99,6 +100,6 @@ def check(stage: str, watch_file: bool = False, impl: str = "starter", jobs: int
         rc, lines = run_once(stage, impl, jobs)
     except grade.UsageError as e:
         print(f"tilelab: {e}")
-        return 4
+        return ExitCode.BAD_INPUT
     print("\n".join(lines))
     return rc

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from . import ROOT
+from .contract import CommandCode, ExitCode
 
 
 def _mib(text: str) -> int:
@@ -24,22 +25,22 @@ def cmd_starter(args) -> int:
             print(starter.from_previous(ROOT / "starter", args.from_previous, force=args.force))
         except starter.MarkerError as e:
             print(f"tilelab: {e}")
-            return 4
-        return 0
+            return ExitCode.BAD_INPUT
+        return ExitCode.PASS
     if args.level != "guided" or args.out:
         if not args.out:
             print("tilelab: --level bare writes elsewhere than starter/ (the kit's guided level): give --out DIR")
-            return 4
+            return ExitCode.BAD_INPUT
         drifts = starter.generate(ROOT, check=args.check, level=args.level, out=Path(args.out))
         if not args.check:
             print(f"{args.level} starters written to {args.out}")
-        return 1 if drifts else 0
+        return ExitCode.WRONG if drifts else ExitCode.PASS
     drifts = starter.generate(ROOT, check=args.check)
     for d in drifts:
         print(f"{d.path.relative_to(ROOT)}: {d.reason}; regenerate with ./tilelab starter")
     if not args.check:
         print(f"starters written for: {', '.join(starter.stages(ROOT))}")
-    return 1 if drifts else 0
+    return ExitCode.WRONG if drifts else ExitCode.PASS
 
 
 def cmd_quiz(args) -> int:
@@ -50,12 +51,12 @@ def cmd_quiz(args) -> int:
         written = quiz.ask(args.stage, args.code, out)
     except quiz.QuizError as e:
         print(f"tilelab: {e}")
-        return 4
+        return ExitCode.BAD_INPUT
     except (EOFError, KeyboardInterrupt):
         print("\ntilelab: stopped; nothing written")
-        return 130
+        return CommandCode.INTERRUPTED
     print(f"wrote {written}: hand it in beside {args.stage}/matmul.cu")
-    return 0
+    return ExitCode.PASS
 
 
 def cmd_quiz_codes(args) -> int:
@@ -63,7 +64,7 @@ def cmd_quiz_codes(args) -> int:
 
     for name in args.students:
         print(f"{name},{quiz.code_for(args.seed, name)}")
-    return 0
+    return ExitCode.PASS
 
 
 def cmd_setup(args) -> int:
@@ -119,7 +120,7 @@ def _slurm_batch(args, opts) -> int:
         s = slurm.run(Path(args.submissions), opts, sopts, on_progress=progress)
     except (slurm.SlurmError, batch.BatchError) as e:
         print(f"tilelab: {e}")
-        return 4
+        return ExitCode.BAD_INPUT
     if args.dry_run:
         print(s.script, end="")
         print("(dry run: nothing was submitted; the job script above is what sbatch would get)")
@@ -146,7 +147,7 @@ def cmd_batch(args) -> int:
     opts = _batch_options(args)
     if opts.hidden and not opts.seed:
         print("tilelab: --hidden needs --seed")
-        return 4
+        return ExitCode.BAD_INPUT
     if args.slurm:
         rc = _slurm_batch(args, opts)
         return rc if args.dry_run else _similarity_after(args, opts) or rc
@@ -167,21 +168,21 @@ def cmd_batch(args) -> int:
             summary = batch.run_batch(Path(args.submissions), opts, on_event=event, on_step=step)
         except batch.BatchError as e:
             print(f"tilelab: {e}")
-            return 4
+            return ExitCode.BAD_INPUT
     print(f"gradebook: {summary.gradebook}")
     print(f"reports:   {opts.out / 'index.html'}")
     print(f"graded {len(summary.graded)}, reused {len(summary.reused)}"
           + (f"; problems: {', '.join(summary.problems)}" if summary.problems else ""))
     if summary.interrupted:
         print("interrupted: run the same command again to finish (finished students are not regraded)")
-        return 130
+        return CommandCode.INTERRUPTED
     return _similarity_after(args, opts)
 
 
 def _similarity_after(args, opts) -> int:
     """batch --similarity: the batch's stages compared, into OUT/similarity/<stage>/."""
     if not args.similarity:
-        return 0
+        return ExitCode.PASS
     from . import spec
 
     ns = argparse.Namespace(submissions=args.submissions, stage=args.stage or [s.id for s in spec.load_all(ROOT)],
@@ -206,7 +207,7 @@ def cmd_similarity(args) -> int:
     bad = [s for s in stages if s not in ids]
     if bad:
         print(f"tilelab: unknown stage(s) {bad}; stages are {ids}")
-        return 4
+        return ExitCode.BAD_INPUT
     out = Path(args.out)
     for stage in stages:
         res = similarity.compare(Path(args.submissions), stage)
@@ -215,7 +216,7 @@ def cmd_similarity(args) -> int:
         print(f"{stage}: {len(res.files)} students, {len(res.pairs)} pairs")
         print("\n".join(similarity.table_lines(res, args.top)))
         print(f"wrote {similarity.write_html(res, out / stage, args.top)}")
-    return 0
+    return ExitCode.PASS
 
 
 def cmd_slurm_task(args) -> int:
@@ -231,7 +232,7 @@ def cmd_release(args) -> int:
         rel = release.make(Path(args.out), force=args.force, starter_level=args.starter_level)
     except FileExistsError as e:
         print(f"tilelab: {e}")
-        return 4
+        return ExitCode.BAD_INPUT
     if rel.not_tracked:
         shown = ", ".join(rel.not_tracked[:8]) + (f" and {len(rel.not_tracked) - 8} more" if len(rel.not_tracked) > 8 else "")
         print(f"not shipped: {len(rel.not_tracked)} file(s) git does not track: {shown} "
@@ -239,10 +240,10 @@ def cmd_release(args) -> int:
     if not rel.ok:
         print("".join(f"LEAK: {p}\n" for p in rel.leaks) + "".join(f"BROKEN REFERENCE: {p}\n" for p in rel.broken_references), end="")
         print(f"tilelab: nothing was written to {rel.out}: fix the above and release again")
-        return 1
+        return ExitCode.WRONG
     print(f"wrote the student repository to {rel.out} ({len(rel.files)} files; adapted: {', '.join(rel.changed)})")
     print(f"check it: cd {rel.out} && ./tilelab setup && cmake --workflow --preset default")
-    return 0
+    return ExitCode.PASS
 
 
 def cmd_gradescope(args) -> int:
@@ -258,7 +259,7 @@ def cmd_gradescope(args) -> int:
               f"programming assignment; base image Ubuntu 24.04)")
         if not cfg.seed:
             print("note: no --seed given, so the hidden datasets are not graded")
-        return 0
+        return ExitCode.PASS
     if args.prepare:
         return gradescope.prepare(Path(args.build_dir) if args.build_dir else gradescope.BUILD, cfg)
     fmt = "prairielearn" if args.prairielearn else "gradescope"
@@ -269,7 +270,7 @@ def cmd_gradescope(args) -> int:
 
     print(summary_line(report))
     print(f"wrote {path}")
-    return 0  # the platform reads the score from the results file
+    return ExitCode.PASS  # the platform reads the score from the results file
 
 
 def cmd_bench(args) -> int:
@@ -277,14 +278,14 @@ def cmd_bench(args) -> int:
 
     if not grade.gpu_available():
         print("tilelab bench: no usable NVIDIA GPU here (see ./tilelab doctor); nothing to time")
-        return 77
+        return ExitCode.SKIPPED
     rows, device = bench.run(Path(args.build_dir), args.stage or None, args.sizes, args.timeout,
                              on_step=lambda s: print(f"tilelab: timing {s} ...", flush=True))
     print(f"device: {device.get('name', '?')}, FP32 peak {device.get('fp32_peak_gflops', 0):.0f} GFLOP/s")
     print("\n".join(bench.table_lines(rows)))
     for p in bench.save(rows, device, Path(args.out)):
         print(f"wrote {p}")
-    return 0 if all(r.verdict == "pass" for r in rows) else 1
+    return ExitCode.PASS if all(r.verdict == "pass" for r in rows) else ExitCode.WRONG
 
 
 def cmd_calibrate(args) -> int:
@@ -292,7 +293,7 @@ def cmd_calibrate(args) -> int:
 
     if not grade.gpu_available():
         print("tilelab calibrate: no usable NVIDIA GPU here; thresholds must be calibrated on the grading GPU")
-        return 77
+        return ExitCode.SKIPPED
     sugg, device = calibrate.run(Path(args.build_dir), args.stage or None, args.repeats,
                                  on_step=lambda s: print(f"tilelab: {s} ...", flush=True))
     print(f"{'stage':16} {'runs':>4} {'self ratio':>18} {'vs previous':>12} {'now full/zero':>14} {'suggest':>12}")
@@ -313,7 +314,7 @@ def cmd_calibrate(args) -> int:
             print(calibrate.toml_snippet(s, device))
     if not args.write:
         print("(re-run with --write to put these values into the stage.toml files)")
-    return 0
+    return ExitCode.PASS
 
 
 def cmd_trace(args) -> int:
@@ -531,7 +532,7 @@ def main(argv: list[str] | None = None) -> int:
             return args.func(args)
     except KeyboardInterrupt:
         print("tilelab: stopped; every process it started was ended", file=sys.stderr)
-        return 130
+        return CommandCode.INTERRUPTED
 
 
 if __name__ == "__main__":

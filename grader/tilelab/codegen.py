@@ -2,31 +2,56 @@
 
     python3 -m tilelab.codegen OUT_DIR
 
-writes OUT_DIR/include/tilelab/exit_codes.hpp (from grader/exit_codes.toml) and
-OUT_DIR/tilelab_stages.cmake (from every assignments/<stage>/stage.toml). Nothing is restated by
-hand: the files are regenerated whenever a spec changes (CMAKE_CONFIGURE_DEPENDS).
+writes, from grader/contract.toml and every assignments/<stage>/stage.toml (read and validated by
+tilelab.spec, their only reader):
+    OUT_DIR/include/tilelab/contract.hpp   exit codes, schema names, fixed hints (C++)
+    OUT_DIR/tilelab_stages.cmake           what CMake registers per stage and dataset
+    OUT_DIR/stages/<stage>.json            the resolved spec the runner and datagen read (--spec;
+                                           spec.resolved_path: OUT_DIR is <build>/generated)
+Nothing is restated by hand: the files are regenerated whenever a spec changes
+(CMAKE_CONFIGURE_DEPENDS), and rewritten only when their text changes.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 from . import ROOT, spec
-from .exit_codes import CODES
+from .contract import CODES, HINTS, SCHEMAS, ExitCode
 
 
-def exit_codes_header() -> str:
+def _camel(name: str) -> str:
+    return "".join(part.capitalize() for part in name.replace("-", "_").split("_"))
+
+
+def _c_string(text: str) -> str:
+    return json.dumps(text)  # JSON's escapes (\" \\ \uXXXX) are valid in a C++ string literal
+
+
+def contract_header() -> str:
     lines = [
-        "// Generated from grader/exit_codes.toml by tilelab.codegen. Do not edit.",
+        "// Generated from grader/contract.toml by tilelab.codegen. Do not edit.",
         "#pragma once",
-        "namespace tilelab {",
-        "enum ExitCode : int {",
+        "",
+        "// Exit codes as text, for string literals built at compile time (sanitizer options).",
     ]
-    for name, entry in CODES.items():
-        camel = "".join(part.capitalize() for part in name.split("_"))
-        lines.append(f"  k{camel} = {entry['code']},  // {entry['meaning']}")
-    lines += ["};", "}  // namespace tilelab", ""]
+    lines += [f'#define TILELAB_EXIT_{name.upper()}_TEXT "{e["code"]}"' for name, e in CODES.items()]
+    lines += ["", "namespace tilelab {", "", "enum ExitCode : int {"]
+    lines += [f"  k{_camel(name)} = {e['code']},  // {e['meaning']}" for name, e in CODES.items()]
+    lines += ["};", "inline constexpr ExitCode kExitCodes[] = {"
+              + ", ".join(f"k{_camel(n)}" for n in CODES) + "};", "",
+              "// A verdict is its exit code's name; anything undefined (a signal) is a crash.",
+              "inline const char* verdict_name(int code) {", "  switch (code) {"]
+    lines += [f'    case {e["code"]}: return "{name}";' for name, e in CODES.items()]
+    lines += ["  }", '  return "crash";', "}", ""]
+    lines += [f"inline constexpr const char* k{_camel(name)}Schema = {_c_string(v)};" for name, v in SCHEMAS.items()]
+    lines += ["", "// A hint whose text is fixed: its hint_code and its text.",
+              "struct Hint {", "  const char* code;", "  const char* text;", "};", "namespace hints {"]
+    lines += [f"inline constexpr Hint k{_camel(code)}{{{_c_string(code)}, {_c_string(text)}}};"
+              for code, text in HINTS.items()]
+    lines += ["}  // namespace hints", "", "}  // namespace tilelab", ""]
     return "\n".join(lines)
 
 
@@ -51,7 +76,7 @@ CHECK_RATE = {"correct": 1e8, "emu": 4e6, "emu-asan": 4e5, "emu-race": 2e5}
 
 def check_timeout(stage: spec.Stage, d: spec.Dataset, kind: str) -> int:
     """Seconds the runner gets for one correctness check (kind: correct, emu, emu-asan, emu-race)."""
-    cap = stage.timeouts.get("correct", 60)
+    cap = stage.timeouts["correct"]
     return int(min(cap, -(-(CHECK_FLOOR_S[kind] + d.J * d.K * d.L / CHECK_RATE[kind]) // 1)))
 
 
@@ -59,15 +84,15 @@ def _cmake_list(items) -> str:
     return '"' + ";".join(str(i) for i in items) + '"'
 
 
-def stages_cmake(stages: list[spec.Stage]) -> str:
+def stages_cmake(stages: list[spec.Stage], build: Path) -> str:
     out = ["# Generated from assignments/*/stage.toml by tilelab.codegen. Do not edit."]
     out.append(f"set(TILELAB_STAGES {_cmake_list(s.id for s in stages)})")
-    out.append(f"set(TILELAB_SKIP_CODE {CODES['skipped']['code']})")
-    out.append(f"set(TILELAB_SPEC_FILES {_cmake_list(s.path for s in stages)})")
+    out.append(f"set(TILELAB_SKIP_CODE {int(ExitCode.SKIPPED)})")
+    out.append(f"set(TILELAB_SPEC_FILES {_cmake_list(s.path for s in stages)})")  # the stage.toml files
     for s in stages:
         p = f"TILELAB_{s.id}"
         out.append(f"set({p}_API {s.api})")
-        out.append(f"set({p}_SPEC \"{s.path}\")")
+        out.append(f"set({p}_SPEC \"{spec.resolved_path(build, s.id)}\")")  # the resolved spec
         out.append(f"set({p}_HOST {'ON' if s.host_function else 'OFF'})")
         out.append(f"set({p}_PREVIOUS \"{s.previous}\")")
         out.append(f"set({p}_DATASETS {_cmake_list(d.name for d in s.correctness_datasets)})")
@@ -75,8 +100,8 @@ def stages_cmake(stages: list[spec.Stage]) -> str:
         m = s.performance.model
         out.append(f"set({p}_MODEL_SHAPE {_cmake_list(m.shape) if m else ''})")
         out.append(f"set({p}_HIDDEN_COUNT {s.hidden.count if s.hidden else 0})")
-        out.append(f"set({p}_TIMEOUT_CORRECT {s.timeouts.get('correct', 60)})")
-        out.append(f"set({p}_TIMEOUT_PERF {s.timeouts.get('perf', 300)})")
+        out.append(f"set({p}_TIMEOUT_CORRECT {s.timeouts['correct']})")
+        out.append(f"set({p}_TIMEOUT_PERF {s.timeouts['perf']})")
         for d in s.datasets:
             out.append(f"set({p}_{d.name}_TAGS {_cmake_list(d.tags)})")
             # The work's cube root: what an emulated or sanitized run costs (1x2048x1 is tiny).
@@ -95,16 +120,21 @@ def _write_if_changed(path: Path, text: str) -> None:
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
         print("usage: python3 -m tilelab.codegen OUT_DIR", file=sys.stderr)
-        return 4
-    out = Path(argv[0])
+        return ExitCode.BAD_INPUT
+    out = Path(argv[0]).resolve()
+    if out.name != "generated":  # spec.resolved_path finds the specs at <build>/generated
+        print(f"usage: OUT_DIR must be <build>/generated, got {out}", file=sys.stderr)
+        return ExitCode.BAD_INPUT
     try:
         stages = spec.load_all(ROOT)
     except spec.SpecError as e:
         print(f"tilelab: {e}", file=sys.stderr)
-        return 4
-    _write_if_changed(out / "include" / "tilelab" / "exit_codes.hpp", exit_codes_header())
-    _write_if_changed(out / "tilelab_stages.cmake", stages_cmake(stages))
-    return 0
+        return ExitCode.BAD_INPUT
+    _write_if_changed(out / "include" / "tilelab" / "contract.hpp", contract_header())
+    for s in stages:
+        _write_if_changed(spec.resolved_path(out.parent, s.id), json.dumps(spec.resolved(s), indent=2) + "\n")
+    _write_if_changed(out / "tilelab_stages.cmake", stages_cmake(stages, out.parent))
+    return ExitCode.PASS
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ from . import ROOT
 DEBS = {  # Debian 12 / Ubuntu 24.04 package -> what it gives the kit
     "cmake": "build system (>= 3.25)", "g++": "C++ compiler", "doctest-dev": "C++ unit tests",
     "libopenblas-dev": "float64 reference products", "libboost-context-dev": "CPU emulator fibers",
-    "nlohmann-json3-dev": "JSON results", "libcli11-dev": "runner options", "libtomlplusplus-dev": "stage.toml in C++",
+    "nlohmann-json3-dev": "JSON results", "libcli11-dev": "runner options",
 }
 PIPS = {"rich": "tables and progress bars", "jinja2": "HTML reports", "matplotlib": "plots", "pytest": "kit tests",
         "copydetect": "similarity of kernels (winnowing)",

@@ -19,7 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .exit_codes import ExitCode, verdict_name
+from .contract import ExitCode, verdict_name
 from .results import load
 
 

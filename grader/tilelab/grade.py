@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import ROOT, artifacts, forbidden, includes, results as results_mod, spec, submission as submission_mod
+from .contract import ExitCode
 from .model import GradeReport, device_of
 from .scoring import CORRECT_CHECK, StageScore, fail_stage, score_stage
 from .tree import Tree, compile_excerpt, log_tail, select
@@ -320,10 +321,10 @@ def exit_status(report: GradeReport) -> int:
     """0: everything passed; 1: something failed or did not compile; 2: the grader could not run;
     77: nothing could be checked here (every check skipped: no GPU, or a tool missing)."""
     if report.status == "error":
-        return 2
+        return ExitCode.ERROR
     if report.stages and all(s.all_skipped for s in report.stages):
-        return 77
-    return 0 if report.passed else 1
+        return ExitCode.SKIPPED
+    return ExitCode.PASS if report.passed else ExitCode.WRONG
 
 
 def grade(stages: list[str] | None = None, submission: str | None = None, backend: str = "auto",
@@ -341,7 +342,7 @@ def grade(stages: list[str] | None = None, submission: str | None = None, backen
         report = run(opts)
     except UsageError as e:
         print(f"tilelab: {e}")
-        return 4
+        return ExitCode.BAD_INPUT
     terminal.print_report(report, table=table)
     dest = Path(out) if out else Path(build_dir or default_out(report.impl, report.backend))
     for p in write_outputs(report, dest, formats):

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from . import ROOT, release, spec, submission as submission_mod
 from .formats import gradescope as gradescope_format, prairielearn as prairielearn_format
+from .contract import ExitCode
 from .grade import GradeOptions, resolve_backend, run as grade_run
 from .model import GradeReport
 from .tree import Tree
@@ -157,13 +158,13 @@ def prepare(build: Path = BUILD, cfg: AutograderConfig | None = None) -> int:
         mat = None
     if not tree.configure([], mat.root if mat and mat.stages else None, cfg.seed or None, backend).ok:
         print((tree.logs / "configure.log").read_text()[-4000:])
-        return 2
+        return ExitCode.ERROR
     targets = [f"datasets-{sid}" for sid in stages]
     targets += [t for sid in (mat.stages if mat else []) for t in tree.runner_targets("submission", sid, backend)]
     b = tree.build_targets(targets, "prepare")
     print(f"tilelab: prepared {build} for {', '.join(stages)} on {backend} "
           f"({'ok' if b.ok else 'build failed, see ' + str(tree.logs)})")
-    return 0 if b.ok else 2
+    return ExitCode.PASS if b.ok else ExitCode.ERROR
 
 
 def _add(z: zipfile.ZipFile, arcname: str, text: str, executable: bool = False) -> None:

@@ -19,7 +19,7 @@ from . import ROOT
 # What a grade depends on, relative to the kit's root. The kit's own tests and the setup scripts
 # are not in it (changing a test must not regrade a class).
 PARTS = ("CMakeLists.txt", "grader/CMakeLists.txt", "grader/tilelab", "grader/runner", "grader/emu",
-         "grader/cmake", "grader/src", "grader/include", "grader/exit_codes.toml", "datasets")
+         "grader/cmake", "grader/src", "grader/include", "grader/contract.toml", "datasets")
 STAGE_FILES = ("assignments/*/stage.toml", "solutions/*/matmul.cu")
 SKIPPED = {"__pycache__", ".pytest_cache"}
 

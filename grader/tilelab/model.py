@@ -9,9 +9,10 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from .runresult import Result
+from .contract import SCHEMAS
 from .scoring import CheckScore, StageScore
 
-FORMAT = "tilelab.grade/1"
+FORMAT = SCHEMAS["grade"]
 
 
 @dataclass

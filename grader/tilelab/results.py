@@ -12,10 +12,10 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
-from .exit_codes import ExitCode
+from .contract import SCHEMAS, ExitCode, hint
 from .runresult import Result
 
-SCHEMA = "tilelab.result/1"
+SCHEMA = SCHEMAS["result"]
 
 
 @dataclass(frozen=True)
@@ -81,8 +81,7 @@ def _synthesized(case: JunitCase) -> dict:
     if "timeout" in msg:
         return base | {"verdict": "timeout", "exit_code": int(ExitCode.TIMEOUT),
                        "message": f"killed by CTest after {case.seconds:.0f} s (hang or far too slow)",
-                       "hint": "A kernel or loop that never ends: check loop bounds and that every thread "
-                               "reaches each __syncthreads()."}
+                       **hint("timeout")}
     if case.status == "disabled" or (case.status == "notrun" and "SKIP" in case.message.upper()):
         return base | {"verdict": "skipped", "exit_code": int(ExitCode.SKIPPED),
                        "message": f"not run ({case.message or case.status})"}
@@ -92,7 +91,7 @@ def _synthesized(case: JunitCase) -> dict:
         return base | {"verdict": "missing", "message": "the check passed but wrote no result file"}
     return base | {"verdict": "crash", "exit_code": -1,
                    "message": f"the check died without a result ({case.message or 'failed'})",
-                   "hint": "The program was killed (crash, memory limit or signal) before it could report."}
+                   **hint("killed")}
 
 
 def disowned(result: Result, case: JunitCase) -> Result | None:
@@ -101,10 +100,9 @@ def disowned(result: Result, case: JunitCase) -> Result | None:
     results folder. The replacement result, or None when the two agree."""
     if result.verdict != "pass" or case.status == "run":
         return None
-    return Result.parse({"schema": SCHEMA, "verdict": "error", "exit_code": int(ExitCode.ERROR), "hint_code": "forged-result",
+    return Result.parse({"schema": SCHEMA, "verdict": "error", "exit_code": int(ExitCode.ERROR), **hint("forged-result"),
             "message": f"the result file says pass, but the check {'failed' if case.status == 'fail' else 'did not run'} "
-                       "(CTest's exit status): the file was not written by this check's runner",
-            "hint": "Code under test must not write files; results come from the grader's runner alone."})
+                       "(CTest's exit status): the file was not written by this check's runner"})
 
 
 def collect(results_dir: Path, junit: Path | None, prefix: str = "") -> dict[str, Result]:

@@ -28,12 +28,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .exit_codes import ExitCode
+from .contract import SCHEMAS, ExitCode
 
 TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 SANITIZER_ERROR_EXIT = 10          # --error-exitcode: distinct from every runner code
 PRINT_LIMIT = 20
-SCHEMA = "tilelab.result/1"
+SCHEMA = SCHEMAS["result"]
 
 _PREFIX = "========="
 _LOCATION = re.compile(r"(?:at\s+(?:0x[0-9a-f]+\s+in\s+)?(?P<func>.+?)(?:\+0x[0-9a-f]+)?\s+in\s+)?"

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import ROOT, batch, submission as submission_mod
+from .contract import ExitCode
 from .model import GradeReport
 
 STATE_DIR = ".slurm"
@@ -353,7 +354,7 @@ def run_task(spec_path: Path, index: int, grader: batch.Grader | None = None) ->
     if batch.config_key(opts, backend) != doc["key"]:
         print("tilelab: the grader or its settings changed since this job was submitted; "
               "its grades would not be what was asked for: submit the batch again", file=sys.stderr)
-        return 4
+        return ExitCode.BAD_INPUT
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     opts.build_jobs = int(os.environ.get("SLURM_CPUS_PER_TASK", cores))
     scratch = Path(tempfile.mkdtemp(prefix=f"tilelab-{os.environ.get('SLURM_JOB_ID', 'task')}-"))

@@ -1,13 +1,16 @@
 """Load and validate assignments/<stage>/stage.toml, the one spec of a stage.
 
-The schema is documented in docs/stage-spec.md; the C++ side (grader/src/spec.cpp) reads the same
-file for dataset generation and timing parameters.
+This module is the only reader of stage.toml: it checks every key, type, default and bound
+(docs/stage-spec.md) and names the file, the key and the allowed values when one is wrong.
+Everything else reads what it resolved: Python through `Stage`, CMake and the C++ runner through
+the files `tilelab.codegen` writes at configure time (`resolved(stage)` is the C++ side's JSON,
+every default filled in).
 """
 
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from . import ROOT
@@ -18,6 +21,11 @@ APIS = ("square", "rect")
 # dataset may ask for more (docs/stage-spec.md).
 MAX_GRID_Y = 65535
 DISTRIBUTIONS = ("normal", "uniform", "integer")
+BASES = ("reference", "cublas")
+UNEARNABLE = ("exclude", "keep")
+# "perf": timed only, not a correctness check; "large": left out of the emulator's race build.
+TAGS = ("perf", "large")
+TIMEOUTS = {"correct": 60, "perf": 300}  # seconds per run of the runner, by check
 
 
 class SpecError(ValueError):
@@ -41,8 +49,15 @@ class Dataset:
 
 @dataclass(frozen=True)
 class Hidden:
+    """[hidden]: every size is m * q with q uniform in [ceil(min / m), floor(max / m)] (m =
+    multiple_of), redrawn while it is a multiple of avoid_multiple_of (0: no restriction)."""
     rule: str
     count: int
+    min: int
+    max: int
+    avoid_multiple_of: int = 0
+    multiple_of: int = 1
+    distribution: str = "normal"
 
 
 @dataclass(frozen=True)
@@ -51,6 +66,9 @@ class Performance:
     full_credit_ratio: float
     zero_credit_ratio: float
     basis: str = "reference"  # the speed is a ratio to the stage's reference, or to cuBLAS FP32
+    min_runs: int = 30        # timing: at least this many interleaved runs ...
+    max_runs: int = 200       # ... until the standard error is under target_rel_stderr of the mean
+    target_rel_stderr: float = 0.01
     model: ModelPerformance | None = None  # [performance.model]: the check from the emulator's counts
 
     @property
@@ -74,9 +92,6 @@ class ModelPerformance:
     def check_name(self) -> str:
         """The dataset part of the check's name: <impl>.<stage>.<J>x<K>x<L>.perf-model."""
         return "x".join(str(n) for n in self.shape)
-
-
-UNEARNABLE = ("exclude", "keep")
 
 
 @dataclass(frozen=True)
@@ -112,7 +127,7 @@ class Stage:
     hidden: Hidden | None
     performance: Performance
     points: Points
-    timeouts: dict[str, int] = field(default_factory=dict)
+    timeouts: dict[str, int] = field(default_factory=lambda: dict(TIMEOUTS))
     previous: str = ""
     requires_shared_memory: bool = False
     width_multiple: int = 1
@@ -130,64 +145,131 @@ class Stage:
         return tuple(d for d in self.datasets if "perf" not in d.tags)
 
 
-def _need(table: dict, key: str, kind, where: str):
-    if key not in table:
-        raise SpecError(f"{where}: missing key '{key}'")
-    value = table[key]
-    if kind is float and isinstance(value, int) and not isinstance(value, bool):
-        value = float(value)
-    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
-        raise SpecError(f"{where}: '{key}' must be {kind.__name__}, got {value!r}")
-    return value
+_MISSING = object()
 
 
-def _model(m: dict, where: str) -> ModelPerformance:
-    shape = _need(m, "shape", list, where)
+def _model(table, where: str) -> ModelPerformance:
+    t = _Table(table, where)
+    shape = t.get("shape", list)
     if len(shape) != 3 or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in shape):
         raise SpecError(f"{where}: 'shape' must be [J, K, L] of positive integers, got {shape!r}")
-    unknown = set(m) - {"shape", "full_credit_ratio", "zero_credit_ratio", "book", "book_cgma"}
-    if unknown:
-        raise SpecError(f"{where}: unknown key(s) {sorted(unknown)}")
-    out = ModelPerformance(tuple(shape), _need(m, "full_credit_ratio", float, where),
-                           _need(m, "zero_credit_ratio", float, where), str(m.get("book", "")),
-                           float(m["book_cgma"]) if "book_cgma" in m else None)
+    out = ModelPerformance(tuple(shape), t.get("full_credit_ratio", float), t.get("zero_credit_ratio", float),
+                           t.get("book", str, ""), t.get("book_cgma", float, None))
+    t.done()
     if not 0 <= out.zero_credit_ratio < out.full_credit_ratio:
         raise SpecError(f"{where}: need 0 <= zero_credit_ratio < full_credit_ratio")
     return out
 
 
-def _dataset(entry: dict, api: str, multiple: int, where: str) -> Dataset:
-    name = _need(entry, "name", str, where)
-    where = f"{where} '{name}'"
+class _Table:
+    """One TOML table being read: each key is taken once, with its type and bound checked, and
+    `done()` refuses the keys nobody took (a typo is an error, never a silent default)."""
+
+    def __init__(self, table, where: str):
+        if not isinstance(table, dict):
+            raise SpecError(f"{where}: must be a table, got {table!r}")
+        self.table, self.where, self.taken = table, where, set()
+
+    def get(self, key: str, kind, default=_MISSING, *, at_least=None, choices=None):
+        self.taken.add(key)
+        if key not in self.table:
+            if default is _MISSING:
+                raise SpecError(f"{self.where}: missing key '{key}'")
+            return default
+        value = self.table[key]
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+            raise SpecError(f"{self.where}: '{key}' must be {kind.__name__}, got {value!r}")
+        if choices is not None and value not in choices:
+            raise SpecError(f"{self.where}: '{key}' must be one of {choices}, got {value!r}")
+        if at_least is not None and value < at_least:
+            raise SpecError(f"{self.where}: '{key}' must be >= {at_least}, got {value!r}")
+        return value
+
+    def done(self) -> None:
+        unknown = sorted(set(self.table) - self.taken)
+        if unknown:
+            raise SpecError(f"{self.where}: unknown key(s) {unknown}; keys are {sorted(self.taken)}")
+
+
+def _dataset(entry, api: str, multiple: int, where: str) -> Dataset:
+    t = _Table(entry, where)
+    name = t.get("name", str)
+    t.where = where = f"{where} '{name}'"
     if api == "square":
-        w = _need(entry, "width", int, where)
-        J = K = L = w
+        J = K = L = t.get("width", int)
     else:
-        shape = _need(entry, "shape", list, where)
-        if len(shape) != 3 or not all(isinstance(x, int) for x in shape):
+        shape = t.get("shape", list)
+        if len(shape) != 3 or not all(isinstance(x, int) and not isinstance(x, bool) for x in shape):
             raise SpecError(f"{where}: 'shape' must be [J, K, L], got {shape!r}")
         J, K, L = shape
     if min(J, K, L) < 1:
         raise SpecError(f"{where}: sizes must be >= 1, got {J}x{K}x{L}")
     if any(x % multiple for x in (J, K, L)):
         raise SpecError(f"{where}: sizes must be multiples of {multiple}, got {J}x{K}x{L}")
-    dist = _need(entry, "distribution", str, where)
-    if dist not in DISTRIBUTIONS:
-        raise SpecError(f"{where}: distribution must be one of {DISTRIBUTIONS}, got {dist!r}")
-    tags = tuple(entry.get("tags", ()))
-    return Dataset(name, J, K, L, dist, _need(entry, "seed", int, where), tags)
+    dist = t.get("distribution", str, choices=DISTRIBUTIONS)
+    seed = t.get("seed", int, at_least=0)
+    tags = t.get("tags", list, [])
+    for tag in tags:
+        if tag not in TAGS:
+            raise SpecError(f"{where}: tags must be among {TAGS}, got {tag!r}")
+    t.done()
+    return Dataset(name, J, K, L, dist, seed, tuple(tags))
 
 
-def _point_rules(pt: dict, where: str) -> dict:
-    """[points] unearnable and safety_penalty (docs/stage-spec.md), validated."""
-    known = {"public", "hidden", "host_function", "performance", "unearnable", "safety_penalty", "questions"}
-    unknown = sorted(set(pt) - known)
-    if unknown:
-        raise SpecError(f"{where}: unknown key(s) {unknown}; keys are {sorted(known)}")
-    unearnable = pt.get("unearnable", "exclude")
-    if unearnable not in UNEARNABLE:
-        raise SpecError(f"{where}: 'unearnable' must be one of {UNEARNABLE}, got {unearnable!r}")
-    penalty = pt.get("safety_penalty", "dataset")
+def _hidden(table, where: str) -> Hidden:
+    t = _Table(table, where)
+    h = Hidden(rule=t.get("rule", str), count=t.get("count", int, at_least=1),
+               min=t.get("min", int, at_least=1), max=t.get("max", int, at_least=1),
+               avoid_multiple_of=t.get("avoid_multiple_of", int, 0, at_least=0),
+               multiple_of=t.get("multiple_of", int, 1, at_least=1),
+               distribution=t.get("distribution", str, "normal", choices=DISTRIBUTIONS))
+    t.done()
+    if h.max < h.min:
+        raise SpecError(f"{where}: needs min <= max, got min = {h.min}, max = {h.max}")
+    lo, hi = -(-h.min // h.multiple_of), h.max // h.multiple_of
+    if lo > hi:
+        raise SpecError(f"{where}: no multiple of multiple_of = {h.multiple_of} lies in [{h.min}, {h.max}]")
+    # m * q mod a repeats with q every a steps: some size qualifies iff one of the first a does.
+    # (None does, and drawing a size would never end: the runner redraws until one qualifies.)
+    if h.avoid_multiple_of and not any((h.multiple_of * q) % h.avoid_multiple_of
+                                       for q in range(lo, min(hi, lo + h.avoid_multiple_of) + 1)):
+        raise SpecError(f"{where}: every multiple of multiple_of = {h.multiple_of} in [{h.min}, {h.max}] "
+                        f"is also a multiple of avoid_multiple_of = {h.avoid_multiple_of}: no size can be drawn")
+    return h
+
+
+def _performance(table, names: list[str], where: str) -> Performance:
+    t = _Table(table, where)
+    p = Performance(dataset=t.get("dataset", str),
+                    full_credit_ratio=t.get("full_credit_ratio", float),
+                    zero_credit_ratio=t.get("zero_credit_ratio", float),
+                    basis=t.get("basis", str, "reference", choices=BASES),
+                    min_runs=t.get("min_runs", int, 30, at_least=1),
+                    max_runs=t.get("max_runs", int, 200, at_least=1),
+                    target_rel_stderr=t.get("target_rel_stderr", float, 0.01),
+                    model=_model(table["model"], f"{where[:-1]}.model]") if "model" in table else None)
+    t.taken.add("model")
+    t.done()
+    if p.dataset not in names:
+        raise SpecError(f"{where}: dataset '{p.dataset}' is not defined; datasets are {names}")
+    if not 0 <= p.zero_credit_ratio < p.full_credit_ratio:
+        raise SpecError(f"{where}: need 0 <= zero_credit_ratio < full_credit_ratio")
+    if p.max_runs < p.min_runs:
+        raise SpecError(f"{where}: need min_runs <= max_runs, got {p.min_runs} and {p.max_runs}")
+    if not 0 < p.target_rel_stderr < 1:
+        raise SpecError(f"{where}: 'target_rel_stderr' must be in (0, 1), got {p.target_rel_stderr}")
+    return p
+
+
+def _points(table, where: str) -> Points:
+    """[points], with unearnable and safety_penalty (docs/stage-spec.md)."""
+    t = _Table(table, where)
+    shares = [t.get(k, float, at_least=0) for k in ("public", "hidden", "host_function", "performance")]
+    unearnable = t.get("unearnable", str, "exclude", choices=UNEARNABLE)
+    t.taken.add("safety_penalty")
+    penalty = table.get("safety_penalty", "dataset")
     if penalty == "dataset":
         penalty = None
     elif isinstance(penalty, bool) or not isinstance(penalty, (int, float)) or penalty < 0:
@@ -195,10 +277,16 @@ def _point_rules(pt: dict, where: str) -> dict:
                         f"points) or a number of points >= 0 per dataset, got {penalty!r}")
     else:
         penalty = float(penalty)
-    questions = pt.get("questions", 0)
-    if isinstance(questions, bool) or not isinstance(questions, (int, float)) or questions < 0:
-        raise SpecError(f"{where}: 'questions' must be a number of points >= 0, got {questions!r}")
-    return {"unearnable": unearnable, "safety_penalty": penalty, "questions": float(questions)}
+    questions = t.get("questions", float, 0.0, at_least=0)
+    t.done()
+    return Points(*shares, unearnable=unearnable, safety_penalty=penalty, questions=questions)
+
+
+def _timeouts(table, where: str) -> dict[str, int]:
+    t = _Table(table, where)
+    out = {k: t.get(k, int, default, at_least=1) for k, default in TIMEOUTS.items()}
+    t.done()
+    return out
 
 
 def load(path: Path) -> Stage:
@@ -206,72 +294,70 @@ def load(path: Path) -> Stage:
     where = str(path)
     try:
         with open(path, "rb") as f:
-            doc = tomllib.load(f)
+            doc = _Table(tomllib.load(f), where)
     except tomllib.TOMLDecodeError as e:
         raise SpecError(f"{where}: not valid TOML: {e}") from None
-    s = _need(doc, "stage", dict, where)
-    api = _need(s, "api", str, f"{where} [stage]")
-    if api not in APIS:
-        raise SpecError(f"{where} [stage]: api must be one of {APIS}, got {api!r}")
-    multiple = s.get("width_multiple", 1)
-    entries = _need(doc, "dataset", list, where)
+    s = _Table(doc.get("stage", dict), f"{where} [stage]")
+    api = s.get("api", str, choices=APIS)
+    multiple = s.get("width_multiple", int, 1, at_least=1)
+    entries = doc.get("dataset", list)
+    if not entries:
+        raise SpecError(f"{where}: needs at least one [[dataset]]")
     datasets = tuple(_dataset(e, api, multiple, f"{where} [[dataset]]") for e in entries)
-    rows = MAX_GRID_Y * int(s.get("tile", 16))
-    for d in datasets:
-        if d.J > rows:
-            raise SpecError(f"{where} [[dataset]] '{d.name}': J = {d.J} rows need more than {MAX_GRID_Y} blocks "
-                            f"in the grid's y dimension (at most {rows} rows with tile {s.get('tile', 16)}): "
-                            "the handouts promise no more")
-    if isinstance(doc.get("hidden", {}).get("max"), int) and doc["hidden"]["max"] > rows:
-        raise SpecError(f"{where} [hidden]: max = {doc['hidden']['max']} is past the {rows} rows the grid's y "
-                        f"dimension can cover ({MAX_GRID_Y} blocks)")
     names = [d.name for d in datasets]
     if len(set(names)) != len(names):
         raise SpecError(f"{where}: dataset names must be unique: {names}")
+    hidden = _hidden(doc.get("hidden", dict), f"{where} [hidden]") if "hidden" in doc.table else None
+    doc.taken.add("hidden")
+    tile = s.get("tile", int, 16, at_least=1)
+    rows = MAX_GRID_Y * tile
+    for d in datasets:
+        if d.J > rows:
+            raise SpecError(f"{where} [[dataset]] '{d.name}': J = {d.J} rows need more than {MAX_GRID_Y} blocks "
+                            f"in the grid's y dimension (at most {rows} rows with tile {tile}): "
+                            "the handouts promise no more")
+    if hidden and hidden.max > rows:
+        raise SpecError(f"{where} [hidden]: max = {hidden.max} is past the {rows} rows the grid's y "
+                        f"dimension can cover ({MAX_GRID_Y} blocks)")
 
-    p = _need(doc, "performance", dict, where)
-    perf = Performance(
-        _need(p, "dataset", str, f"{where} [performance]"),
-        _need(p, "full_credit_ratio", float, f"{where} [performance]"),
-        _need(p, "zero_credit_ratio", float, f"{where} [performance]"),
-        p.get("basis", "reference"),
-        _model(p["model"], f"{where} [performance.model]") if "model" in p else None,
-    )
-    if perf.basis not in ("reference", "cublas"):
-        raise SpecError(f"{where} [performance]: basis must be 'reference' or 'cublas', got {perf.basis!r}")
-    if perf.dataset not in names:
-        raise SpecError(f"{where} [performance]: dataset '{perf.dataset}' is not defined")
-    if not 0 <= perf.zero_credit_ratio < perf.full_credit_ratio:
-        raise SpecError(f"{where} [performance]: need 0 <= zero_credit_ratio < full_credit_ratio")
-
-    hidden = None
-    if "hidden" in doc:
-        h = doc["hidden"]
-        hidden = Hidden(_need(h, "rule", str, f"{where} [hidden]"),
-                        _need(h, "count", int, f"{where} [hidden]"))
-
-    pt = _need(doc, "points", dict, where)
-    points = Points(*(float(_need(pt, k, float, f"{where} [points]"))
-                      for k in ("public", "hidden", "host_function", "performance")),
-                    **_point_rules(pt, f"{where} [points]"))
-
-    return Stage(
-        id=_need(s, "id", str, f"{where} [stage]"),
-        title=_need(s, "title", str, f"{where} [stage]"),
-        book=s.get("book", ""),
+    stage = Stage(
+        id=s.get("id", str),
+        title=s.get("title", str),
+        book=s.get("book", str, ""),
         api=api,
-        host_function=bool(s.get("host_function", False)),
-        tile=int(s.get("tile", 16)),
+        host_function=s.get("host_function", bool, False),
+        tile=tile,
         datasets=datasets,
         hidden=hidden,
-        performance=perf,
-        points=points,
-        timeouts=dict(doc.get("timeouts", {})),
-        previous=s.get("previous", ""),
-        requires_shared_memory=bool(s.get("requires_shared_memory", False)),
-        width_multiple=int(multiple),
+        performance=_performance(doc.get("performance", dict), names, f"{where} [performance]"),
+        points=_points(doc.get("points", dict), f"{where} [points]"),
+        timeouts=_timeouts(doc.get("timeouts", dict, {}), f"{where} [timeouts]"),
+        previous=s.get("previous", str, ""),
+        requires_shared_memory=s.get("requires_shared_memory", bool, False),
+        width_multiple=multiple,
         path=path,
     )
+    s.done()
+    doc.done()
+    return stage
+
+
+def resolved(stage: Stage) -> dict:
+    """The stage as the C++ side reads it (generated/stages/<id>.json, written by tilelab.codegen):
+    every key of the schema with its default filled in, shapes as [J, K, L] whatever the api."""
+    from .contract import SCHEMAS
+
+    doc = asdict(stage)
+    doc["datasets"] = [{"name": d.name, "shape": [d.J, d.K, d.L], "distribution": d.distribution,
+                        "seed": d.seed, "tags": list(d.tags)} for d in stage.datasets]
+    doc["path"] = str(stage.path) if stage.path else ""
+    return {"schema": SCHEMAS["spec"], **doc}
+
+
+def resolved_path(build: Path, stage_id: str) -> Path:
+    """The resolved spec of a stage in a configured build tree: what the runner's and datagen's
+    --spec take. tilelab.codegen writes it into CMake's TILELAB_GENERATED (<build>/generated)."""
+    return Path(build) / "generated" / "stages" / f"{stage_id}.json"
 
 
 def stage_dirs(root: Path = ROOT) -> list[Path]:
@@ -288,7 +374,7 @@ def load_all(root: Path = ROOT) -> list[Stage]:
         if s.previous:
             prev = by_id.get(s.previous)
             if prev is None:
-                raise SpecError(f"{s.path}: previous stage '{s.previous}' does not exist")
+                raise SpecError(f"{s.path}: previous stage '{s.previous}' does not exist; stages are {sorted(by_id)}")
             if prev.api != s.api:
                 raise SpecError(f"{s.path}: previous stage '{s.previous}' has api '{prev.api}', "
                                 f"this stage '{s.api}': its reference cannot be timed on these shapes")

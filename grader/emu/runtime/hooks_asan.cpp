@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "internal.hpp"
+#include "tilelab/contract.hpp"  // TILELAB_EXIT_ERROR_TEXT: a finding exits as the runner's error code
 
 namespace tlemu {
 namespace {
@@ -172,6 +173,6 @@ void free_buffer(Runtime&, Buffer& b) { std::free(b.ptr); }
 }  // namespace tlemu
 
 extern "C" const char* __asan_default_options() {
-  return "detect_leaks=0:exitcode=2:halt_on_error=1:allocator_may_return_null=1:detect_stack_use_after_return=0";
+  return "detect_leaks=0:exitcode=" TILELAB_EXIT_ERROR_TEXT ":halt_on_error=1:allocator_may_return_null=1:detect_stack_use_after_return=0";
 }
-extern "C" const char* __ubsan_default_options() { return "halt_on_error=1:print_stacktrace=1:exitcode=2"; }
+extern "C" const char* __ubsan_default_options() { return "halt_on_error=1:print_stacktrace=1:exitcode=" TILELAB_EXIT_ERROR_TEXT; }

@@ -1,5 +1,6 @@
-// The C++ view of assignments/<stage>/stage.toml (schema: docs/stage-spec.md). The Python
-// grader reads the same file (grader/tilelab/spec.py); neither restates what it says.
+// The C++ view of a stage's spec (schema: docs/stage-spec.md). stage.toml has one reader and
+// validator, grader/tilelab/spec.py; at configure time tilelab.codegen writes each stage resolved
+// (every default filled in) to <build>/generated/stages/<stage>.json, which is what this reads.
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -42,6 +43,7 @@ struct StageSpec {
   DatasetSpec hidden_dataset(uint64_t seed, int index) const;
 };
 
-StageSpec load_stage_spec(const std::filesystem::path& stage_toml);
+// Reads <build>/generated/stages/<stage>.json; BadInput for anything else (a stage.toml included).
+StageSpec load_stage_spec(const std::filesystem::path& resolved_json);
 
 }  // namespace tilelab

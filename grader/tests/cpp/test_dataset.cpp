@@ -7,6 +7,9 @@
 #include <fstream>
 #include <numeric>
 
+#include <nlohmann/json.hpp>
+
+#include "tilelab/contract.hpp"
 #include "tilelab/dataset.hpp"
 #include "tilelab/spec.hpp"
 
@@ -88,26 +91,52 @@ TEST_CASE("a dataset folder round-trips, and a damaged one is a clear error") {
   CHECK_THROWS_AS(read_dataset(dir / "nope"), BadInput);
 }
 
+namespace {
+
+// A resolved spec as tilelab.codegen writes it (every key present; stage.toml's validation is
+// tilelab/spec.py's, tested by test_spec.py), with the given api, datasets and [hidden] rule.
+fs::path write_resolved(const std::string& file, const std::string& api, const nlohmann::json& datasets,
+                        const nlohmann::json& hidden) {
+  const nlohmann::json doc = {
+      {"schema", kSpecSchema}, {"id", "99-test"}, {"title", "t"}, {"book", ""}, {"api", api},
+      {"host_function", false}, {"tile", 16}, {"width_multiple", 1}, {"previous", ""},
+      {"requires_shared_memory", false}, {"datasets", datasets}, {"hidden", hidden},
+      {"performance", {{"dataset", "a"}, {"full_credit_ratio", 0.9}, {"zero_credit_ratio", 0.5},
+                       {"basis", "reference"}, {"min_runs", 3}, {"max_runs", 7}, {"target_rel_stderr", 0.02}}},
+      {"points", {{"public", 1.0}, {"hidden", 1.0}, {"host_function", 0.0}, {"performance", 1.0},
+                  {"unearnable", "exclude"}, {"safety_penalty", nullptr}}},
+      {"timeouts", {{"correct", 60}, {"perf", 300}}}, {"path", ""}};
+  const fs::path path = fs::temp_directory_path() / file;
+  std::ofstream(path) << doc.dump(2);
+  return path;
+}
+
+nlohmann::json one_dataset(int64_t side) {
+  return nlohmann::json::array(
+      {{{"name", "a"}, {"shape", {side, side, side}}, {"distribution", "normal"}, {"seed", 1}, {"tags", {"large"}}}});
+}
+
+}  // namespace
+
+TEST_CASE("a resolved spec is read whole") {
+  const auto path = write_resolved("tilelab_test_resolved.json", "rect", one_dataset(4), nullptr);
+  const StageSpec spec = load_stage_spec(path);
+  CHECK(spec.id == "99-test");
+  CHECK(spec.api == "rect");
+  CHECK(!spec.hidden);
+  REQUIRE(spec.datasets.size() == 1);
+  CHECK(spec.dataset("a").shape.K == 4);
+  CHECK(spec.dataset("a").tags == std::vector<std::string>{"large"});
+  CHECK(spec.perf.min_runs == 3);
+  CHECK(spec.perf.max_runs == 7);
+  CHECK(spec.perf.target_rel_stderr == doctest::Approx(0.02));
+}
+
 TEST_CASE("hidden datasets follow the rule and depend on the seed") {
-  const auto path = fs::temp_directory_path() / "tilelab_test_stage.toml";
-  std::ofstream(path) << R"(
-[stage]
-id = "99-test"
-api = "square"
-[[dataset]]
-name = "a"
-width = 4
-distribution = "normal"
-seed = 1
-[hidden]
-rule = "widths in [1, 300], none a multiple of 8"
-count = 5
-min = 1
-max = 300
-avoid_multiple_of = 8
-[performance]
-dataset = "a"
-)";
+  const auto path = write_resolved(
+      "tilelab_test_stage.json", "square", one_dataset(4),
+      {{"rule", "widths in [1, 300], none a multiple of 8"}, {"count", 5}, {"min", 1}, {"max", 300},
+       {"avoid_multiple_of", 8}, {"multiple_of", 1}, {"distribution", "normal"}});
   const StageSpec spec = load_stage_spec(path);
   for (int i = 0; i < 5; ++i) {
     const DatasetSpec h = spec.hidden_dataset(42, i);
@@ -124,25 +153,10 @@ dataset = "a"
 }
 
 TEST_CASE("hidden sizes can be restricted to multiples of a tile") {
-  const auto path = fs::temp_directory_path() / "tilelab_test_multiple.toml";
-  std::ofstream(path) << R"(
-[stage]
-id = "98-test"
-api = "rect"
-[[dataset]]
-name = "a"
-shape = [32, 32, 32]
-distribution = "normal"
-seed = 1
-[hidden]
-rule = "multiples of 32 in [32, 1536]"
-count = 6
-min = 20
-max = 1536
-multiple_of = 32
-[performance]
-dataset = "a"
-)";
+  const auto path = write_resolved(
+      "tilelab_test_multiple.json", "rect", one_dataset(32),
+      {{"rule", "multiples of 32 in [32, 1536]"}, {"count", 6}, {"min", 20}, {"max", 1536},
+       {"avoid_multiple_of", 0}, {"multiple_of", 32}, {"distribution", "normal"}});
   const StageSpec spec = load_stage_spec(path);
   for (int i = 0; i < 6; ++i) {
     const Shape s = spec.hidden_dataset(7, i).shape;
@@ -152,32 +166,30 @@ dataset = "a"
       CHECK(v <= 1536);
     }
   }
-  std::ofstream(path) << R"(
-[stage]
-id = "98-test"
-api = "square"
-[[dataset]]
-name = "a"
-width = 32
-distribution = "normal"
-seed = 1
-[hidden]
-rule = "impossible"
-count = 1
-min = 1
-max = 100
-multiple_of = 32
-avoid_multiple_of = 8
-[performance]
-dataset = "a"
-)";
-  CHECK_THROWS_WITH_AS(load_stage_spec(path), doctest::Contains("also a multiple"), BadInput);
 }
 
-TEST_CASE("a malformed spec is a clear error") {
+TEST_CASE("--spec takes the resolved spec, and says so when given anything else") {
   const auto path = fs::temp_directory_path() / "tilelab_test_bad.toml";
-  std::ofstream(path) << "[stage]\nid = \"x\"\napi = \"triangle\"\n";
-  CHECK_THROWS_WITH_AS(load_stage_spec(path), doctest::Contains("api must be square or rect"), BadInput);
-  std::ofstream(path) << "[stage\n";
-  CHECK_THROWS_WITH_AS(load_stage_spec(path), doctest::Contains("not valid TOML"), BadInput);
+  std::ofstream(path) << "[stage]\nid = \"x\"\napi = \"square\"\n";
+  CHECK_THROWS_WITH_AS(load_stage_spec(path), doctest::Contains("generated/stages/<stage>.json"), BadInput);
+  std::ofstream(path) << nlohmann::json{{"schema", kResultSchema}, {"id", "x"}}.dump();
+  CHECK_THROWS_WITH_AS(load_stage_spec(path), doctest::Contains("not a resolved stage spec"), BadInput);
+  std::ofstream(path) << nlohmann::json{{"schema", kSpecSchema}, {"id", "x"}}.dump();
+  CHECK_THROWS_WITH_AS(load_stage_spec(path), doctest::Contains("reconfigure"), BadInput);
+  CHECK_THROWS_WITH_AS(load_stage_spec(fs::temp_directory_path() / "tilelab_no_such.json"),
+                       doctest::Contains("cannot read"), BadInput);
+}
+
+TEST_CASE("every stage's generated spec loads (what codegen writes, C++ reads)") {
+  int seen = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(TILELAB_GENERATED_DIR) / "stages")) {
+    const StageSpec spec = load_stage_spec(entry.path());
+    CHECK(spec.id == entry.path().stem().string());
+    CHECK(!spec.datasets.empty());
+    spec.dataset(spec.perf.dataset);  // throws when the performance dataset is missing
+    if (spec.hidden)
+      for (int i = 0; i < spec.hidden->count; ++i) CHECK(spec.hidden_dataset(1, i).shape.J >= spec.hidden->min);
+    ++seen;
+  }
+  CHECK(seen > 0);
 }

@@ -45,6 +45,6 @@ TEST_CASE("results are written whole") {
   write_result(p, {{"schema", kResultSchema}, {"verdict", "pass"}});
   std::ifstream in(p);
   const auto j = nlohmann::json::parse(in);
-  CHECK(j["schema"] == "tilelab.result/1");
+  CHECK(j["schema"] == kResultSchema);
   CHECK_FALSE(std::filesystem::exists(p.string() + ".tmp"));
 }

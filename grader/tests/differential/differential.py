@@ -31,6 +31,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT / "grader"))
+from tilelab.spec import resolved_path  # noqa: E402
 # Datasets per stage: the plain build and the GPU run all of them, the slower builds the first
 # (with K > 16, so a barrier missing between two phases matters at the bugs' tile width 16).
 DATASETS = {
@@ -62,7 +64,7 @@ def run_one(tree: Path, stage: str, backend: str, vid: str, ds: str, timeout: in
     runner = tree / "runners" / f"run-variants-{stage}-{backend}"
     with tempfile.TemporaryDirectory() as tmp:
         res = Path(tmp) / "r.json"
-        cmd = [str(runner), "--spec", str(ROOT / "assignments" / stage / "stage.toml"),
+        cmd = [str(runner), "--spec", str(resolved_path(tree, stage)),
                "--dataset", str(tree / "datasets" / stage / ds), "--check", "correct",
                "--json", str(res), "--timeout", str(timeout)]
         env = dict(os.environ, TILELAB_VARIANT=vid)

@@ -8,6 +8,7 @@ import pytest
 
 import fakes
 from tilelab import ROOT, bench, calibrate, results, spec
+from tilelab.contract import SCHEMAS
 from tilelab.runresult import Result
 
 
@@ -64,6 +65,6 @@ def test_bench_rows_table_json_and_plot(tmp_path):
     assert "GFLOP/s" in lines[0] and len(lines) == len(rows) + 1 and "missing" in lines[-1]
     written = bench.save(rows, fakes.PASS_PERF["device"], tmp_path)
     doc = json.loads((tmp_path / "bench.json").read_text())
-    assert doc["format"] == "tilelab.bench/1" and doc["device"]["name"] == "NVIDIA H200"
+    assert doc["format"] == SCHEMAS["bench"] and doc["device"]["name"] == "NVIDIA H200"
     assert len(doc["rows"]) == len(rows) and (tmp_path / "bench.png").read_bytes()[:4] == b"\x89PNG"
     assert len(written) == 2

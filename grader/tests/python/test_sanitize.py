@@ -144,7 +144,7 @@ def _runner(tmp_path: Path, verdict: str, code: int) -> list[str]:
     f.write_text(f"""import json, sys
 a = sys.argv
 p = a[a.index('--json') + 1]
-json.dump({{"schema": "tilelab.result/1", "stage": "01-basic", "dataset": "w129",
+json.dump({{"schema": {sanitize.SCHEMA!r}, "stage": "01-basic", "dataset": "w129",
             "verdict": {verdict!r}, "exit_code": {code}, "message": "m"}}, open(p, "w"))
 sys.exit({code})
 """)

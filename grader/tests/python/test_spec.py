@@ -59,9 +59,9 @@ def test_good_spec_loads(tmp_path):
 
 
 @pytest.mark.parametrize("old, new, msg", [
-    ('api = "square"', 'api = "cube"', "api must be one of"),
+    ('api = "square"', 'api = "cube"', "'api' must be one of"),
     ("width = 4", "width = 0", "sizes must be >= 1"),
-    ('distribution = "normal"', 'distribution = "ones"', "distribution must be one of"),
+    ('distribution = "normal"', 'distribution = "ones"', "'distribution' must be one of"),
     ('dataset = "a"\nfull', 'dataset = "zz"\nfull', "'zz' is not defined"),
     ("full_credit_ratio = 0.9", "full_credit_ratio = 0.1", "zero_credit_ratio < full_credit_ratio"),
     ("seed = 1", "", "missing key 'seed'"),
@@ -73,7 +73,7 @@ def test_good_spec_loads(tmp_path):
     ("performance = 1", "performance = 1\nquestions = -1", "'questions' must be"),
     # gridDim.y is at most 65,535 blocks: 65,535 x 16 rows is the most a dataset may have
     ("width = 4", "width = 1048561", "more than 65535 blocks"),
-    ("[points]", "[hidden]\nrule = 'r'\ncount = 1\nmax = 1048561\n[points]", "past the 1048560 rows"),
+    ("[points]", "[hidden]\nrule = 'r'\ncount = 1\nmin = 1\nmax = 1048561\n[points]", "past the 1048560 rows"),
 ])
 def test_bad_spec_is_a_clear_error(tmp_path, old, new, msg):
     with pytest.raises(spec.SpecError, match=msg):
@@ -89,6 +89,73 @@ def test_bad_spec_is_a_clear_error(tmp_path, old, new, msg):
 def test_point_rules_load_with_their_defaults(tmp_path, line, unearnable, penalty):
     s = spec.load(_write(tmp_path, GOOD.replace("performance = 1", "performance = 1\n" + line, 1)))
     assert (s.points.unearnable, s.points.safety_penalty) == (unearnable, penalty)
+
+
+HIDDEN = '\n[hidden]\nrule = "r"\ncount = 2\nmin = 1\nmax = 100\n'
+
+
+@pytest.mark.parametrize("extra, msg", [
+    # [hidden]: the bounds the C++ runner used to check only at run time, and what it never did.
+    (HIDDEN.replace("min = 1", "min = 0"), r"\[hidden\]: 'min' must be >= 1"),
+    (HIDDEN.replace("max = 100", "max = 0"), r"\[hidden\]: 'max' must be >= 1"),
+    (HIDDEN.replace("min = 1", "min = 50").replace("max = 100", "max = 40"), "needs min <= max"),
+    (HIDDEN.replace("max = 100", "max = 100\nmultiple_of = 0"), "'multiple_of' must be >= 1"),
+    (HIDDEN.replace("max = 100", "max = 100\nmultiple_of = 128"), "no multiple of multiple_of = 128 lies in"),
+    (HIDDEN.replace("max = 100", "max = 100\nmultiple_of = 32\navoid_multiple_of = 8"), "also a multiple"),
+    # No size in range qualifies (16 is the only one): drawing would never end.
+    (HIDDEN.replace("min = 1", "min = 16").replace("max = 100", "max = 16\navoid_multiple_of = 8"),
+     "no size can be drawn"),
+    (HIDDEN.replace("max = 100", "max = 100\navoid_multiple_of = -8"), "'avoid_multiple_of' must be >= 0"),
+    (HIDDEN.replace("count = 2", "count = 0"), "'count' must be >= 1"),
+    (HIDDEN.replace("count = 2\n", ""), r"\[hidden\]: missing key 'count'"),
+    (HIDDEN.replace("max = 100", "max = 100\ndistribution = \"gauss\""), r"\[hidden\]: 'distribution' must be one of"),
+    (HIDDEN.replace("max = 100", "max = 100\nmultiple = 32"), r"\[hidden\]: unknown key\(s\) \['multiple'\]"),
+    (HIDDEN.replace("max = 100", 'max = "100"'), "'max' must be int"),
+    ("", None),
+])
+def test_hidden_rule_is_validated_when_loaded(tmp_path, extra, msg):
+    path = _write(tmp_path, GOOD + extra)
+    if msg is None:
+        assert spec.load(path).hidden is None
+        return
+    with pytest.raises(spec.SpecError, match=msg):
+        spec.load(path)
+
+
+@pytest.mark.parametrize("old, new, msg", [
+    ("zero_credit_ratio = 0.5", "zero_credit_ratio = 0.5\nmin_runs = 0", "'min_runs' must be >= 1"),
+    ("zero_credit_ratio = 0.5", "zero_credit_ratio = 0.5\nmin_runs = 50\nmax_runs = 10", "min_runs <= max_runs"),
+    ("zero_credit_ratio = 0.5", "zero_credit_ratio = 0.5\ntarget_rel_stderr = 0", "'target_rel_stderr' must be in"),
+    ("zero_credit_ratio = 0.5", 'zero_credit_ratio = 0.5\nleaderboard = "gflops"', r"\[performance\]: unknown key"),
+    # [stage]: types and unknown keys (host_function = "false" was read as true).
+    ('api = "square"', 'api = "square"\nhost_function = "false"', "'host_function' must be bool"),
+    ('api = "square"', 'api = "square"\nrequires_shared_memory = 1', "'requires_shared_memory' must be bool"),
+    ('api = "square"', 'api = "square"\ntile = 0', "'tile' must be >= 1"),
+    ('api = "square"', 'api = "square"\nwidth_multiple = 0', "'width_multiple' must be >= 1"),
+    ('api = "square"', 'api = "square"\nhost_fucntion = true', r"\[stage\]: unknown key\(s\) \['host_fucntion'\]"),
+    # [[dataset]]: tags, seeds, unknown keys.
+    ("seed = 1", 'seed = 1\ntags = ["lrage"]', "tags must be among"),
+    ("seed = 1", "seed = -1", "'seed' must be >= 0"),
+    ("seed = 1", "seed = 1\nwidht = 4", r"'a': unknown key\(s\) \['widht'\]"),
+    ('api = "square"', 'api = "rect"', "missing key 'shape'"),
+    # [timeouts], and a table nobody reads.
+    ("[points]", "[timeouts]\ncorrect = 0\n[points]", "'correct' must be >= 1"),
+    ("[points]", "[timeouts]\ncompile = 10\n[points]", r"\[timeouts\]: unknown key"),
+    ("[points]", "[timeout]\ncorrect = 10\n[points]", r"unknown key\(s\) \['timeout'\]"),
+    ("public = 1", "public = -1", "'public' must be >= 0"),
+])
+def test_every_key_is_validated(tmp_path, old, new, msg):
+    with pytest.raises(spec.SpecError, match=msg):
+        spec.load(_write(tmp_path, GOOD.replace(old, new, 1)))
+
+
+def test_defaults_are_filled_in(tmp_path):
+    s = spec.load(_write(tmp_path, GOOD + HIDDEN))
+    assert (s.tile, s.width_multiple, s.host_function, s.requires_shared_memory, s.previous) == (16, 1, False, False, "")
+    assert s.timeouts == {"correct": 60, "perf": 300}
+    assert (s.performance.basis, s.performance.min_runs, s.performance.max_runs,
+            s.performance.target_rel_stderr) == ("reference", 30, 200, 0.01)
+    assert (s.hidden.avoid_multiple_of, s.hidden.multiple_of, s.hidden.distribution) == (0, 1, "normal")
 
 
 def test_the_grid_y_limit_admits_exactly_65535_tiles_of_rows(tmp_path):

@@ -2,7 +2,7 @@
 """Asserts the diagnosis of one known-bad submission under one emulator build.
 
     check.py --expect <bug>/expect.toml --backend emu|emu-asan|emu-race --runner RUNNER
-             --spec stage.toml --datasets DATASETS_DIR/<stage> --json RESULT
+             --spec BUILD/generated/stages/<stage>.json --datasets DATASETS_DIR/<stage> --json RESULT
 
 expect.toml has, per backend, a table ([emu]) or several ([[emu]]), each a case:
 
@@ -29,9 +29,9 @@ import sys
 import tomllib
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # grader/, for tilelab.exit_codes
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # grader/, for tilelab.contract
 from tilelab import diagnoses  # noqa: E402
-from tilelab.exit_codes import ExitCode  # noqa: E402
+from tilelab.contract import ExitCode  # noqa: E402
 from tilelab.runresult import Result  # noqa: E402
 
 

@@ -60,7 +60,7 @@ def run_runner(runner: Path, stage: spec.Stage, tree: Path, ds: str, check: str,
                timeout: int, tool: str | None = None) -> dict:
     res = out / "results" / f"{tag}.json"
     res.parent.mkdir(parents=True, exist_ok=True)
-    cmd = [str(runner), "--spec", str(ROOT / "assignments" / stage.id / "stage.toml"),
+    cmd = [str(runner), "--spec", str(spec.resolved_path(tree, stage.id)),
            "--dataset", str(DATASETS / stage.id / ds), "--check", check, "--json", str(res),
            "--timeout", str(timeout)]
     log = out / "logs" / f"{tag}.log"

@@ -105,7 +105,7 @@ def write_ctest_file(work: Path, tree: Path, impl: str, stage: spec.Stage, datas
     ds = case.get("dataset", "w17")
     kinds = case.get("checks") or ["emu" if check == "correct" else check]
     timeout = case.get("timeout", 60)
-    spec_file = grade.ROOT / "assignments" / stage.id / "stage.toml"
+    spec_file = spec.resolved_path(tree, stage.id)
     (work / "results").mkdir(parents=True, exist_ok=True)
     text = ""
     for kind in kinds:

@@ -52,7 +52,7 @@ def checks_for(impl: str, solution_tests: list[RegisteredTest], tree: Path, work
     (runner run-<impl>-01-basic-<build>, its own result files), with their timeouts and labels,
     and the command tilelab_add_check gives them (CTest lists no command for a runner not yet built)."""
     lines = []
-    spec_file = grade.ROOT / "assignments" / STAGE / "stage.toml"
+    spec_file = spec.resolved_path(tree, STAGE)
     for t in solution_tests:
         name = t.name.replace("solution.", f"{impl}.", 1)
         _, _, dataset, check = name.split(".")
