@@ -53,6 +53,10 @@ std::string advice(const tlemu::Finding& f) {
   if (c == "missing-barrier-before-overwrite")
     return "A __syncthreads() is missing at the end of the loop, after the tiles are used and before the next "
            "phase overwrites them: without it a fast thread replaces elements others still need.";
+  if (c == "race-between-blocks")
+    return "Two blocks store to the same element of P: each block must write only its own tile. Check the row "
+           "and column of every store (a thread's strips must stay inside its block's tile). On a GPU the "
+           "blocks run in any order, so which value P keeps changes from run to run.";
   if (c == "race-write-write")
     return "Two threads write the same shared element between two barriers: each element of a tile should "
            "have exactly one writer per phase.";

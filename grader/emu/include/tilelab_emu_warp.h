@@ -18,34 +18,46 @@
 #include <type_traits>
 
 // ---- atomics (CUDA's overloads: int, unsigned, unsigned long long, float, double ...) ----
+// While one runs, tlemu_in_atomic is above 0: the race build does not count its store as a plain
+// write of global memory (two blocks may update one element atomically; they may not store to it).
+extern int tlemu_in_atomic;
+struct TlemuAtomicScope {
+  TlemuAtomicScope() { ++tlemu_in_atomic; }
+  ~TlemuAtomicScope() { --tlemu_in_atomic; }
+  TlemuAtomicScope(const TlemuAtomicScope&) = delete;
+  TlemuAtomicScope& operator=(const TlemuAtomicScope&) = delete;
+};
 template <class T, class U>
-inline T atomicAdd(T* address, U val) { const T old = *address; *address = T(old + T(val)); return old; }
+inline T atomicAdd(T* address, U val) { TlemuAtomicScope scope; const T old = *address; *address = T(old + T(val)); return old; }
 template <class T, class U>
-inline T atomicSub(T* address, U val) { const T old = *address; *address = T(old - T(val)); return old; }
+inline T atomicSub(T* address, U val) { TlemuAtomicScope scope; const T old = *address; *address = T(old - T(val)); return old; }
 template <class T, class U>
-inline T atomicExch(T* address, U val) { const T old = *address; *address = T(val); return old; }
+inline T atomicExch(T* address, U val) { TlemuAtomicScope scope; const T old = *address; *address = T(val); return old; }
 template <class T, class U>
-inline T atomicMin(T* address, U val) { const T old = *address; if (T(val) < old) *address = T(val); return old; }
+inline T atomicMin(T* address, U val) { TlemuAtomicScope scope; const T old = *address; if (T(val) < old) *address = T(val); return old; }
 template <class T, class U>
-inline T atomicMax(T* address, U val) { const T old = *address; if (T(val) > old) *address = T(val); return old; }
+inline T atomicMax(T* address, U val) { TlemuAtomicScope scope; const T old = *address; if (T(val) > old) *address = T(val); return old; }
 template <class T, class U>
-inline T atomicAnd(T* address, U val) { const T old = *address; *address = T(old & T(val)); return old; }
+inline T atomicAnd(T* address, U val) { TlemuAtomicScope scope; const T old = *address; *address = T(old & T(val)); return old; }
 template <class T, class U>
-inline T atomicOr(T* address, U val) { const T old = *address; *address = T(old | T(val)); return old; }
+inline T atomicOr(T* address, U val) { TlemuAtomicScope scope; const T old = *address; *address = T(old | T(val)); return old; }
 template <class T, class U>
-inline T atomicXor(T* address, U val) { const T old = *address; *address = T(old ^ T(val)); return old; }
+inline T atomicXor(T* address, U val) { TlemuAtomicScope scope; const T old = *address; *address = T(old ^ T(val)); return old; }
 template <class T, class U, class V>
 inline T atomicCAS(T* address, U compare, V val) {
+  TlemuAtomicScope scope;
   const T old = *address;
   if (old == T(compare)) *address = T(val);
   return old;
 }
 inline unsigned int atomicInc(unsigned int* address, unsigned int val) {
+  TlemuAtomicScope scope;
   const unsigned int old = *address;
   *address = old >= val ? 0u : old + 1u;
   return old;
 }
 inline unsigned int atomicDec(unsigned int* address, unsigned int val) {
+  TlemuAtomicScope scope;
   const unsigned int old = *address;
   *address = (old == 0u || old > val) ? val : old - 1u;
   return old;

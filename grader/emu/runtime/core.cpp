@@ -13,6 +13,7 @@ uint3 threadIdx{0, 0, 0};
 uint3 blockIdx{0, 0, 0};
 dim3 blockDim;
 dim3 gridDim;
+int tlemu_in_atomic = 0;  // tilelab_emu_warp.h: above 0 while an atomic runs
 
 namespace tlemu {
 

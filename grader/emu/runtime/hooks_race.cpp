@@ -1,14 +1,20 @@
 // The race build's hooks (internal.hpp, namespace hooks): every shared-memory access of the
 // student's file is seen (instrument.hpp); a read and a write (or two writes) of the same byte by
 // two threads of a block between two barriers is a race, a read of a byte no thread of the block
-// has written is uninitialized shared memory. Device memory has guard zones, as in the plain build.
+// has written is uninitialized shared memory. Device memory has guard zones, as in the plain build,
+// and its plain stores are watched too: two blocks of one launch storing to the same word is a race
+// between blocks (on a GPU the blocks run in any order; here in order, so the last block's value
+// would always win and hide it).
 #include <algorithm>
+#include <climits>
 #include <tuple>
 #include <unordered_map>
 
 #include "guard_zones.hpp"
 #include "instrument.hpp"
 #include "internal.hpp"
+
+extern int tlemu_in_atomic;  // core.cpp; tilelab_emu_warp.h
 
 namespace tlemu {
 namespace {
@@ -55,8 +61,57 @@ RaceState& race() {
 }
 
 uintptr_t g_lo = 0, g_span = 0;  // the shared arena while a kernel runs; span 0 otherwise
+uintptr_t g_dlo = 0, g_dspan = 0;  // from the first to the last byte of device memory, while a kernel runs
 
-__attribute__((noinline)) void access(uintptr_t a, size_t n, bool write, const void* pc) {
+// Global memory: the block that last stored to each 4-byte word of a device buffer in this launch.
+struct WordWriter {
+  uint32_t launch = 0, block = 0;
+  const void* pc = nullptr;
+};
+struct BlockRace {
+  long count = 0;
+  const void *pc_now = nullptr, *pc_then = nullptr;
+  uint32_t block_now = 0, block_then = 0;
+  std::string element;
+};
+std::unordered_map<uintptr_t, std::vector<WordWriter>>& writers() {
+  static auto* w = new std::unordered_map<uintptr_t, std::vector<WordWriter>>();
+  return *w;
+}
+uint32_t g_launch = 0;
+BlockRace g_block_race;
+
+uint32_t block_number() { return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z); }
+
+std::string block_text(uint32_t n) {
+  const uint3 b{n % gridDim.x, (n / gridDim.x) % gridDim.y, n / (gridDim.x * gridDim.y)};
+  return fmt_idx(b, gridDim);
+}
+
+void global_store(uintptr_t a, size_t n, const void* pc) {
+  if (tlemu_in_atomic > 0) return;
+  Runtime& r = rt();
+  Buffer* b = r.find_buffer(reinterpret_cast<const void*>(a), n);
+  if (!b) return;  // past a buffer: the guard zones tell it at the end of the launch
+  const uintptr_t base = reinterpret_cast<uintptr_t>(b->ptr);
+  std::vector<WordWriter>& w = writers()[base];
+  if (w.size() < (b->size + 3) / 4) w.resize((b->size + 3) / 4);
+  const uint32_t me = block_number();
+  for (size_t word = (a - base) / 4; word <= (a + n - 1 - base) / 4; ++word) {
+    WordWriter& c = w[word];
+    if (c.launch == g_launch && c.block != me && g_block_race.count++ == 0) {
+      g_block_race.pc_now = pc, g_block_race.pc_then = c.pc;
+      g_block_race.block_now = me, g_block_race.block_then = c.block;
+      const std::string name = b->name.empty() ? "device memory" : b->name;
+      g_block_race.element = b->row_length ? name + "[" + std::to_string(word / b->row_length) + "][" +
+                                                 std::to_string(word % b->row_length) + "]"
+                                           : name + " (float " + std::to_string(word) + ")";
+    }
+    c.launch = g_launch, c.block = me, c.pc = pc;
+  }
+}
+
+__attribute__((noinline)) void shared_access(uintptr_t a, size_t n, bool write, const void* pc) {
   Runtime& r = rt();
   RaceState& s = race();
   const size_t off = a - g_lo;
@@ -101,6 +156,33 @@ __attribute__((noinline)) void access(uintptr_t a, size_t n, bool write, const v
       }
     }
   }
+}
+
+__attribute__((noinline)) void access(uintptr_t a, size_t n, bool write, const void* pc) {
+  if (a - g_lo < g_span)
+    shared_access(a, n, write, pc);
+  else if (write)
+    global_store(a, n, pc);
+}
+
+// The race between blocks, if the launch had one: one finding at the later store's line.
+void flush_block_race(Runtime& r) {
+  BlockRace& br = g_block_race;
+  if (br.count == 0) return;
+  auto where = symbolize({br.pc_now, br.pc_then});
+  auto loc = [&](const void* pc) { return where.count(pc) ? where[pc] : std::pair<std::string, int>{"?", 0}; };
+  const auto now = loc(br.pc_now), then = loc(br.pc_then);
+  Finding f;
+  f.file = now.first;
+  f.line = now.second;
+  f.count = br.count;
+  f.kind = "race";
+  f.hint_code = "race-between-blocks";
+  f.message = "blocks " + block_text(br.block_then) + " and " + block_text(br.block_now) + " both store to " +
+              br.element + " (lines " + std::to_string(then.second) + " and " + std::to_string(now.second) +
+              ") in one launch (race between blocks)";
+  r.add(f, "block-race:" + now.first + ":" + std::to_string(then.second) + ":" + std::to_string(now.second));
+  br = BlockRace{};
 }
 
 // Race build: turns the records of the launch into findings, with source lines.
@@ -186,6 +268,10 @@ size_t stack_bytes() { return 128 * 1024; }
 void runtime_created(Runtime& r) { race().shadow.resize(r.arena_size); }
 void shared_declared(Runtime&, size_t, size_t) {}
 void launch_begin(Runtime& r, size_t dynamic_shared) {
+  ++g_launch;
+  uintptr_t lo = UINTPTR_MAX, hi = 0;
+  for (const auto& [base, b] : r.buffers) lo = std::min(lo, base), hi = std::max(hi, base + b.size);
+  g_dlo = lo, g_dspan = hi > lo ? hi - lo : 0;
   race().barrier_sites.clear();
   race().last_site_file = nullptr;
   g_lo = reinterpret_cast<uintptr_t>(r.arena);
@@ -193,7 +279,9 @@ void launch_begin(Runtime& r, size_t dynamic_shared) {
 }
 void launch_end(Runtime& r, const LaunchSite& site, size_t) {
   g_span = 0;
+  g_dspan = 0;
   flush_races(r);
+  flush_block_race(r);
   guard_zones::check(r, &site);
 }
 void block_begin(Runtime&) {}
@@ -213,6 +301,6 @@ void free_buffer(Runtime& r, Buffer& b) { guard_zones::free(r, b); }
 
 }  // namespace tlemu
 
-// Only accesses inside the shared arena reach the detector.
-#define TLEMU_RACE_FILTER(a) ((a) - tlemu::g_lo < tlemu::g_span)
+// Only accesses inside the shared arena or device memory reach the detector.
+#define TLEMU_RACE_FILTER(a) ((a) - tlemu::g_lo < tlemu::g_span || (a) - tlemu::g_dlo < tlemu::g_dspan)
 TLEMU_ACCESS_CALLBACKS(TLEMU_RACE_FILTER, tlemu::access)
