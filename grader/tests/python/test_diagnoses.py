@@ -140,6 +140,7 @@ def test_every_format_renders_the_same_first_diagnosis():
 BUG_CLASSES = {
     "missing barrier": "missing-barrier-1",
     "race": "02-missing-barrier",
+    "race between blocks": "02-writes-neighbour",
     "missing bounds check": "missing-bounds-check",
     "overrun": "03-unguarded-store",
     "swapped indices": "swapped-row-col",
