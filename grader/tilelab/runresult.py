@@ -1,4 +1,4 @@
-"""The runner's result object (`tilelab.result/1`, docs/grading.md "The result object") as typed,
+"""The runner's result object (grader/contract.toml's result schema, docs/grading.md "The result object") as typed,
 read-only data. A result file is parsed once, by `Result.parse`, where it is read (results.py) or
 where a report is loaded (model.py); everything after that -- scoring, metrics, diagnoses, every
 output format -- reads these objects, never the JSON.

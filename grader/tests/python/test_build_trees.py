@@ -45,13 +45,14 @@ def test_an_emulator_tree_leaves_out_the_datasets_it_never_reads(tmp_path):
     """datasets/CMakeLists.txt passes these flags where the GPU backend is off: the performance
     dataset and those above the emulator's size cap are not written; every dataset an emulator
     check reads still is (w1024, at the cap)."""
-    exe = Path(os.environ.get("TILELAB_BUILD_DIR", ROOT / "build" / "default")) / "datasets" / "tilelab-datagen"
+    build = Path(os.environ.get("TILELAB_BUILD_DIR", ROOT / "build" / "default"))
+    exe = build / "datasets" / "tilelab-datagen"
     if not exe.exists():
         pytest.skip(f"no {exe} (CTest's kit.pytest sets TILELAB_BUILD_DIR)")
     cap = 1024
     for s in (st for st in spec.load_all(ROOT) if st.id in ("02-tiled", "06-register-tiled")):
         out = tmp_path / s.id
-        subprocess.run([str(exe), "--spec", str(s.path), "--out", str(out), "--skip-tag", "perf",
+        subprocess.run([str(exe), "--spec", str(spec.resolved_path(build, s.id)), "--out", str(out), "--skip-tag", "perf",
                         "--max-size", str(cap)], check=True, capture_output=True)
         written = {p.name for p in out.iterdir()}
         read = {d.name for d in s.datasets if "perf" not in d.tags and _cost_size(d) <= cap}
