@@ -116,10 +116,15 @@ def gradescope_case(image: Path, case: str) -> dict:
 @pytest.mark.parametrize("case", ["bare", "nested"])
 def test_gradescope_grades_a_correct_kernel_in_full(image, case):
     doc = gradescope_case(image, case)
-    checks = [t for t in doc["tests"] if STAGE in t["tags"] and "perf" not in t["tags"]]
+    tests = [t for t in doc["tests"] if STAGE in t["tags"] and "perf" not in t["tags"]]
+    # The kernel's checks in full; the stage's questions (no answers.toml handed in) each say how
+    # to answer them and score nothing.
+    checks = [t for t in tests if not t["name"].endswith(": question")]
+    questions = [t for t in tests if t["name"].endswith(": question")]
     assert checks, doc["output"]
     bad = [(t["name"], t["output"][:200]) for t in checks if t["status"] != "passed" or t["score"] != t["max_score"]]
     assert not bad, bad
+    assert all(t["score"] == 0 and "tilelab quiz" in t["output"] for t in questions), questions
     assert doc["score"] == pytest.approx(sum(t["max_score"] for t in checks), abs=0.01) and doc["score"] > 0
 
 
@@ -168,7 +173,7 @@ def test_prairielearn_grades_a_correct_kernel_in_full(image, case):
     doc, new = prairielearn_case(image, case)
     assert new == ["results", "results/results.json"], "nothing but the results is written under /grade"
     assert doc["gradable"] is True, doc
-    checks = [t for t in doc["tests"] if not t["name"].endswith(": perf")]
+    checks = [t for t in doc["tests"] if not t["name"].endswith((": perf", ": question"))]
     bad = [(t["name"], t["message"]) for t in checks if t["points"] != t["max_points"]]
     assert checks and not bad, bad
     assert doc["score"] > 0
