@@ -162,11 +162,5 @@ MatrixMulKernel(const float* __restrict__ M, const float* __restrict__ N, float*
 void launch_matmul(const float* M, const float* N, float* P, int J, int K, int L) {
     dim3 dimBlock(THREADS);
     dim3 dimGrid((L + BN - 1) / BN, (J + BM - 1) / BM);
-#if 0
-    const int bytes = 2 * BK * (BM + BN) * sizeof(float);
-    cudaFuncSetAttribute(MatrixMulKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-    MatrixMulKernel<<<dimGrid, dimBlock, bytes>>>(M, N, P, J, K, L);
-#else
     MatrixMulKernel<<<dimGrid, dimBlock>>>(M, N, P, J, K, L);
-#endif
 }
