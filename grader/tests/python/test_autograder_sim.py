@@ -124,7 +124,8 @@ def test_gradescope_grades_a_correct_kernel_in_full(image, case):
     assert checks, doc["output"]
     bad = [(t["name"], t["output"][:200]) for t in checks if t["status"] != "passed" or t["score"] != t["max_score"]]
     assert not bad, bad
-    assert all(t["score"] == 0 and "tilelab quiz" in t["output"] for t in questions), questions
+    assert all(t["score"] == 0 for t in questions), questions
+    assert not questions or any("tilelab quiz" in t["output"] for t in questions) or "tilelab quiz" in doc["output"]
     assert doc["score"] == pytest.approx(sum(t["max_score"] for t in checks), abs=0.01) and doc["score"] > 0
 
 
