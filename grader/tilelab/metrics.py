@@ -3,6 +3,8 @@ error, time, GFLOP/s, % of reference, % of cuBLAS, and the kernel's resources.""
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass
 
 from .scoring import CheckScore
@@ -89,19 +91,19 @@ MODEL_FIGURES = (("CGMA (FLOPs per float loaded)", "cgma", ".1f"),
                  ("occupancy (launch + shared memory)", "occupancy", ".0%"))
 
 
-def model_lines(c: CheckScore, book: str = "", book_cgma: float | None = None) -> list[str]:
+def model_lines(c: CheckScore | None) -> list[str]:
     """The counts of a perf-model check, the student's beside the reference's and the book's
     prediction (e.g. 'CGMA: yours 1.0, reference 16.0, book 16'), and the modelled times; [] for
     any other check."""
-    r = c.result.raw if c.result is not None else {}
-    t = r.get("timing") or {}
-    if t.get("basis") != "model":
+    r = c.result if c is not None else None
+    t = r.timing if r is not None else None
+    if t is None or t.basis != "model":
         return []
-    impls = t.get("impls") or {}
-    mine = (impls.get(r.get("impl", "")) or {}).get("model") or {}
-    ref = (impls.get("reference") or {}).get("model") or {}
+    mine = t.impls[r.impl].model if r.impl in t.impls else {}
+    ref = t.impls["reference"].model if "reference" in t.impls else {}
     if not mine:
         return []
+    book, book_cgma = _book(r.stage)
     lines = []
     for label, key, spec in MODEL_FIGURES:
         a, b = (mine.get("derived") or {}).get(key), (ref.get("derived") or {}).get(key)
@@ -113,7 +115,7 @@ def model_lines(c: CheckScore, book: str = "", book_cgma: float | None = None) -
         lines.append(line)
     mm, rm = mine.get("model") or {}, ref.get("model") or {}
     if mm:
-        lines.append(f"modelled on {mm.get('gpu', 'the reference GPU')} at {fmt_shape(r)}: yours "
+        lines.append(f"modelled on {mm.get('gpu', 'the reference GPU')} at {r.shape_text or '?'}: yours "
                      f"{mm.get('ms', 0):.4f} ms ({mm.get('bound')} bound)"
                      + (f", reference {rm.get('ms', 0):.4f} ms ({rm.get('bound')} bound)" if rm else ""))
     if book:
@@ -121,15 +123,10 @@ def model_lines(c: CheckScore, book: str = "", book_cgma: float | None = None) -
     return lines
 
 
-def fmt_shape(r: dict) -> str:
-    s = r.get("shape") or {}
-    return f"{s.get('J')}x{s.get('K')}x{s.get('L')}" if s else "?"
-
-
-def book_of(c: CheckScore | None) -> tuple[str, float | None]:
-    """The book's prediction for the stage of check c ([performance.model] book, book_cgma)."""
+@functools.lru_cache(maxsize=None)
+def _book(stage: str) -> tuple[str, float | None]:
+    """The book's prediction for a stage ([performance.model] book, book_cgma), read once per stage."""
     from . import spec  # here: spec is not needed by the other figures
-    stage = c.result.raw.get("stage") if c is not None and c.result is not None else None
     try:
         m = {s.id: s for s in spec.load_all()}[stage].performance.model if stage else None
     except (KeyError, spec.SpecError, OSError):

@@ -204,11 +204,13 @@ class ImplTiming:
     gflops: float | None = None
     pct_of_peak: float | None = None
     runs: int | None = None
+    model: dict = field(default_factory=dict)   # the count build's figures (docs/performance.md, "The model")
 
     @classmethod
     def parse(cls, v: Any) -> "ImplTiming":
         v = _obj(v)
-        return cls(num(v.get("median_ms")), num(v.get("gflops")), num(v.get("pct_of_peak")), _int(v.get("runs")))
+        return cls(num(v.get("median_ms")), num(v.get("gflops")), num(v.get("pct_of_peak")), _int(v.get("runs")),
+                   _obj(v.get("model")))
 
 
 @dataclass(frozen=True)
@@ -218,6 +220,7 @@ class Timing:
     ratio_to_previous: float | None = None
     ratio_to_cublas: float | None = None
     meaningful: bool | None = None
+    basis: str = ""            # "model": the times are the performance model's, from the emulator's counts
 
     @classmethod
     def parse(cls, v: Any) -> "Timing | None":
@@ -226,7 +229,7 @@ class Timing:
         m = v.get("meaningful")
         return cls({k: ImplTiming.parse(x) for k, x in _obj(v.get("impls")).items()},
                    num(v.get("ratio_to_reference")), num(v.get("ratio_to_previous")),
-                   num(v.get("ratio_to_cublas")), m if isinstance(m, bool) else None)
+                   num(v.get("ratio_to_cublas")), m if isinstance(m, bool) else None, _str(v.get("basis")))
 
     def ratio(self, key: str) -> float | None:
         """A ratio by its result key (stage.toml's performance ratio_key)."""

@@ -119,12 +119,12 @@ def _perf_model(stage: Stage, impl: str, results: dict[str, Result]) -> CheckSco
                           "measured on a GPU only")
     name = f"{impl}.{stage.id}.{m.check_name}.perf-model"
     r = results.get(name)
-    timing = (r.raw.get("timing") if r is not None else None) or {}
-    ratio = timing.get("ratio_to_reference")
+    timing = r.timing if r is not None else None
+    ratio = timing.ratio_to_reference if timing is not None else None
     c = _check(name, r, pts, pts * perf_fraction(ratio, m.full_credit_ratio, m.zero_credit_ratio))
     if c.passed and ratio is None:
         c.points, c.message = 0.0, c.message + "; no reference counted here to compare with, so no performance points"
-    elif c.passed and timing.get("basis") != "model":
+    elif c.passed and timing.basis != "model":
         c.points, c.message = 0.0, c.message + "; the runner gave no modelled times"
     elif c.passed:
         c.message = (f"modelled on an H100 SXM from the emulator's counts: {ratio:.0%} of the reference's "

@@ -78,7 +78,7 @@ def test_with_the_gpu_basis_the_emulator_skips_performance_as_before():
 
 def test_the_student_sees_their_counts_beside_the_references_and_the_books():
     s = score_stage(STAGE, "submission", _results(0.64), backend="emu")
-    lines = metrics.model_lines(s.check("perf-model"), *metrics.book_of(s.check("perf-model")))
+    lines = metrics.model_lines(s.check("perf-model"))
     text = "\n".join(lines)
     assert "CGMA (FLOPs per float loaded): yours 1.0, reference 16.0, book 16" in text
     assert "shared wavefronts per warp FMA: yours 0.000, reference 2.000" in text

@@ -44,7 +44,7 @@ def test_output(c: CheckScore) -> str:
     if m.registers is not None:
         lines.append(f"kernel: {m.registers} registers/thread, {m.shared_bytes or 0} B shared/block, "
                      f"{m.blocks_per_sm} blocks/SM (limited by {m.binding_limit})")
-    lines += metrics.model_lines(c, *metrics.book_of(c))
+    lines += metrics.model_lines(c)
     return "\n".join(lines)
 
 
@@ -52,7 +52,7 @@ def stage_model_lines(s: StageScore) -> list[str]:
     """The performance model's counts of the stage's perf-model check, yours beside the reference's
     and the book's (docs/performance.md, "The model"); [] where the stage has none."""
     c = s.check("perf-model")
-    return metrics.model_lines(c, *metrics.book_of(c)) if c else []
+    return metrics.model_lines(c) if c else []
 
 
 def summary_line(r: GradeReport) -> str:
