@@ -50,13 +50,18 @@ endif()
 # sanitizer library is linked.
 set(_emu_flags_plain -O2 -g)
 set(_emu_flags_asan -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all)
-set(_emu_flags_race -O1 -gdwarf-4 -fno-omit-frame-pointer -fsanitize=kernel-address
+# -fno-tree-sra: g++ would otherwise split a float4 load whose components are used one by one into
+# four 4-byte loads, where nvcc makes one 16-byte load; the count build counts what the GPU does.
+set(_emu_flags_race -O1 -fno-tree-sra -gdwarf-4 -fno-omit-frame-pointer -fsanitize=kernel-address
     "SHELL:--param asan-instrumentation-with-call-threshold=0" "SHELL:--param asan-stack=0"
     "SHELL:--param asan-globals=0")
 # The count build (performance model, docs/performance.md): the race build's instrumentation, with
 # every access counted instead of checked. Not one of TILELAB_EMU_BUILDS: only the perf-model check
 # of each stage uses it, not the correctness checks, the known-bad suite or the differential check.
+# Its runner links the race build's object of the student's file (_emu_object_count): the two differ
+# only in the runtime they link, so a grade compiles the file three times, not four.
 set(_emu_flags_count ${_emu_flags_race})
+set(_emu_object_count race)
 set(_emu_suffix_plain emu)
 set(_emu_suffix_asan emu-asan)
 set(_emu_suffix_race emu-race)
@@ -194,12 +199,18 @@ function(tilelab_emu_runners base display stage src builds)
         endif()
       endif()
     endif()
-    set(obj emu_${build}_${bid})
-    add_library(${obj} OBJECT "${rewritten}")
-    # -include: files that do not include <cuda_runtime.h> (or include it inside a namespace) still
-    # see the emulator's declarations first.
-    target_compile_options(${obj} PRIVATE -include "${_emu_dir}/include/tilelab_emu.h" ${_emu_flags_${build}})
-    target_include_directories(${obj} PRIVATE "${_emu_dir}/include")
+    set(objbuild ${build})
+    if(DEFINED _emu_object_${build})
+      set(objbuild ${_emu_object_${build}})
+    endif()
+    set(obj emu_${objbuild}_${bid})
+    if(NOT TARGET ${obj})
+      add_library(${obj} OBJECT "${rewritten}")
+      # -include: files that do not include <cuda_runtime.h> (or include it inside a namespace) still
+      # see the emulator's declarations first.
+      target_compile_options(${obj} PRIVATE -include "${_emu_dir}/include/tilelab_emu.h" ${_emu_flags_${objbuild}})
+      target_include_directories(${obj} PRIVATE "${_emu_dir}/include")
+    endif()
     set(runner "${base}-${_emu_suffix_${build}}")
     add_executable(${runner} $<TARGET_OBJECTS:${main}> $<TARGET_OBJECTS:tilelab_emu_backend_objs> $<TARGET_OBJECTS:${adapter}>
                              $<TARGET_OBJECTS:${obj}> ${extra})
@@ -355,6 +366,18 @@ target_link_libraries(tilelab_emu_tests PRIVATE doctest::doctest tilelab_emu_rt_
 # that per-case discovery cannot carry, and a failure still names the failing case.
 add_test(NAME kit.emu.unit COMMAND tilelab_emu_tests)
 set_tests_properties(kit.emu.unit PROPERTIES LABELS "kit;emu" TIMEOUT 120)
+# The count build's rules (sectors, wavefronts, vector accesses) on kernels small enough to count by
+# hand: compiled as a student's file is for the count build, linked with its runtime.
+tilelab_emu_rewrite(emu-counting "${_emu_dir}/tests/counting.cu" counting_cpp)
+add_library(tilelab_emu_counting_obj OBJECT "${counting_cpp}")
+target_compile_options(tilelab_emu_counting_obj PRIVATE -include "${_emu_dir}/include/tilelab_emu.h" ${_emu_flags_count})
+target_include_directories(tilelab_emu_counting_obj PRIVATE "${_emu_dir}" "${_emu_dir}/include")
+target_link_libraries(tilelab_emu_counting_obj PRIVATE doctest::doctest)
+add_executable(tilelab_emu_count_tests "${PROJECT_SOURCE_DIR}/grader/tests/cpp/main.cpp"
+                                       $<TARGET_OBJECTS:tilelab_emu_counting_obj>)
+target_link_libraries(tilelab_emu_count_tests PRIVATE doctest::doctest tilelab_emu_rt_count)
+add_test(NAME kit.emu.count COMMAND tilelab_emu_count_tests)
+set_tests_properties(kit.emu.count PROPERTIES LABELS "kit;emu;model" TIMEOUT 60)
 endif()
 # `tilelab trace`: the trace build, its runners trace-<impl>-<stage> and the checks kit.trace.*.
 include(TilelabTrace)

@@ -102,7 +102,8 @@ def compare(emu: dict, gpu: dict, md: Path | None) -> int:
         st = stages[e["stage"]]
         pm, pg = st.performance.model, st.performance
         bm = band(perf_fraction(m, pm.full_credit_ratio, pm.zero_credit_ratio))
-        bg = band(perf_fraction(t, pg.full_credit_ratio, pg.zero_credit_ratio))
+        # The timed check's band, on the ratio it grades by (06: the fraction of cuBLAS).
+        bg = band(perf_fraction(g.get(pg.ratio_key), pg.full_credit_ratio, pg.zero_credit_ratio))
         err = m / t - 1
         mod.append(m), mea.append(t), agree.append(bm == bg)
         if e["stage"] < "06":

@@ -16,6 +16,30 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
+# The 06 reference places a thread's two 4-wide strips of rows and of columns half a block tile
+# apart, at the literal offset 64, with 16 threads across: these edits write the same code for any
+# BM, BN, TM, TN (multiples of 4, (BM / TM) * (BN / TN) = THREADS), so its macros can be changed.
+GENERIC_STRIPS_06 = [
+    ("const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;",
+     "const int tx = threadIdx.x % (BN / TN), ty = threadIdx.x / (BN / TN);"),
+    ("""            *reinterpret_cast<float4*>(&a[0]) = *reinterpret_cast<const float4*>(&Mds[cur][k][ty * 4]);
+            *reinterpret_cast<float4*>(&a[4]) = *reinterpret_cast<const float4*>(&Mds[cur][k][64 + ty * 4]);
+            *reinterpret_cast<float4*>(&b[0]) = *reinterpret_cast<const float4*>(&Nds[cur][k][tx * 4]);
+            *reinterpret_cast<float4*>(&b[4]) = *reinterpret_cast<const float4*>(&Nds[cur][k][64 + tx * 4]);""",
+     """#pragma unroll
+            for (int s = 0; s < TM / 4; ++s)
+                *reinterpret_cast<float4*>(&a[4 * s]) =
+                    *reinterpret_cast<const float4*>(&Mds[cur][k][s * (BM * 4 / TM) + ty * 4]);
+#pragma unroll
+            for (int s = 0; s < TN / 4; ++s)
+                *reinterpret_cast<float4*>(&b[4 * s]) =
+                    *reinterpret_cast<const float4*>(&Nds[cur][k][s * (BN * 4 / TN) + tx * 4]);"""),
+    ("const int row = bm + (i < 4 ? ty * 4 + i : 64 + ty * 4 + (i - 4));",
+     "const int row = bm + (i / 4) * (BM * 4 / TM) + ty * 4 + i % 4;"),
+    ("for (int half = 0; half < 2; ++half) {", "for (int half = 0; half < TN / 4; ++half) {"),
+    ("const int col = bn + half * 64 + tx * 4;", "const int col = bn + half * (BN * 4 / TN) + tx * 4;"),
+]
+
 # name: (stage, base solution stage, [(find, replace), ...], what it shows)
 VARIANTS: dict[str, tuple[str, str, list[tuple[str, str]], str]] = {
     "01-solution": ("01-basic", "01-basic", [], "the basic kernel (coalesced: Col from threadIdx.x)"),
@@ -24,6 +48,8 @@ VARIANTS: dict[str, tuple[str, str, list[tuple[str, str]], str]] = {
          "int Row = blockIdx.x * blockDim.x + threadIdx.x;\n    int Col = blockIdx.y * blockDim.y + threadIdx.y;")],
         "rows and columns swapped: a warp reads 32 rows of M and writes down a column of P (uncoalesced)"),
     "02-basic": ("02-tiled", "01-basic", [], "the basic kernel submitted for 02-tiled"),
+    "02-tile4": ("02-tiled", "02-tiled", [("#define TILE_WIDTH 16", "#define TILE_WIDTH 4")],
+                 "4x4 tiles (half-warp blocks: tests the latency term, which was fitted on 8x8)"),
     "02-tile8": ("02-tiled", "02-tiled", [("#define TILE_WIDTH 16", "#define TILE_WIDTH 8")], "8x8 tiles"),
     "02-solution": ("02-tiled", "02-tiled", [], "16x16 tiles (the reference)"),
     "02-tile32": ("02-tiled", "02-tiled", [("#define TILE_WIDTH 16", "#define TILE_WIDTH 32")], "32x32 tiles"),
@@ -37,11 +63,13 @@ VARIANTS: dict[str, tuple[str, str, list[tuple[str, str]], str]] = {
     "05-coarse8": ("05-coarsened", "05-coarsened", [("#define COARSE_FACTOR 4", "#define COARSE_FACTOR 8")],
                    "coarsening factor 8"),
     "06-solution": ("06-register-tiled", "06-register-tiled", [], "128x128 block tiles, 8x8 register tiles"),
+    "06-generic": ("06-register-tiled", "06-register-tiled", GENERIC_STRIPS_06,
+                   "the reference with the strips placed from the macros (checks those edits: ~1.00)"),
     "06-tm8tn4": ("06-register-tiled", "06-register-tiled", [
-        ("#define BN 128 ", "#define BN 64  "), ("#define TN 8 ", "#define TN 4 ")],
+        *GENERIC_STRIPS_06, ("#define BN 128 ", "#define BN 64  "), ("#define TN 8 ", "#define TN 4 ")],
         "128x64 block tiles, 8x4 register tiles"),
     "06-tm4tn4": ("06-register-tiled", "06-register-tiled", [
-        ("#define BM 128 ", "#define BM 64  "), ("#define BN 128 ", "#define BN 64  "),
+        *GENERIC_STRIPS_06, ("#define BM 128 ", "#define BM 64  "), ("#define BN 128 ", "#define BN 64  "),
         ("#define TM 8 ", "#define TM 4 "), ("#define TN 8 ", "#define TN 4 ")],
         "64x64 block tiles, 4x4 register tiles"),
     "06-prev05": ("06-register-tiled", "05-coarsened", [], "the 05 kernel submitted for 06"),

@@ -10,7 +10,8 @@
 //             sectors and 128-byte lines it touches and the bytes its lanes asked for; per shared
 //             one, its wavefronts: the bank-conflict degree (32 banks of 4 bytes; lanes reading the
 //             same word share it), summed over the lane groups a wide access is split into (8-byte
-//             accesses: 2 groups of 16 lanes, 16-byte: 4 groups of 8);
+//             accesses: 2 groups of 16 lanes, 16-byte: 4 groups of 8), halved for a wide load whose lanes
+//             read in pairs (see paired());
 //   per block the distinct sectors it touches (what the L2 cache must deliver to its SM at least),
 //             and the barriers it passed.
 // Counting is done in sampled blocks only (every block still runs, so P is whole): the corner blocks
@@ -80,8 +81,26 @@ __attribute__((noinline)) void record(uintptr_t a, size_t n, bool write, const v
   s.log[rt().tid].push_back({a, pc, uint32_t(n), write, shared});
 }
 
+// True when the lanes of a wide load come in pairs reading one address: lane n and lane n^1 for all
+// active lanes, or n and n^2. The L1 returns 128 bytes a clock, so a 16-byte load of 32 lanes needs
+// 4 wavefronts whatever the addresses, but such a pair's registers are returned packed, in half
+// as many (NVIDIA's note on uniform shared loads of CC 7.x; assumed of 8.x and 9.0 alike).
+bool paired(const std::vector<const Access*>& lanes, const std::vector<int>& lane_of) {
+  uintptr_t addr[32];
+  bool on[32] = {};
+  for (size_t i = 0; i < lanes.size(); ++i)
+    if (lane_of[i] >= 0 && lane_of[i] < 32) addr[lane_of[i]] = lanes[i]->addr, on[lane_of[i]] = true;
+  for (int step : {1, 2}) {
+    bool all = true;
+    for (int n = 0; n < 32 && all; ++n)
+      if (on[n] && (!on[n ^ step] || addr[n ^ step] != addr[n])) all = false;
+    if (all) return true;
+  }
+  return false;
+}
+
 // Shared-memory wavefronts of one warp-level access: per lane group, the most distinct 4-byte words
-// any one bank must deliver.
+// any one bank must deliver; halved for a wide load of paired lanes.
 double shared_wavefronts(const std::vector<const Access*>& lanes, const std::vector<int>& lane_of) {
   uint32_t width = 4;
   for (const Access* a : lanes) width = std::max(width, a->bytes);
@@ -107,6 +126,7 @@ double shared_wavefronts(const std::vector<const Access*>& lanes, const std::vec
     }
     total += worst;
   }
+  if (per_group < 32 && !lanes.front()->write && total > 1 && paired(lanes, lane_of)) total /= 2;
   return total;
 }
 

@@ -34,4 +34,7 @@
   extern "C" void __asan_storeN_noabort(uintptr_t a, size_t n) {                               \
     if (FILTER(a)) HANDLER(a, n, true, __builtin_return_address(0));                           \
   }                                                                                            \
-  extern "C" void __asan_handle_no_return() {}
+  extern "C" void __asan_handle_no_return() {}                                                 \
+  /* a file-scope object with a dynamic initializer (std::vector<float> g(16);) asks for these */ \
+  extern "C" void __asan_before_dynamic_init(const char*) {}                                   \
+  extern "C" void __asan_after_dynamic_init() {}

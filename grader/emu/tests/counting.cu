@@ -1,0 +1,122 @@
+// The count build's rules (runtime/hooks_count.cpp; docs/performance.md, "The model"), checked on a
+// .cu file that goes through the same rewrite and instrumented compile as a student's: one warp per
+// launch, so every figure below can be worked out by hand.
+#include <cuda_runtime.h>
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "runtime.hpp"
+
+namespace {
+
+__global__ void read_stride(const float* in, float* out, int stride) {
+    out[threadIdx.x] = in[threadIdx.x * stride];
+}
+
+// Each lane's float4 used component by component (as the 06 reference's transposed store does):
+// one 16-byte load per lane on a GPU, whatever the host compiler would make of it.
+__global__ void read_float4(const float4* in, float* out) {
+    float4 v = in[threadIdx.x];
+    out[threadIdx.x * 4 + 0] = v.x;
+    out[threadIdx.x * 4 + 1] = v.y;
+    out[threadIdx.x * 4 + 2] = v.z;
+    out[threadIdx.x * 4 + 3] = v.w;
+}
+
+__global__ void shared_stride(float* out, int stride) {
+    __shared__ float s[32 * 32];
+    for (int i = threadIdx.x; i < 32 * 32; i += 32) s[i] = float(i);
+    __syncthreads();
+    out[threadIdx.x] = s[(threadIdx.x * stride) % (32 * 32)];
+}
+
+// Lanes read float4 number (lane / group) of a shared row: group 1 = 32 distinct float4, group 16 =
+// two distinct ones (lanes 0-15 and 16-31 share), as the 06 reference reads its M tile.
+__global__ void shared_float4(float* out, int group) {
+    __shared__ __align__(16) float s[128];
+    for (int i = threadIdx.x; i < 128; i += 32) s[i] = float(i);
+    __syncthreads();
+    float4 v = reinterpret_cast<const float4*>(s)[threadIdx.x / group];
+    out[threadIdx.x] = v.x + v.y + v.z + v.w;
+}
+
+struct Device {
+    float *in = nullptr, *out = nullptr;
+    Device() {
+        std::vector<float> h(32 * 32 * 4, 1.0f);
+        cudaMalloc(&in, h.size() * sizeof(float));
+        cudaMalloc(&out, h.size() * sizeof(float));
+        cudaMemcpy(in, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice);
+    }
+    ~Device() { cudaFree(in), cudaFree(out); }
+};
+
+void forget() {  // what was counted before (the setup's copies)
+    tlemu::TrafficCounts c;
+    tlemu::take_counts(c);
+}
+
+tlemu::TrafficCounts counted() {
+    tlemu::TrafficCounts c;
+    REQUIRE(tlemu::take_counts(c));
+    return c;
+}
+
+}  // namespace
+
+TEST_CASE("count: a warp's global load costs the 32-byte sectors its lanes touch") {
+    Device d;
+    forget();
+    read_stride<<<1, 32>>>(d.in, d.out, 1);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    tlemu::TrafficCounts c = counted();
+    CHECK(c.global_loads == 1);
+    CHECK(c.global_load_sectors == 4);    // 128 consecutive bytes
+    read_stride<<<1, 32>>>(d.in, d.out, 32);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    c = counted();
+    CHECK(c.global_loads == 1);
+    CHECK(c.global_load_sectors == 32);   // one sector per lane: 1/8 of each used
+}
+
+TEST_CASE("count: a float4 load is one 16-byte access, even when its components are used apart") {
+    Device d;
+    forget();
+    read_float4<<<1, 32>>>(reinterpret_cast<const float4*>(d.in), d.out);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    tlemu::TrafficCounts c = counted();
+    CHECK(c.global_loads == 1);
+    CHECK(c.global_load_sectors == 16);   // 512 consecutive bytes
+    CHECK(c.global_load_bytes == 512);
+}
+
+TEST_CASE("count: shared wavefronts are the bank-conflict degree; a broadcast is free") {
+    Device d;
+    forget();
+    const struct { int stride; double wavefronts; } cases[] = {{1, 1}, {2, 2}, {32, 32}, {0, 1}};
+    for (const auto& k : cases) {
+        CAPTURE(k.stride);
+        shared_stride<<<1, 32>>>(d.out, k.stride);
+        REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+        tlemu::TrafficCounts c = counted();
+        CHECK(c.shared_loads == 1);
+        CHECK(c.shared_stores == 32);
+        CHECK(c.shared_wavefronts == 32 + k.wavefronts);  // 32 conflict-free stores, then the load
+        CHECK(c.barriers_per_block == 1);
+    }
+}
+
+TEST_CASE("count: a float4 shared load returns 512 bytes in 4 wavefronts, 2 when lanes read in pairs") {
+    Device d;
+    forget();
+    const struct { int group; double wavefronts; } cases[] = {{1, 4}, {2, 2}, {16, 2}};
+    for (const auto& k : cases) {
+        CAPTURE(k.group);
+        shared_float4<<<1, 32>>>(d.out, k.group);
+        REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+        tlemu::TrafficCounts c = counted();
+        CHECK(c.shared_loads == 1);
+        CHECK(c.shared_wavefronts - c.shared_stores == k.wavefronts);  // stores: 4 conflict-free of 32 lanes
+    }
+}
