@@ -68,6 +68,13 @@ class StageScore:
         return not self.error and all(c.verdict == "pass" for c in self.checks if c.verdict != "skipped")
 
     @property
+    def only_unanswered(self) -> bool:
+        """Every check of the kernel passed; what is missing is answers.toml's questions."""
+        open_ = [c for c in self.checks if c.verdict not in ("pass", "skipped")]
+        return (not self.error and bool(open_)
+                and all(c.check == "question" and c.verdict == "missing" for c in open_))
+
+    @property
     def all_skipped(self) -> bool:
         return bool(self.checks) and all(c.verdict == "skipped" for c in self.checks)
 

@@ -161,3 +161,24 @@ def test_a_copy_of_an_answer_key_is_a_leak():
     assert any("answer formulas of 02-tiled" in f for f in leaks._text_leaks("docs/x.md", key, secrets))
     questions = (ROOT / "assignments" / "02-tiled" / "questions.toml").read_text()
     assert not leaks._text_leaks("assignments/02-tiled/questions.toml", questions, secrets)
+
+
+def test_a_right_kernel_without_answers_is_not_called_failed(tmp_path):
+    """The stage's line says the kernel passed and the questions are unanswered; a failed kernel
+    check, or a wrong answer, still makes it 'failed'."""
+    from tilelab.formats.common import UNANSWERED, stage_verdict
+    from tilelab.scoring import CheckScore, StageScore
+
+    stage = STAGES[0]
+    unanswered = quiz.score(stage, "s", tmp_path / "none" / quiz.ANSWERS, 10)
+    kernel = CheckScore(name="s.01-basic.w17.emu", dataset="w17", check="emu", verdict="pass",
+                        points=10, max_points=10)
+    s = StageScore(stage=stage.id, checks=[kernel, *unanswered])
+    assert stage_verdict(s) == UNANSWERED
+    wrong = CheckScore(name="s.01-basic.w33.emu", dataset="w33", check="emu", verdict="wrong",
+                       points=0, max_points=10)
+    assert stage_verdict(StageScore(stage=stage.id, checks=[kernel, wrong, *unanswered])) == "failed"
+    answered_wrong = [CheckScore(name=c.name, dataset=c.dataset, check=c.check, verdict="wrong",
+                                 points=0, max_points=c.max_points) for c in unanswered]
+    assert stage_verdict(StageScore(stage=stage.id, checks=[kernel, *answered_wrong])) == "failed"
+    assert stage_verdict(StageScore(stage=stage.id, checks=[kernel])) == "passed"

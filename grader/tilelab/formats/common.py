@@ -71,9 +71,15 @@ def summary_line(r: GradeReport) -> str:
     return head + (f" ({dev})" if dev else "") + tail
 
 
+UNANSWERED = "kernel passed, questions unanswered"
+
+
 def stage_verdict(s: StageScore) -> str:
-    """'passed', 'failed', or 'not checked here' (every check skipped on this backend)."""
-    return "not checked here" if s.all_skipped else "passed" if s.passed else "failed"
+    """'passed', 'failed', 'not checked here' (every check skipped on this backend), or UNANSWERED
+    (a right kernel handed in without answers.toml: not a failure of the kernel)."""
+    if s.all_skipped:
+        return "not checked here"
+    return "passed" if s.passed else UNANSWERED if s.only_unanswered else "failed"
 
 
 def stage_line(s: StageScore) -> str:
