@@ -25,7 +25,7 @@ struct ModelGpu {
   double max_threads_per_sm = 2048, max_blocks_per_sm = 32, shared_per_sm = 233472, shared_reserved = 1024;
   // A phase of a block (two barriers: after the tiles are stored, after they are used) takes at
   // least one global-memory round trip under load, ~850 ns, whatever else the SM does meanwhile.
-  // The one figure fitted to a measurement: the 8x8-tile kernel on an H100 (docs/performance.md).
+  // The one figure taken from a kernel's time: the 8x8-tile kernel on an H100 (docs/performance.md).
   double phase_latency_clk = 1700;
 };
 

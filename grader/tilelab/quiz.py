@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import ROOT
-from .scoring import CheckScore
+from .scoring import QUESTION, CheckScore
 
 ANSWERS = "answers.toml"
 KEY = "questions-key.toml"
-CHECK = "question"
+CHECK = QUESTION
 PRACTICE = "practice"
 LETTERS = "abcdefghij"
 

@@ -12,6 +12,7 @@ from .spec import Stage
 CORRECT_CHECK = {"gpu": "correct", "emu": "emu"}
 # Memory-safety checks: reported, worth no points, but a failure means the stage did not pass.
 SAFETY_CHECKS = ("memcheck", "racecheck", "synccheck", "initcheck", "emu-asan", "emu-race")
+QUESTION = "question"   # the check kind of a graded question's row (quiz.py)
 
 
 @dataclass
@@ -72,7 +73,7 @@ class StageScore:
         """Every check of the kernel passed; what is missing is answers.toml's questions."""
         open_ = [c for c in self.checks if c.verdict not in ("pass", "skipped")]
         return (not self.error and bool(open_)
-                and all(c.check == "question" and c.verdict == "missing" for c in open_))
+                and all(c.check == QUESTION and c.verdict == "missing" for c in open_))
 
     @property
     def all_skipped(self) -> bool:

@@ -166,7 +166,7 @@ def test_a_copy_of_an_answer_key_is_a_leak():
 def test_a_right_kernel_without_answers_is_not_called_failed(tmp_path):
     """The stage's line says the kernel passed and the questions are unanswered; a failed kernel
     check, or a wrong answer, still makes it 'failed'."""
-    from tilelab.formats.common import UNANSWERED, stage_verdict
+    from tilelab.formats.common import UNANSWERED, stage_style, stage_verdict
     from tilelab.scoring import CheckScore, StageScore
 
     stage = STAGES[0]
@@ -174,10 +174,11 @@ def test_a_right_kernel_without_answers_is_not_called_failed(tmp_path):
     kernel = CheckScore(name="s.01-basic.w17.emu", dataset="w17", check="emu", verdict="pass",
                         points=10, max_points=10)
     s = StageScore(stage=stage.id, checks=[kernel, *unanswered])
-    assert stage_verdict(s) == UNANSWERED
+    assert stage_verdict(s) == UNANSWERED and stage_style(s) == "skipped"   # yellow, not red
     wrong = CheckScore(name="s.01-basic.w33.emu", dataset="w33", check="emu", verdict="wrong",
                        points=0, max_points=10)
-    assert stage_verdict(StageScore(stage=stage.id, checks=[kernel, wrong, *unanswered])) == "failed"
+    failed = StageScore(stage=stage.id, checks=[kernel, wrong, *unanswered])
+    assert stage_verdict(failed) == "failed" and stage_style(failed) == "fail"
     answered_wrong = [CheckScore(name=c.name, dataset=c.dataset, check=c.check, verdict="wrong",
                                  points=0, max_points=c.max_points) for c in unanswered]
     assert stage_verdict(StageScore(stage=stage.id, checks=[kernel, *answered_wrong])) == "failed"

@@ -82,6 +82,11 @@ def stage_verdict(s: StageScore) -> str:
     return "passed" if s.passed else UNANSWERED if s.only_unanswered else "failed"
 
 
+def stage_style(s: StageScore) -> str:
+    """A stage's colour, as style() a check's: not checked here or only unanswered is yellow."""
+    return "pass" if s.passed else "skipped" if s.all_skipped or s.only_unanswered else "fail"
+
+
 def stage_line(s: StageScore) -> str:
     """The one line a stage gets: '02-tiled -- Tiled matrix multiplication: failed, 3.0 / 10.0 points'."""
     return f"{s.stage} -- {s.title}: {stage_verdict(s)}, {s.points:.1f} / {s.max_points:.1f} points"
