@@ -22,18 +22,16 @@ ROOT = Path(__file__).resolve().parents[2]
 GENERIC_STRIPS_06 = [
     ("const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;",
      "const int tx = threadIdx.x % (BN / TN), ty = threadIdx.x / (BN / TN);"),
-    ("""            *reinterpret_cast<float4*>(&a[0]) = *reinterpret_cast<const float4*>(&Mds[cur][k][ty * 4]);
-            *reinterpret_cast<float4*>(&a[4]) = *reinterpret_cast<const float4*>(&Mds[cur][k][64 + ty * 4]);
-            *reinterpret_cast<float4*>(&b[0]) = *reinterpret_cast<const float4*>(&Nds[cur][k][tx * 4]);
-            *reinterpret_cast<float4*>(&b[4]) = *reinterpret_cast<const float4*>(&Nds[cur][k][64 + tx * 4]);""",
+    ("""    *reinterpret_cast<float4*>(&a[0]) = *reinterpret_cast<const float4*>(&Mds[k][ty * 4]);
+    *reinterpret_cast<float4*>(&a[4]) = *reinterpret_cast<const float4*>(&Mds[k][64 + ty * 4]);
+    *reinterpret_cast<float4*>(&b[0]) = *reinterpret_cast<const float4*>(&Nds[k][tx * 4]);
+    *reinterpret_cast<float4*>(&b[4]) = *reinterpret_cast<const float4*>(&Nds[k][64 + tx * 4]);""",
      """#pragma unroll
-            for (int s = 0; s < TM / 4; ++s)
-                *reinterpret_cast<float4*>(&a[4 * s]) =
-                    *reinterpret_cast<const float4*>(&Mds[cur][k][s * (BM * 4 / TM) + ty * 4]);
+    for (int s = 0; s < TM / 4; ++s)
+        *reinterpret_cast<float4*>(&a[4 * s]) = *reinterpret_cast<const float4*>(&Mds[k][s * (BM * 4 / TM) + ty * 4]);
 #pragma unroll
-            for (int s = 0; s < TN / 4; ++s)
-                *reinterpret_cast<float4*>(&b[4 * s]) =
-                    *reinterpret_cast<const float4*>(&Nds[cur][k][s * (BN * 4 / TN) + tx * 4]);"""),
+    for (int s = 0; s < TN / 4; ++s)
+        *reinterpret_cast<float4*>(&b[4 * s]) = *reinterpret_cast<const float4*>(&Nds[k][s * (BN * 4 / TN) + tx * 4]);"""),
     ("const int row = bm + (i < 4 ? ty * 4 + i : 64 + ty * 4 + (i - 4));",
      "const int row = bm + (i / 4) * (BM * 4 / TM) + ty * 4 + i % 4;"),
     ("for (int half = 0; half < 2; ++half) {", "for (int half = 0; half < TN / 4; ++half) {"),
