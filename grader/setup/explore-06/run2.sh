@@ -1,17 +1,30 @@
 #!/bin/bash
-# Second round of walkthrough 6b's variants (v2.cu), each beside the reference and cuBLAS.
+# The second round of walkthrough 06 section 6b (v2.cu, whose macros name each change), each
+# variant checked against cuBLAS, then timed beside it (bench.cu: CUDA events, median, L2 flushed).
+# Instructor material, for a GPU machine: OUT=dir bash run2.sh; PROFILE="name ..." adds Nsight
+# Compute's warp-state and scheduler sections for those variants (ncu.txt).
 cd "$(dirname "$0")"
 OUT=${OUT:-/tmp/explore-06}; mkdir -p "$OUT"
 sol='"../../../solutions/06-register-tiled/matmul.cu"'
 build() { name=$1; shift; nvcc -O3 -std=c++17 -arch=sm_90 -DNAME="\"$name\"" "$@" bench.cu -lcublas -o "/tmp/b_$name" -Xptxas -v > "/tmp/build_$name.log" 2>&1 || echo "build $name failed"; grep -q "spill stores" "/tmp/build_$name.log" && grep -E "[1-9][0-9]* bytes spill" "/tmp/build_$name.log" | head -1; }
 names=()
 v() { names+=("$1"); build "$@" & }
-v reference -DVARIANT="$sol"
-v o1L0 -DVARIANT='"v2.cu"' -DBK=16 -DORDER=1 -DLAYOUT=0
-v peelL0 -DVARIANT='"v2.cu"' -DBK=16 -DORDER=1 -DLAYOUT=0 -DPEEL
-v peelL1 -DVARIANT='"v2.cu"' -DBK=16 -DORDER=1 -DLAYOUT=1 -DPEEL
-v ptrL0 -DVARIANT='"v2.cu"' -DBK=16 -DORDER=1 -DLAYOUT=0 -DPTR
-v o1L0ca -DVARIANT='"v2.cu"' -DBK=16 -DORDER=1 -DLAYOUT=0 -Xptxas -dlcm=ca
+v reference -DVARIANT="$sol"                                  # the reference as it is now
+v vec-pad -DVARIANT='"v2.cu"' -DBK=16 -DLAYOUT=0 -DFRAG2=0                       # VEC template, padded Mds
+v frag2 -DVARIANT='"v2.cu"' -DBK=16 -DLAYOUT=0                                   # + step values double-buffered
+v nopad -DVARIANT='"v2.cu"' -DBK=16 -DLAYOUT=1 -DPAD=0                           # - the pad (lanes in pairs)
+v pairs -DVARIANT='"v2.cu"' -DBK=16 -DLAYOUT=1                                   # lanes in pairs
+v 2x2 -DVARIANT='"v2.cu"' -DBK=16 -DLAYOUT=0 -DORDER=1                           # + multiply-adds in 2 x 2 blocks
+v 2x4 -DVARIANT='"v2.cu"' -DBK=16 -DLAYOUT=0 -DORDER=9 -DBI=2 -DBJ=4 -DOC=0 -DSNK=0 -DIC=0
+v 4x2 -DVARIANT='"v2.cu"' -DBK=16 -DLAYOUT=0 -DORDER=9 -DBI=4 -DBJ=2 -DOC=0 -DSNK=0 -DIC=0
+v 4x4 -DVARIANT='"v2.cu"' -DBK=16 -DLAYOUT=0 -DORDER=9 -DBI=4 -DBJ=4 -DOC=0 -DSNK=0 -DIC=0
+v colsout -DVARIANT='"v2.cu"' -DBK=16 -DLAYOUT=0 -DORDER=9 -DBI=2 -DBJ=2 -DOC=1 -DSNK=0 -DIC=0
+v snake -DVARIANT='"v2.cu"' -DBK=16 -DLAYOUT=0 -DORDER=9 -DBI=2 -DBJ=2 -DOC=0 -DSNK=1 -DIC=0
+v peel -DVARIANT='"v2.cu"' -DBK=16 -DLAYOUT=0 -DORDER=1 -DPEEL                   # + the last phase out of the loop (= the reference)
+v ptr -DVARIANT='"v2.cu"' -DBK=16 -DLAYOUT=0 -DORDER=1 -DPTR                     # + pointers computed once (not kept)
+v dlcm-ca -DVARIANT='"v2.cu"' -DBK=16 -DLAYOUT=0 -DORDER=1 -Xptxas -dlcm=ca
+v bk8 -DVARIANT='"v2.cu"' -DBK=8 -DLAYOUT=1
+v 128x256 -DVARIANT='"v2.cu"' -DBK=8 -DLAYOUT=1 -DBN=256 -DTN=16 -DMINB=1
 ${EXTRA:-true}
 wait
 for b in "${names[@]}"; do [ -x "/tmp/b_$b" ] && "/tmp/b_$b"; done | tee "$OUT/table.txt" | cut -c1-150

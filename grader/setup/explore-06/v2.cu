@@ -1,9 +1,14 @@
-// 06 explorer: the reference's design with three changes, each switchable for the table in
-// walkthrough 6b. VEC kernel (K, L multiples of 4) chosen on the host, so its tile loads are
-// predicated vector loads with no branch in the phase loop; fragments of Mds/Nds double-buffered
-// in registers (FRAG2), the next phase's first fragment read right after the barrier while the
-// last step's multiply-adds run; Mds rows padded by PAD floats so the transposed stores spread
-// over the banks.
+// 06 explorer, second round (walkthrough 06, section 6b; run2.sh builds the table's rows). The
+// reference's design with each change behind a macro:
+//   VEC kernel chosen on the host (always): predicated vector loads, no branch in the phase loop
+//   FRAG2=1   step k+1's values read from shared memory while step k is multiplied
+//   PAD=4     Mds rows padded, so the transposed stores spread over the banks
+//   LAYOUT=1  a warp as 8 x 4 threads, lanes n, n^1 on one column strip and n, n^2 on one row strip
+//   ORDER     the outer product's order: 0 rows of 8; 1 2 x 2 blocks by rows; 2 2 x 2 blocks by
+//             columns, snaking; 3 by 4 x 4 quadrants; 9 generic (BI x BJ blocks, OC columns
+//             outer, SNK snaking, IC inside a block by columns)
+//   PEEL      the last phase after the loop, so the loop has no test; PTR also tile pointers once
+//   BM BN BK TM TN MINB: the tiles and __launch_bounds__'s blocks per SM
 #include <cuda_runtime.h>
 
 #ifndef BM
