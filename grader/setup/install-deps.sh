@@ -9,7 +9,7 @@
 set -eu
 here=$(CDPATH= cd -- "$(dirname -- "$0")/../.." && pwd)
 
-DEBS="cmake g++ make python3 python3-venv doctest-dev libopenblas-dev libboost-context-dev \
+DEBS="cmake ninja-build g++ make python3 python3-venv doctest-dev libopenblas-dev libboost-context-dev \
 nlohmann-json3-dev libcli11-dev"
 if [ "${1:-}" = "--test-deps" ]; then DEBS="$DEBS slurm-wlm munge ccache"; fi
 PIPS="rich jinja2 matplotlib pytest copydetect watchfiles"

@@ -28,7 +28,7 @@ from typing import Callable
 from . import ROOT
 
 DEBS = {  # Debian 12 / Ubuntu 24.04 package -> what it gives the kit
-    "cmake": "build system (>= 3.25)", "g++": "C++ compiler", "doctest-dev": "C++ unit tests",
+    "cmake": "build system (>= 3.25)", "ninja-build": "fast re-grades (make works, slower)", "g++": "C++ compiler", "doctest-dev": "C++ unit tests",
     "libopenblas-dev": "float64 reference products", "libboost-context-dev": "CPU emulator fibers",
     "nlohmann-json3-dev": "JSON results", "libcli11-dev": "runner options",
 }

@@ -12,7 +12,7 @@ import pytest
 
 from tilelab import ROOT, grade, spec
 from tilelab.codegen import _cost_size
-from tilelab.tree import Tree
+from tilelab.tree import CHECK_TARGET, Tree, _cached_generator
 
 pytestmark = pytest.mark.skipif(not shutil.which("cmake"), reason="needs cmake")
 
@@ -33,12 +33,30 @@ def test_a_grading_tree_holds_only_what_grades(tmp_path):
 
     # The same arguments again: no new configure, only CMake's check of its inputs.
     again = tree.configure(list(grade.SHARED_IMPLS), backend="emu")
-    assert again.ok and "cmake_check_build_system" in (tree.logs / "configure.log").read_text()
+    check = CHECK_TARGET[tree.generator]
+    assert again.ok and check in (tree.logs / "configure.log").read_text()
     # Other arguments: configured anew.
     other = tree.configure(["starter"], backend="emu")
     log = (tree.logs / "configure.log").read_text()
-    assert other.ok and "cmake_check_build_system" not in log and "-DTILELAB_IMPLS=starter " in log
+    assert other.ok and check not in log and "-DTILELAB_IMPLS=starter " in log
     assert not [t.name for t in tree.tests() if t.name.startswith("solution.")]
+
+
+@pytest.mark.skipif(not shutil.which("ninja"), reason="ninja is not installed")
+def test_a_tree_made_with_make_is_configured_again_with_ninja_and_keeps_its_depfiles(tmp_path):
+    """A kit updated from make to Ninja finds grading trees that make built: CMake cannot switch a
+    tree's generator in place, so the tree is configured afresh. Ninja deletes a compiler's depfile
+    unless asked to keep it, and the include check reads the depfile: it must be there."""
+    old = Tree(tmp_path / "b", generator="Unix Makefiles")
+    assert old.configure(["starter"], backend="emu").ok
+    assert _cached_generator(old.build) == "Unix Makefiles"
+    new = Tree(tmp_path / "b", generator="Ninja")
+    ran = new.configure(["starter"], backend="emu")
+    assert ran.ok, ran.output[-3000:]
+    assert _cached_generator(new.build) == "Ninja"
+    assert new.build_targets(["run-starter-01-basic-emu"], "01-basic").ok
+    objs = [o for o in (new.build / "CMakeFiles").rglob("run-starter-01-basic.cpp.o")]
+    assert objs and all(o.with_name(o.name + ".d").is_file() for o in objs), objs
 
 
 def test_an_emulator_tree_leaves_out_the_datasets_it_never_reads(tmp_path):
