@@ -250,17 +250,26 @@ void run_block(Runtime& r) {
   }
   hooks::block_begin(r);
   for (;;) {
-    const int first = next_ready(r, -1);
+    // One look at every thread per pass (this loop runs at every barrier of every block): the
+    // first that can run, else whether warp operations or a barrier hold the others.
+    int first = -1;
+    bool warp_waiting = false, waiting = false;
+    for (size_t i = 0; i < n && first < 0; ++i) {
+      const State s = r.threads[i].state;
+      if (s == State::Ready) first = int(i);
+      warp_waiting = warp_waiting || s == State::WarpWaiting;
+      waiting = waiting || s == State::Waiting;
+    }
     if (first >= 0) {
       transfer(r, -1, first, &r.main_fake_stack);  // back when the pass is over
       continue;  // lanes a warp operation released before the pass reached them
     }
     // No thread can run: warps whose other lanes returned or wait at a barrier go on without them.
-    bool released = false;
-    for (size_t w = 0; w < r.threads.size(); w += 32) released = release_warp(r, w, true) || released;
-    if (released) continue;
-    bool waiting = false;
-    for (const auto& t : r.threads) waiting = waiting || t.state == State::Waiting;
+    if (warp_waiting) {
+      bool released = false;
+      for (size_t w = 0; w < n; w += 32) released = release_warp(r, w, true) || released;
+      if (released) continue;
+    }
     if (!waiting) break;
     release_barrier(r);
   }
