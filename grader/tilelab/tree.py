@@ -124,8 +124,11 @@ class Tree:
         cmd = ["cmake", "--build", str(self.build), "--parallel", str(self.jobs)]
         for t in targets:
             cmd += ["--target", t]
-        if BUILD_TOOL_ARGS[self.generator]:
-            cmd += ["--", *BUILD_TOOL_ARGS[self.generator]]
+        # The generator the tree was configured with, which need not be this Tree's: a tree the
+        # kit's own CMake build prepared (kit.grade.*, the Gradescope image) is built as it is.
+        tool_args = BUILD_TOOL_ARGS.get(_cached_generator(self.build) or self.generator, [])
+        if tool_args:
+            cmd += ["--", *tool_args]
         return run_limited(cmd, timeout=timeout, memory_bytes=self.memory_bytes,
                            log=self.logs / f"build-{log_name}.log", **self._untrusted(running=False))
 
