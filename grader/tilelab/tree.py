@@ -206,10 +206,28 @@ def _cached_generator(build: Path) -> str:
     return m.group(1).strip() if m else ""
 
 
+def _without_build_tool_lines(lines: list[str]) -> list[str]:
+    """The compiler's messages without the build tool's own lines: Ninja's progress lines, its
+    "FAILED: <output>" with the full command line after it (paths of the grading machine) and its
+    closing "ninja: build stopped" line."""
+    out, skip_command = [], False
+    for line in lines:
+        if skip_command:
+            skip_command = False
+            continue
+        if line.startswith("FAILED: "):
+            skip_command = True
+            continue
+        if re.match(r"\[\d+/\d+\] ", line) or line.startswith("ninja: "):
+            continue
+        out.append(line)
+    return out
+
+
 def compile_excerpt(text: str, strip: str = "", lines: int = 30) -> str:
     """For display only: the build log from its first error on (where a compile error is
     explained), with the scratch folder's path removed so students see '01-basic/matmul.cu(61)'."""
-    all_lines = text.splitlines()
+    all_lines = _without_build_tool_lines(text.splitlines())
     # A link error's useful line ("undefined reference to `launch_matmul(...)'") comes before
     # the linker's own "collect2: error".
     # "error:" rather than "error", so a path such as .../compile-error/... is not taken for one.
