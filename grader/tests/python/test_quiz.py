@@ -175,6 +175,10 @@ def test_a_right_kernel_without_answers_is_not_called_failed(tmp_path):
                         points=10, max_points=10)
     s = StageScore(stage=stage.id, checks=[kernel, *unanswered])
     assert stage_verdict(s) == UNANSWERED and stage_style(s) == "skipped"   # yellow, not red
+    skipped = CheckScore(name="s.01-basic.w17.correct", dataset="w17", check="correct", verdict="skipped",
+                         points=0, max_points=10)
+    nothing_run = StageScore(stage=stage.id, checks=[skipped])
+    assert stage_verdict(nothing_run) == "not checked here" and stage_style(nothing_run) == "skipped"
     wrong = CheckScore(name="s.01-basic.w33.emu", dataset="w33", check="emu", verdict="wrong",
                        points=0, max_points=10)
     failed = StageScore(stage=stage.id, checks=[kernel, wrong, *unanswered])

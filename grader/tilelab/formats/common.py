@@ -82,9 +82,12 @@ def stage_verdict(s: StageScore) -> str:
     return "passed" if s.passed else UNANSWERED if s.only_unanswered else "failed"
 
 
+# A stage's colour, as style() gives a check's, for each stage_verdict.
+STAGE_STYLE = {"passed": "pass", "not checked here": "skipped", UNANSWERED: "skipped", "failed": "fail"}
+
+
 def stage_style(s: StageScore) -> str:
-    """A stage's colour, as style() a check's: not checked here or only unanswered is yellow."""
-    return "pass" if s.passed else "skipped" if s.all_skipped or s.only_unanswered else "fail"
+    return STAGE_STYLE[stage_verdict(s)]
 
 
 def stage_line(s: StageScore) -> str:
