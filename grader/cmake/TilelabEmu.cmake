@@ -100,25 +100,13 @@ foreach(build IN LISTS _emu_rt_builds)
   endif()
 endforeach()
 
-# The runner's main and the backend do not depend on the build or the implementation.
-# The count build's runners also link the stage's reference solution (and the previous stage's),
-# counted in the same process, as the GPU runner times them: main.cpp is compiled with
-# TILELAB_HAS_REFERENCE (and TILELAB_HAS_PREVIOUS) for them.
-add_library(tilelab_emu_backend_objs OBJECT "${PROJECT_SOURCE_DIR}/grader/runner/emu_backend.cpp"
-                                           "${PROJECT_SOURCE_DIR}/grader/runner/perf_model.cpp"
-                                           "${PROJECT_SOURCE_DIR}/grader/runner/isolation.cpp")
-target_include_directories(tilelab_emu_backend_objs PRIVATE "${PROJECT_SOURCE_DIR}/grader/runner" "${_emu_dir}"
-                                                            "${_emu_dir}/include")
-target_link_libraries(tilelab_emu_backend_objs PRIVATE tilelab_core CLI11::CLI11)
-foreach(variant IN ITEMS "" _ref _ref_prev)
-  set(lib tilelab_emu_runner_main${variant})
-  add_library(${lib} OBJECT "${PROJECT_SOURCE_DIR}/grader/runner/main.cpp")
-  target_include_directories(${lib} PRIVATE "${PROJECT_SOURCE_DIR}/grader/runner" "${_emu_dir}" "${_emu_dir}/include")
-  target_link_libraries(${lib} PRIVATE tilelab_core CLI11::CLI11)
-endforeach()
-target_compile_definitions(tilelab_emu_runner_main_ref PRIVATE TILELAB_HAS_REFERENCE)
-target_compile_definitions(tilelab_emu_runner_main_ref_prev PRIVATE TILELAB_HAS_REFERENCE TILELAB_HAS_PREVIOUS)
-
+# The backend does not depend on the build or the implementation; the worker's main (one per role,
+# tilelab_worker_main in TilelabStages.cmake) neither. The count build's reference worker
+# runners/ref-<stage>-emu-count links the stage's reference solution (and the previous stage's),
+# counted on the same inputs, as the GPU's reference worker times them.
+add_library(tilelab_emu_backend_objs OBJECT "${PROJECT_SOURCE_DIR}/grader/runner/emu_backend.cpp")
+target_include_directories(tilelab_emu_backend_objs PRIVATE "${_emu_dir}" "${_emu_dir}/include")
+target_link_libraries(tilelab_emu_backend_objs PRIVATE tilelab_worker_headers)
 # The rewritten student file: generated/emu/<name>.cpp from src.
 function(tilelab_emu_rewrite name src out)
   set(dst "${_emu_gen}/${name}.cpp")
@@ -138,8 +126,7 @@ function(tilelab_emu_adapter stage display out)
     add_library(${target} OBJECT "${PROJECT_SOURCE_DIR}/grader/runner/adapter.cpp")
     target_compile_definitions(${target} PRIVATE ${defs} "TILELAB_IMPL_VAR=tilelab_impl_under_test"
                                                  "TILELAB_IMPL_NAME=\"${display}\"")
-    target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/grader/runner")
-    target_link_libraries(${target} PRIVATE tilelab_core)
+    target_link_libraries(${target} PRIVATE tilelab_worker_headers)
   endif()
   set(${out} ${target} PARENT_SCOPE)
 endfunction()
@@ -162,41 +149,58 @@ function(tilelab_emu_count_impl name stage src ns var display out)
     add_library(${target}_adapter OBJECT "${PROJECT_SOURCE_DIR}/grader/runner/adapter.cpp")
     target_compile_definitions(${target}_adapter PRIVATE ${defs} "TILELAB_IMPL_NS=${ns}" "TILELAB_IMPL_VAR=${var}"
                                                           "TILELAB_IMPL_NAME=\"${display}\"")
-    target_include_directories(${target}_adapter PRIVATE "${PROJECT_SOURCE_DIR}/grader/runner")
-    target_link_libraries(${target}_adapter PRIVATE tilelab_core)
+    target_link_libraries(${target}_adapter PRIVATE tilelab_worker_headers)
   endif()
   set(${out} ${target} PARENT_SCOPE)
 endfunction()
 
-# Runners <base>-emu, <base>-emu-asan, <base>-emu-race, <base>-emu-count (those of `builds`) for
-# one matmul.cu. The count runner links the stage's reference and previous solutions where
-# solutions/ has them.
+# The count build's reference worker of a stage, runners/ref-<stage>-emu-count, where solutions/
+# has the stage's reference (and the previous stage's).
+function(tilelab_emu_reference_worker stage)
+  if(TARGET ref-${stage}-emu-count)
+    return()
+  endif()
+  tilelab_impl_source(solution ${stage} ref_src)
+  if(NOT ref_src)
+    return()
+  endif()
+  tilelab_emu_count_impl(count-ref-${stage} ${stage} "${ref_src}" tilelab_ref tilelab_impl_reference reference r)
+  set(extra $<TARGET_OBJECTS:${r}> $<TARGET_OBJECTS:${r}_adapter>)
+  set(role ref)
+  set(prev "${TILELAB_${stage}_PREVIOUS}")
+  if(prev)
+    tilelab_impl_source(solution ${prev} prev_src)
+  endif()
+  if(prev AND prev_src)
+    tilelab_emu_count_impl(count-prev-${prev}-for-${stage} ${prev} "${prev_src}" tilelab_prev
+                           tilelab_impl_previous previous p)
+    list(APPEND extra $<TARGET_OBJECTS:${p}> $<TARGET_OBJECTS:${p}_adapter>)
+    set(role ref_prev)
+  endif()
+  tilelab_worker_main(emu ${role} main)
+  add_executable(ref-${stage}-emu-count $<TARGET_OBJECTS:${main}> $<TARGET_OBJECTS:tilelab_emu_backend_objs> ${extra})
+  target_link_libraries(ref-${stage}-emu-count PRIVATE tilelab_wire tilelab_emu_rt_count)
+  set_target_properties(ref-${stage}-emu-count PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/runners"
+                                                          LINKER_LANGUAGE CXX)
+endfunction()
+
+# Workers <base>-emu, <base>-emu-asan, <base>-emu-race, <base>-emu-count (those of `builds`) for
+# one matmul.cu: the student's object, the backend and the build's runtime, nothing else. The
+# count build's checks also use the stage's reference worker (above).
 function(tilelab_emu_runners base display stage src builds)
   string(MAKE_C_IDENTIFIER "${base}" bid)
   tilelab_emu_rewrite(${base} "${src}" rewritten)
   tilelab_emu_adapter(${stage} ${display} adapter)
+  tilelab_worker_main(emu under_test main)
   foreach(build IN LISTS builds)
     if(NOT build IN_LIST _emu_rt_builds)
       continue()
     endif()
-    set(main tilelab_emu_runner_main)
-    set(extra "")
+    set(deps tilelab-judge)
     if(build STREQUAL "count")
-      tilelab_impl_source(solution ${stage} ref_src)
-      if(ref_src)
-        tilelab_emu_count_impl(count-ref-${stage} ${stage} "${ref_src}" tilelab_ref tilelab_impl_reference reference r)
-        list(APPEND extra $<TARGET_OBJECTS:${r}> $<TARGET_OBJECTS:${r}_adapter>)
-        set(main tilelab_emu_runner_main_ref)
-        set(prev "${TILELAB_${stage}_PREVIOUS}")
-        if(prev)
-          tilelab_impl_source(solution ${prev} prev_src)
-        endif()
-        if(prev AND prev_src)
-          tilelab_emu_count_impl(count-prev-${prev}-for-${stage} ${prev} "${prev_src}" tilelab_prev
-                                 tilelab_impl_previous previous p)
-          list(APPEND extra $<TARGET_OBJECTS:${p}> $<TARGET_OBJECTS:${p}_adapter>)
-          set(main tilelab_emu_runner_main_ref_prev)
-        endif()
+      tilelab_emu_reference_worker(${stage})
+      if(TARGET ref-${stage}-emu-count)
+        list(APPEND deps ref-${stage}-emu-count)
       endif()
     endif()
     set(objbuild ${build})
@@ -213,10 +217,11 @@ function(tilelab_emu_runners base display stage src builds)
     endif()
     set(runner "${base}-${_emu_suffix_${build}}")
     add_executable(${runner} $<TARGET_OBJECTS:${main}> $<TARGET_OBJECTS:tilelab_emu_backend_objs> $<TARGET_OBJECTS:${adapter}>
-                             $<TARGET_OBJECTS:${obj}> ${extra})
-    target_link_libraries(${runner} PRIVATE tilelab_core CLI11::CLI11 tilelab_emu_rt_${build})
+                             $<TARGET_OBJECTS:${obj}>)
+    target_link_libraries(${runner} PRIVATE tilelab_wire tilelab_emu_rt_${build})
     set_target_properties(${runner} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/runners"
                                                LINKER_LANGUAGE CXX)
+    add_dependencies(${runner} ${deps})
   endforeach()
 endfunction()
 

@@ -68,7 +68,7 @@ foreach(stage IN LISTS TILELAB_STAGES)
       if(impl STREQUAL "starter" AND TILELAB_STARTER_EXPECT_FAIL)
         list(APPEND wrap --expect-fail)
       endif()
-      set(cmd ${wrap} -- "${PROJECT_BINARY_DIR}/runners/run-${impl}-${stage}-gpu"
+      set(cmd ${wrap} -- "${TILELAB_JUDGE}" --worker "${PROJECT_BINARY_DIR}/runners/run-${impl}-${stage}-gpu"
               --spec "${TILELAB_${stage}_SPEC}" --dataset "${TILELAB_DATASETS_DIR}/${stage}/${ds}"
               --check correct --json "${json}" --timeout ${_san_timeout_${tool}})
       if(NOT TILELAB_STARTER_EXPECT_FAIL)

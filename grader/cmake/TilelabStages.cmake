@@ -107,60 +107,126 @@ function(tilelab_gpu_impl target stage src ns var display)
   add_library(${target} OBJECT "${src}" "${_runner_dir}/adapter.cpp")
   target_compile_definitions(${target} PRIVATE ${defs} "TILELAB_IMPL_VAR=${var}" "TILELAB_IMPL_NAME=\"${display}\"")
   target_include_directories(${target} PRIVATE "${_runner_dir}")
-  target_link_libraries(${target} PRIVATE tilelab_core CUDA::cudart)
+  target_link_libraries(${target} PRIVATE tilelab_worker_headers CUDA::cudart_static)
   # -lineinfo: compute-sanitizer and the emulator name the student's source line.
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
 endfunction()
 
-# The GPU backend and the launch probe, compiled once and linked into every GPU runner. The
-# probe wraps the runtime's launch entry points at link time (see launch_probe.hpp).
-if(TILELAB_HAVE_CUDA)
-  add_library(tilelab_gpu_backend STATIC "${_runner_dir}/gpu_backend.cu" "${_runner_dir}/launch_probe.cpp"
-                                         "${_runner_dir}/isolation.cpp")
-  target_include_directories(tilelab_gpu_backend PUBLIC "${_runner_dir}")
-  target_link_libraries(tilelab_gpu_backend PUBLIC tilelab_core CUDA::cudart CUDA::cublas)
-  set(wraps "-Wl,--wrap=cudaLaunchKernel")
-  if(CUDAToolkit_VERSION VERSION_GREATER_EQUAL 13)
-    target_compile_definitions(tilelab_gpu_backend PRIVATE TILELAB_WRAP_KERNEL_HANDLES)
-    list(APPEND wraps "-Wl,--wrap=__cudaGetKernel" "-Wl,--wrap=__cudaLaunchKernel")
+# The judge (grader/runner/judge.cpp): datasets, references, the correctness rule, timing
+# bookkeeping and the result, built once per tree and shared by every check. It links no code under
+# test, no backend and no GPU library: each check's worker (runners/run-<impl>-<stage>-<backend>,
+# grader/runner/worker.cpp) is started by it as a program of its own (docs/integrity.md).
+add_library(tilelab_wire STATIC "${_runner_dir}/wire.cpp")
+target_include_directories(tilelab_wire PUBLIC "${_runner_dir}")
+target_link_libraries(tilelab_wire PUBLIC nlohmann_json::nlohmann_json)
+target_compile_options(tilelab_wire PRIVATE -Wall -Wextra)
+add_executable(tilelab-judge "${_runner_dir}/judge.cpp" "${_runner_dir}/worker_client.cpp"
+                             "${_runner_dir}/perf_model.cpp")
+target_include_directories(tilelab-judge PRIVATE "${_runner_dir}" "${PROJECT_SOURCE_DIR}/grader/emu")
+target_link_libraries(tilelab-judge PRIVATE tilelab_core tilelab_wire CLI11::CLI11)
+target_compile_options(tilelab-judge PRIVATE -Wall -Wextra)
+set_target_properties(tilelab-judge PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/runners")
+set(TILELAB_JUDGE "${PROJECT_BINARY_DIR}/runners/tilelab-judge")
+
+# What a worker compiles against: the kit's headers and the result types, never the core library
+# (datasets, the correctness rule, OpenBLAS), which only the judge links.
+add_library(tilelab_worker_headers INTERFACE)
+target_include_directories(tilelab_worker_headers INTERFACE "${_runner_dir}" "${PROJECT_SOURCE_DIR}/grader/include"
+                                                            "${TILELAB_GENERATED}/include")
+target_link_libraries(tilelab_worker_headers INTERFACE nlohmann_json::nlohmann_json)
+
+# The worker's main, once per role: the code under test (the runners), or the reference worker
+# with the library and the stage's reference solution (and the previous stage's) where solutions/
+# has them. `backend`: gpu or emu (the emulator's stand-in CUDA headers).
+function(tilelab_worker_main backend role out)
+  set(target tilelab_worker_${backend}_${role})
+  if(NOT TARGET ${target})
+    add_library(${target} OBJECT "${_runner_dir}/worker.cpp")
+    target_link_libraries(${target} PRIVATE tilelab_worker_headers)
+    if(role STREQUAL "under_test")
+      target_compile_definitions(${target} PRIVATE TILELAB_UNDER_TEST)
+    elseif(role STREQUAL "ref")
+      target_compile_definitions(${target} PRIVATE TILELAB_HAS_REFERENCE)
+    elseif(role STREQUAL "ref_prev")
+      target_compile_definitions(${target} PRIVATE TILELAB_HAS_REFERENCE TILELAB_HAS_PREVIOUS)
+    endif()
+    if(backend STREQUAL "gpu")
+      target_link_libraries(${target} PRIVATE CUDA::cudart_static)
+      if(NOT role STREQUAL "under_test")
+        target_compile_definitions(${target} PRIVATE TILELAB_WITH_LIBRARY)
+      endif()
+    else()
+      target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/grader/emu" "${PROJECT_SOURCE_DIR}/grader/emu/include")
+    endif()
   endif()
-  target_link_options(tilelab_gpu_backend INTERFACE ${wraps})
+  set(${out} ${target} PARENT_SCOPE)
+endfunction()
+
+# The GPU backend and the launch probe, compiled once and linked into every GPU worker; the
+# reference worker's copy (_lib) also holds cuBLAS, the library reference. The probe wraps the
+# runtime's launch entry points at link time (see launch_probe.hpp).
+if(TILELAB_HAVE_CUDA)
+  foreach(lib tilelab_gpu_backend tilelab_gpu_backend_lib)
+    add_library(${lib} STATIC "${_runner_dir}/gpu_backend.cu" "${_runner_dir}/launch_probe.cpp")
+    target_link_libraries(${lib} PUBLIC tilelab_worker_headers tilelab_wire CUDA::cudart_static)
+    set(wraps "-Wl,--wrap=cudaLaunchKernel")
+    if(CUDAToolkit_VERSION VERSION_GREATER_EQUAL 13)
+      target_compile_definitions(${lib} PRIVATE TILELAB_WRAP_KERNEL_HANDLES)
+      list(APPEND wraps "-Wl,--wrap=__cudaGetKernel" "-Wl,--wrap=__cudaLaunchKernel")
+    endif()
+    target_link_options(${lib} INTERFACE ${wraps})
+  endforeach()
+  target_compile_definitions(tilelab_gpu_backend_lib PRIVATE TILELAB_WITH_LIBRARY)
+  target_link_libraries(tilelab_gpu_backend_lib PUBLIC CUDA::cublas)
 endif()
 
+# The reference worker of a stage on the GPU: runners/ref-<stage>-gpu (the judge finds it beside
+# the runner of a timed check).
+function(tilelab_gpu_reference_worker stage)
+  string(MAKE_C_IDENTIFIER "${stage}" sid)
+  if(TARGET ref-${stage}-gpu)
+    return()
+  endif()
+  set(objects "")
+  set(role lib)
+  tilelab_impl_source(solution ${stage} ref_src)
+  if(ref_src)
+    tilelab_gpu_impl(ref_${sid}_gpu ${stage} "${ref_src}" tilelab_ref_${sid} tilelab_impl_reference reference)
+    list(APPEND objects $<TARGET_OBJECTS:ref_${sid}_gpu>)
+    set(role ref)
+    set(prev "${TILELAB_${stage}_PREVIOUS}")
+    if(prev)
+      string(MAKE_C_IDENTIFIER "${prev}" pid)
+      tilelab_impl_source(solution ${prev} prev_src)
+      if(prev_src)
+        # The previous stage's reference, adapted to this stage's contract where they agree.
+        tilelab_gpu_impl(prev_${pid}_for_${sid}_gpu ${prev} "${prev_src}" tilelab_prev_${pid} tilelab_impl_previous previous)
+        list(APPEND objects $<TARGET_OBJECTS:prev_${pid}_for_${sid}_gpu>)
+        set(role ref_prev)
+      endif()
+    endif()
+  endif()
+  tilelab_worker_main(gpu ${role} main)
+  add_executable(ref-${stage}-gpu $<TARGET_OBJECTS:${main}> ${objects})
+  target_link_libraries(ref-${stage}-gpu PRIVATE tilelab_gpu_backend_lib)
+  set_target_properties(ref-${stage}-gpu PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/runners"
+                                                    LINKER_LANGUAGE CXX)
+endfunction()
+
+# The worker of one implementation on the GPU: runners/run-<impl>-<stage>-gpu, the student's object
+# and the backend, nothing else.
 function(tilelab_add_gpu_runner impl stage src)
   string(MAKE_C_IDENTIFIER "${stage}" sid)
   string(MAKE_C_IDENTIFIER "${impl}" iid)
   set(runner "run-${impl}-${stage}-gpu")
   tilelab_gpu_impl(obj_${iid}_${sid}_gpu ${stage} "${src}" "" tilelab_impl_under_test "${impl}")
-  set(objects $<TARGET_OBJECTS:obj_${iid}_${sid}_gpu>)
-  set(defs "")
-  # The stage's reference solution, and the previous stage's, timed beside it in one process.
-  tilelab_impl_source(solution ${stage} ref_src)
-  if(ref_src)
-    if(NOT TARGET ref_${sid}_gpu)
-      tilelab_gpu_impl(ref_${sid}_gpu ${stage} "${ref_src}" tilelab_ref_${sid} tilelab_impl_reference reference)
-    endif()
-    list(APPEND objects $<TARGET_OBJECTS:ref_${sid}_gpu>)
-    list(APPEND defs TILELAB_HAS_REFERENCE)
-  endif()
-  set(prev "${TILELAB_${stage}_PREVIOUS}")
-  if(prev)
-    string(MAKE_C_IDENTIFIER "${prev}" pid)
-    tilelab_impl_source(solution ${prev} prev_src)
-    if(prev_src)
-      if(NOT TARGET prev_${pid}_for_${sid}_gpu)
-        # The previous stage's reference, adapted to this stage's contract where they agree.
-        tilelab_gpu_impl(prev_${pid}_for_${sid}_gpu ${prev} "${prev_src}" tilelab_prev_${pid} tilelab_impl_previous previous)
-      endif()
-      list(APPEND objects $<TARGET_OBJECTS:prev_${pid}_for_${sid}_gpu>)
-      list(APPEND defs TILELAB_HAS_PREVIOUS)
-    endif()
-  endif()
-  add_executable(${runner} "${_runner_dir}/main.cpp" ${objects})
-  target_compile_definitions(${runner} PRIVATE ${defs})
-  target_include_directories(${runner} PRIVATE "${_runner_dir}")
-  target_link_libraries(${runner} PRIVATE tilelab_gpu_backend tilelab_core CLI11::CLI11)
-  set_target_properties(${runner} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/runners")
+  tilelab_worker_main(gpu under_test main)
+  add_executable(${runner} $<TARGET_OBJECTS:${main}> $<TARGET_OBJECTS:obj_${iid}_${sid}_gpu>)
+  target_link_libraries(${runner} PRIVATE tilelab_gpu_backend)
+  set_target_properties(${runner} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/runners"
+                                             LINKER_LANGUAGE CXX)
+  tilelab_gpu_reference_worker(${stage})
+  add_dependencies(${runner} tilelab-judge ref-${stage}-gpu)
 endfunction()
 
 # The command of a starter check, wrapped by tilelab.expect (which passes the skip code through):
@@ -183,7 +249,7 @@ function(tilelab_add_check impl stage dataset check backend)
   cmake_parse_arguments(A "" "TIMEOUT" "ARGS;LABELS" ${ARGN})
   set(name "${impl}.${stage}.${dataset}.${check}")
   set(runner "${PROJECT_BINARY_DIR}/runners/run-${impl}-${stage}-${backend}")
-  set(cmd "${runner}" --spec "${TILELAB_${stage}_SPEC}" ${A_ARGS}
+  set(cmd "${TILELAB_JUDGE}" --worker "${runner}" --spec "${TILELAB_${stage}_SPEC}" ${A_ARGS}
           --json "${TILELAB_RESULTS_DIR}/${name}.json" --timeout ${A_TIMEOUT})
   tilelab_starter_wrap(${impl} "${TILELAB_RESULTS_DIR}/${name}.json" cmd)
   add_test(NAME ${name} COMMAND ${cmd} WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}/grader")

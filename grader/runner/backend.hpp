@@ -1,5 +1,7 @@
-// Where kernels run. The runner's checks (main.cpp) are written once against this interface;
-// gpu_backend.cu implements it with the CUDA runtime, the CPU emulator (grader/emu) on host memory.
+// Where kernels run: the worker's side (worker.cpp) of one check. The worker serves the judge's
+// requests (judge.cpp) through this interface; gpu_backend.cu implements it with the CUDA runtime,
+// the CPU emulator (grader/emu) on host memory. Everything here runs in the worker's process, beside
+// the code under test, so nothing it returns is believed on its own: the judge checks every P.
 #pragma once
 #include <functional>
 #include <memory>
@@ -31,19 +33,6 @@ struct RunOutcome {
   nlohmann::json host_timing;  // run_host on a GPU: matmul_host's total and the runner's step-by-step breakdown
 };
 
-struct TimingStats {
-  std::string name;
-  int runs = 0;
-  double median_ms = 0, mean_ms = 0, stderr_ms = 0, min_ms = 0;
-  // Kernel launches the implementation made during its `runs` timed calls (warm-up excluded), as
-  // the launch probe saw them; -1 when not counted (the library reference). Fewer launches than
-  // calls means some timed calls did none of the product (the runner then gives no credit).
-  int64_t launches = -1;
-  // The emulator's count build: the counts and the modelled time (perf_model.hpp) that stand for
-  // median_ms; null elsewhere.
-  nlohmann::json model;
-};
-
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -59,17 +48,23 @@ class Backend {
   virtual RunOutcome run_host(const Implementation& impl, const Matrix& M, const Matrix& N, const Shape& s) = 0;
   // The library reference (cuBLAS FP32) on the same inputs; empty P when there is none.
   virtual RunOutcome run_library(const Matrix& M, const Matrix& N, const Shape& s) = 0;
-  // Times each implementation and the library reference interleaved (docs/timing.md).
-  virtual std::vector<TimingStats> time(const std::vector<Implementation>& impls, const Matrix& M,
-                                        const Matrix& N, const Shape& s, const PerfSpec& perf) = 0;
+  // Timing (docs/timing.md) in rounds the judge interleaves between workers: the inputs once, into
+  // buffers kept until the backend goes (code keyed on their pointers is judged on the timed calls),
+  // then one timed call at a time. impl == nullptr: the library reference. Returns the call's time
+  // in ms (0 where timings mean nothing) and sets `launches` to the kernels it launched.
+  virtual void time_prepare(const Matrix& M, const Matrix& N, const Shape& s) = 0;
+  virtual double time_once(const Implementation* impl, int64_t& launches) = 0;
+  // The emulator's count build: impl's traffic counts (of its first checked run, else of one run on
+  // the timing buffers), for the judge's performance model; null elsewhere.
+  virtual nlohmann::json counts(const Implementation&) { return nullptr; }
   virtual bool timings_meaningful() const = 0;
   // What the backend found during the runs since the last call -- the CPU emulator's analyses, the
   // GPU's guard zones (a store outside M, N or P): {"build", "findings": [{kind, file, line,
   // message, hint_code, count}, ...], "hint_code", "hint", "message"}; null when nothing was found
   // or the backend does not look. Any finding fails the check.
   virtual nlohmann::json findings() { return nullptr; }
-  // Set by the runner: called with an object shaped like findings() when a finding ends the process
-  // (AddressSanitizer halts at its first error), so that the result file is still written.
+  // Set by the worker: called with an object shaped like findings() when a finding ends the process
+  // (AddressSanitizer halts at its first error), so that the judge still learns of it.
   std::function<void(const nlohmann::json&)> on_fatal_findings;
 };
 

@@ -10,12 +10,10 @@
 #include <memory>
 #include <vector>
 
-#include <cblas.h>
-
 #include "backend.hpp"
 #include "runtime.hpp"  // the emulated CUDA runtime, before device_buffer.hpp uses it
 #include "device_buffer.hpp"
-#include "perf_model.hpp"
+#include "traffic_json.hpp"
 
 namespace tilelab {
 namespace {
@@ -114,13 +112,8 @@ nlohmann::json findings_json(std::vector<tlemu::Finding> fs) {
 }
 
 class EmuBackend final : public Backend {
-  static constexpr int kTimedCalls = 2;
-
  public:
   EmuBackend() {
-    // The emulator runs on one core; OpenBLAS helpers spinning after the reference product would
-    // take the others' time (and, on 2 cores, the emulator's).
-    openblas_set_num_threads(1);
     tlemu::set_fatal_handler([this](const std::vector<tlemu::Finding>& fs) {
       if (on_fatal_findings) on_fatal_findings(findings_json(fs));
     });
@@ -174,56 +167,47 @@ class EmuBackend final : public Backend {
 
   RunOutcome run_library(const Matrix&, const Matrix&, const Shape&) override { return {}; }
 
-  // No timing (the emulator's times mean nothing), but the implementation under test is called as
-  // the GPU backend's timing loop calls it -- a warm-up, then more calls on the same buffers -- and
-  // its launches are counted, so code that skips the work on repeated calls is caught here too.
-  std::vector<TimingStats> time(const std::vector<Implementation>& impls, const Matrix& M, const Matrix& N,
-                                const Shape& s, const PerfSpec&) override {
-    if (impls.empty()) return {};
-    const Implementation& impl = impls.front();
-    // Kept until the backend goes, like the GPU backend's: the fresh-input run that follows never
-    // gets these addresses back, so code keyed on its pointers is judged on these calls.
-    auto& dM = *timed_.emplace_back(std::make_unique<NamedBuffer>(M.size(), "M", size_t(s.K)));
-    auto& dN = *timed_.emplace_back(std::make_unique<NamedBuffer>(N.size(), "N", size_t(s.L)));
-    auto& dP = *timed_.emplace_back(std::make_unique<NamedBuffer>(size_t(s.J * s.L), "P", size_t(s.L)));
-    dM.upload(M);
-    dN.upload(N);
-    TimingStats t;
-    t.name = impl.name;
-    t.launches = 0;
-    for (int call = 0; call <= kTimedCalls; ++call) {
-      tlemu::start_recording();
-      impl.launch(dM.p, dN.p, dP.p, int(s.J), int(s.K), int(s.L));
-      const auto launched = tlemu::stop_recording();
-      check(cudaGetLastError(), "launch while timing");
-      check(cudaDeviceSynchronize(), "execution while timing");
-      if (call > 0) t.launches += int64_t(launched.size());
-    }
-    t.runs = kTimedCalls;
+  // No timing (the emulator's times mean nothing), but the implementation is called as the GPU
+  // backend's timing loop calls it -- on the same buffers, again and again -- and its launches are
+  // counted, so code that skips the work on repeated calls is caught here too.
+  void time_prepare(const Matrix& M, const Matrix& N, const Shape& s) override {
+    shape_ = s;
+    tM_ = std::make_unique<NamedBuffer>(M.size(), "M", size_t(s.K));
+    tN_ = std::make_unique<NamedBuffer>(N.size(), "N", size_t(s.L));
+    tP_ = std::make_unique<NamedBuffer>(size_t(s.J * s.L), "P", size_t(s.L));
+    tM_->upload(M);
+    tN_->upload(N);
+  }
+
+  double time_once(const Implementation* impl, int64_t& launches) override {
+    launches = -1;
+    if (!impl) return 0;
+    tlemu::start_recording();
+    impl->launch(tM_->p, tN_->p, tP_->p, int(shape_.J), int(shape_.K), int(shape_.L));
+    launches = int64_t(tlemu::stop_recording().size());
+    check(cudaGetLastError(), "launch while timing");
+    check(cudaDeviceSynchronize(), "execution while timing");
     tlemu::TrafficCounts ignored;
-    if (!tlemu::take_counts(ignored)) return {t};
-    // Count build: every implementation's modelled time (perf_model.hpp) stands for its median, so
-    // that the runner's ratios to the reference and the previous stage are the model's.
-    std::vector<TimingStats> out;
-    for (const Implementation& i : impls) {
-      if (!counts_.count(i.name)) {  // the reference and the previous stage: counted on the same inputs
-        i.launch(dM.p, dN.p, dP.p, int(s.J), int(s.K), int(s.L));
-        check(cudaGetLastError(), "launch while counting");
-        tlemu::take_counts(counts_[i.name]);
-      }
-      TimingStats m = &i == &impl ? t : TimingStats{};
-      m.name = i.name;
-      m.model = perf_model(counts_[i.name], s);
-      m.median_ms = m.mean_ms = m.min_ms = m.model["model"].value("ms", 0.0);
-      out.push_back(m);
+    tlemu::take_counts(ignored);  // a timed call's counts are not the checked run's
+    return 0;
+  }
+
+  nlohmann::json counts(const Implementation& impl) override {
+    tlemu::TrafficCounts probe;
+    if (!tlemu::take_counts(probe)) return nullptr;  // not the count build
+    if (!counts_.count(impl.name)) {  // the reference and the previous stage: counted on the timing inputs
+      impl.launch(tM_->p, tN_->p, tP_->p, int(shape_.J), int(shape_.K), int(shape_.L));
+      check(cudaGetLastError(), "launch while counting");
+      tlemu::take_counts(counts_[impl.name]);
     }
-    return out;
+    return counts_[impl.name];
   }
 
   nlohmann::json findings() override { return findings_json(tlemu::take_findings()); }
 
  private:
-  std::vector<std::unique_ptr<NamedBuffer>> timed_;  // time()'s buffers
+  Shape shape_;                                  // time_prepare()'s
+  std::unique_ptr<NamedBuffer> tM_, tN_, tP_;    // the timed calls' buffers
   std::map<std::string, tlemu::TrafficCounts> counts_;  // count build: per implementation
 
   // The launch report in the GPU backend's shape (launch_probe.hpp), from what the emulator saw.

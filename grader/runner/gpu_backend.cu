@@ -1,6 +1,8 @@
-// The GPU backend: CUDA runtime, cuBLAS FP32 as the library reference, CUDA-event timing with
-// the L2 flushed before every run (method: docs/timing.md).
+// The GPU backend: CUDA runtime, cuBLAS FP32 as the library reference (reference worker only),
+// CUDA-event timing with the L2 flushed before every run (method: docs/timing.md).
+#ifdef TILELAB_WITH_LIBRARY
 #include <cublas_v2.h>
+#endif
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -21,10 +23,12 @@ namespace {
 
 using tilelab::check;  // the CUDA-runtime overload, beside this one for cuBLAS
 
+#ifdef TILELAB_WITH_LIBRARY
 void check(cublasStatus_t s, const char* what) {
   if (s != CUBLAS_STATUS_SUCCESS)
     throw DeviceError(std::string(what) + ": cuBLAS status " + std::to_string(int(s)));
 }
+#endif
 
 int fp32_lanes_per_sm(int major, int minor) {
   if (major >= 9 || (major == 8 && minor >= 6)) return 128;  // Ada, Hopper, Blackwell; GA10x
@@ -176,103 +180,65 @@ class GpuBackend final : public Backend {
     return out;
   }
 
-  std::vector<TimingStats> time(const std::vector<Implementation>& impls, const Matrix& M,
-                                const Matrix& N, const Shape& s, const PerfSpec& perf) override {
-    // Kept until the backend goes: the fresh-input run that follows never gets these addresses
-    // back, so code keyed on its pointers (launching only the first time it sees them) is judged
-    // on the timed calls' launch count, whatever the allocator does.
-    auto& dM = *timed_.emplace_back(std::make_unique<DeviceBuffer>(M.size()));
-    auto& dN = *timed_.emplace_back(std::make_unique<DeviceBuffer>(N.size()));
-    auto& dP = *timed_.emplace_back(std::make_unique<DeviceBuffer>(size_t(s.J * s.L)));
-    dM.upload(M);
-    dN.upload(N);
+  void time_prepare(const Matrix& M, const Matrix& N, const Shape& s) override {
+    shape_ = s;
+    tM_ = std::make_unique<DeviceBuffer>(M.size());
+    tN_ = std::make_unique<DeviceBuffer>(N.size());
+    tP_ = std::make_unique<DeviceBuffer>(size_t(s.J * s.L));
+    tM_->upload(M);
+    tN_->upload(N);
     // Flushing: write 2x the L2 so no operand is cached when a run starts.
-    const size_t flush_bytes = 2 * size_t(std::max(prop_.l2CacheSize, 1 << 20));
-    void* flush = nullptr;
-    check(cudaMalloc(&flush, flush_bytes), "cudaMalloc (L2 flush buffer)");
-    cudaEvent_t start, stop;
-    check(cudaEventCreate(&start), "cudaEventCreate");
-    check(cudaEventCreate(&stop), "cudaEventCreate");
+    flush_bytes_ = 2 * size_t(std::max(prop_.l2CacheSize, 1 << 20));
+    check(cudaMalloc(&flush_, flush_bytes_), "cudaMalloc (L2 flush buffer)");
+    check(cudaEventCreate(&start_), "cudaEventCreate");
+    check(cudaEventCreate(&stop_), "cudaEventCreate");
+  }
 
-    using Fn = std::function<void()>;
-    std::vector<std::pair<std::string, Fn>> fns;
-    for (const auto& impl : impls)
-      fns.emplace_back(impl.name, [&, impl] { impl.launch(dM.p, dN.p, dP.p, int(s.J), int(s.K), int(s.L)); });
-    fns.emplace_back("cublas", [&] { cublas(dM.p, dN.p, dP.p, int(s.J), int(s.K), int(s.L)); });
-
-    std::vector<std::vector<double>> ms(fns.size());
-    // The launches of each implementation's timed calls (not cuBLAS's: the probe sees the runtime
-    // API only). Recorded in this process alone, so other grades sharing the GPU cannot change it.
-    std::vector<int64_t> launches(fns.size(), 0);
-    auto once = [&](size_t f, int round) {
-      const bool counted = f < impls.size() && round > 0;
-      check(cudaMemsetAsync(flush, round & 0xFF, flush_bytes), "L2 flush");
-      check(cudaEventRecord(start), "cudaEventRecord");
-      if (counted) probe::start_recording();
-      fns[f].second();
-      if (counted) {
-        probe::stop_recording();
-        launches[f] += int64_t(probe::count());
-      }
-      check(cudaGetLastError(), "launch while timing");
-      // Synchronize the whole device before the stop event, so work the launch left on
-      // another stream is inside the measured interval.
-      check(cudaDeviceSynchronize(), "execution while timing");
-      check(cudaEventRecord(stop), "cudaEventRecord");
-      check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-      float t = 0;
-      check(cudaEventElapsedTime(&t, start, stop), "cudaEventElapsedTime");
-      return double(t);
-    };
-    for (size_t f = 0; f < fns.size(); ++f) once(f, 0);  // warm-up: module load, cuBLAS heuristics
-
-    auto stats = [](const std::string& name, std::vector<double> v) {
-      TimingStats t;
-      t.name = name;
-      t.runs = int(v.size());
-      if (v.empty()) return t;
-      const double mean = std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
-      double var = 0;
-      for (double x : v) var += (x - mean) * (x - mean);
-      var /= std::max<double>(1, double(v.size()) - 1);
-      std::sort(v.begin(), v.end());
-      const size_t n = v.size();
-      t.median_ms = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-      t.mean_ms = mean;
-      t.stderr_ms = std::sqrt(var / double(n));
-      t.min_ms = v.front();
-      return t;
-    };
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-    for (int round = 1; round <= perf.max_runs; ++round) {
-      for (size_t f = 0; f < fns.size(); ++f) ms[f].push_back(once(f, round));
-      if (round < perf.min_runs) continue;
-      bool settled = true;
-      for (size_t f = 0; f < fns.size(); ++f) {
-        const TimingStats t = stats(fns[f].first, ms[f]);
-        settled = settled && t.stderr_ms <= perf.target_rel_stderr * t.mean_ms;
-      }
-      if (settled || std::chrono::steady_clock::now() > deadline) break;
+  double time_once(const Implementation* impl, int64_t& launches) override {
+    const Shape& s = shape_;
+    check(cudaMemsetAsync(flush_, ++round_ & 0xFF, flush_bytes_), "L2 flush");
+    check(cudaEventRecord(start_), "cudaEventRecord");
+    if (impl) {
+      // The launches of the timed call, recorded in this process alone (not cuBLAS's: the probe
+      // sees the runtime API only), so other grades sharing the GPU cannot change the count.
+      probe::start_recording();
+      impl->launch(tM_->p, tN_->p, tP_->p, int(s.J), int(s.K), int(s.L));
+      probe::stop_recording();
+      launches = int64_t(probe::count());
+    } else {
+      cublas(tM_->p, tN_->p, tP_->p, int(s.J), int(s.K), int(s.L));
+      launches = -1;
     }
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    cudaFree(flush);
-    std::vector<TimingStats> out;
-    for (size_t f = 0; f < fns.size(); ++f) {
-      out.push_back(stats(fns[f].first, ms[f]));
-      if (f < impls.size()) out.back().launches = launches[f];
-    }
-    return out;
+    check(cudaGetLastError(), "launch while timing");
+    // Synchronize the whole device before the stop event, so work the launch left on
+    // another stream is inside the measured interval.
+    check(cudaDeviceSynchronize(), "execution while timing");
+    check(cudaEventRecord(stop_), "cudaEventRecord");
+    check(cudaEventSynchronize(stop_), "cudaEventSynchronize");
+    float t = 0;
+    check(cudaEventElapsedTime(&t, start_, stop_), "cudaEventElapsedTime");
+    return double(t);
   }
 
   ~GpuBackend() override {
+#ifdef TILELAB_WITH_LIBRARY
     if (handle_) cublasDestroy(handle_);
+#endif
+    if (start_) cudaEventDestroy(start_);
+    if (stop_) cudaEventDestroy(stop_);
+    if (flush_) cudaFree(flush_);
   }
 
  private:
   // Row-major P = M N is column-major P^T = N^T M^T: pass N first. FP32 math (the
   // default mode uses no TF32 for SGEMM; the runner checks cuBLAS's result with the same rule).
+  // Only the reference worker links cuBLAS (TILELAB_WITH_LIBRARY): the worker that runs the code
+  // under test has no library in its address space that could do the product for it.
   void cublas(const float* M, const float* N, float* P, int J, int K, int L) {
+#ifndef TILELAB_WITH_LIBRARY
+    (void)M, (void)N, (void)P, (void)J, (void)K, (void)L;
+    throw DeviceError("this worker has no library reference");
+#else
     if (!handle_) {
       check(cublasCreate(&handle_), "cublasCreate");
       check(cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
@@ -280,6 +246,7 @@ class GpuBackend final : public Backend {
     const float one = 1.0f, zero = 0.0f;
     check(cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, L, J, K, &one, N, L, M, K, &zero, P, L),
           "cublasSgemm");
+#endif
   }
 
   // As large as the buffer, up to 16 MiB a side, and at least 16 KiB.
@@ -305,8 +272,15 @@ class GpuBackend final : public Backend {
   }
 
   cudaDeviceProp prop_{};
+#ifdef TILELAB_WITH_LIBRARY
   cublasHandle_t handle_ = nullptr;
-  std::vector<std::unique_ptr<DeviceBuffer>> timed_;  // time()'s buffers
+#endif
+  Shape shape_;                                   // time_prepare()'s
+  std::unique_ptr<DeviceBuffer> tM_, tN_, tP_;    // the timed calls' buffers
+  void* flush_ = nullptr;
+  size_t flush_bytes_ = 0;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  int round_ = 0;
   nlohmann::json found_;  // findings since the last findings() call
 };
 

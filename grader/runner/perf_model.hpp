@@ -6,7 +6,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
-#include "runtime.hpp"
+#include "traffic_counts.hpp"
 #include "tilelab/spec.hpp"
 
 namespace tilelab {

@@ -58,7 +58,7 @@ for item in "${items[@]}"; do
   stage=${item%%:*}; shape=${item#*:}
   name=$(echo "$shape" | tr ' ' x)
   read -ra dims <<< "$shape"
-  "$BUILD/runners/run-solution-$stage-gpu" --spec "$BUILD/generated/stages/$stage.json" --shape "${dims[@]}" \
+  "$BUILD/runners/tilelab-judge" --worker "$BUILD/runners/run-solution-$stage-gpu" --spec "$BUILD/generated/stages/$stage.json" --shape "${dims[@]}" \
     --check perf --json "$BUILD/bench/$stage.$name.json" --timeout 150 > "$BUILD/bench/$stage.$name.log" 2>&1
   echo "  $stage $name: exit $?"
   pack

@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "grader"))
 
-from tilelab import spec  # noqa: E402
+from tilelab import judge, spec  # noqa: E402
 from tilelab.scoring import perf_fraction  # noqa: E402
 
 
@@ -44,7 +44,7 @@ def run(tree: Path, variants: Path, backend: str, out: Path, size: int, timeout:
         runner = tree / "runners" / f"run-mv-{name}-{st.id}-{backend}"
         shape = list(st.performance.model.shape) if backend == "emu-count" else [size] * 3
         res = logs / f"{name}-{backend}.json"
-        cmd = [str(runner), "--spec", str(spec.resolved_path(tree, st.id)), "--shape", *map(str, shape), "--seed", "1", "--check", "perf",
+        cmd = [*judge.command(runner), "--spec", str(spec.resolved_path(tree, st.id)), "--shape", *map(str, shape), "--seed", "1", "--check", "perf",
                "--json", str(res), "--timeout", str(int(timeout))]
         with open(logs / f"{name}-{backend}.log", "w") as log:
             p = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, timeout=timeout + 60)

@@ -9,7 +9,7 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from . import ROOT, plot, results, spec
+from . import ROOT, judge, plot, results, spec
 from .contract import SCHEMAS
 from .runresult import ImplTiming, Result, Timing
 from .sandbox import run_limited
@@ -43,7 +43,7 @@ def row_from(stage: str, size: int, r: Result | None, fallback: str = "") -> Ben
 
 def measure(exe: str, spec_path: str, size: int, out: Path, timeout: float) -> Result | None:
     out.unlink(missing_ok=True)
-    run_limited([exe, "--spec", spec_path, "--shape", str(size), str(size), str(size), "--check", "perf",
+    run_limited([*judge.command(exe), "--spec", spec_path, "--shape", str(size), str(size), str(size), "--check", "perf",
                  "--json", str(out), "--timeout", str(int(timeout))], timeout=timeout + 30, log=out.with_suffix(".log"))
     return results.load(out)
 

@@ -32,6 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "grader"))
+from tilelab import judge  # noqa: E402
 from tilelab.spec import resolved_path  # noqa: E402
 # Datasets per stage: the plain build and the GPU run all of them, the slower builds the first
 # (with K > 16, so a barrier missing between two phases matters at the bugs' tile width 16).
@@ -64,7 +65,7 @@ def run_one(tree: Path, stage: str, backend: str, vid: str, ds: str, timeout: in
     runner = tree / "runners" / f"run-variants-{stage}-{backend}"
     with tempfile.TemporaryDirectory() as tmp:
         res = Path(tmp) / "r.json"
-        cmd = [str(runner), "--spec", str(resolved_path(tree, stage)),
+        cmd = [*judge.command(runner), "--spec", str(resolved_path(tree, stage)),
                "--dataset", str(tree / "datasets" / stage / ds), "--check", "correct",
                "--json", str(res), "--timeout", str(timeout)]
         env = dict(os.environ, TILELAB_VARIANT=vid)

@@ -30,7 +30,7 @@ import tomllib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # grader/, for tilelab.contract
-from tilelab import diagnoses  # noqa: E402
+from tilelab import diagnoses, judge  # noqa: E402
 from tilelab.contract import ExitCode  # noqa: E402
 from tilelab.runresult import Result  # noqa: E402
 
@@ -42,7 +42,7 @@ def check_case(case: dict, a: argparse.Namespace) -> list[str]:
             return [f"expect.toml: a [{a.backend}] case has no '{key}'"]
     want = ExitCode[case["verdict"].upper()]
     a.json.unlink(missing_ok=True)
-    cmd = [str(a.runner), "--spec", str(a.spec), "--dataset", str(a.datasets / case["dataset"]),
+    cmd = [*judge.command(a.runner), "--spec", str(a.spec), "--dataset", str(a.datasets / case["dataset"]),
            "--check", "correct", "--json", str(a.json), "--timeout", "60"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     sys.stdout.write(proc.stdout)

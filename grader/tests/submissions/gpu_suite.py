@@ -29,7 +29,7 @@ from pathlib import Path
 GRADER = Path(__file__).resolve().parents[2]
 ROOT = GRADER.parent
 sys.path.insert(0, str(GRADER))
-from tilelab import forbidden, grade, sanitize, spec  # noqa: E402
+from tilelab import forbidden, grade, judge, sanitize, spec  # noqa: E402
 from tilelab.tree import compile_excerpt  # noqa: E402
 
 DATASETS = Path()
@@ -60,7 +60,7 @@ def run_runner(runner: Path, stage: spec.Stage, tree: Path, ds: str, check: str,
                timeout: int, tool: str | None = None) -> dict:
     res = out / "results" / f"{tag}.json"
     res.parent.mkdir(parents=True, exist_ok=True)
-    cmd = [str(runner), "--spec", str(spec.resolved_path(tree, stage.id)),
+    cmd = [*judge.command(runner), "--spec", str(spec.resolved_path(tree, stage.id)),
            "--dataset", str(DATASETS / stage.id / ds), "--check", check, "--json", str(res),
            "--timeout", str(timeout)]
     log = out / "logs" / f"{tag}.log"

@@ -48,7 +48,7 @@ import tomllib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # grader/
-from tilelab import diagnoses, forbidden, grade, results as results_mod, spec  # noqa: E402
+from tilelab import diagnoses, forbidden, grade, judge, results as results_mod, spec  # noqa: E402
 from tilelab.formats import terminal  # noqa: E402
 from tilelab.model import GradeReport  # noqa: E402
 from tilelab.tree import Tree  # noqa: E402
@@ -112,7 +112,7 @@ def write_ctest_file(work: Path, tree: Path, impl: str, stage: spec.Stage, datas
         name = f"{impl}.{stage.id}.{ds}.{kind}"
         suffix = kind if kind.startswith("emu") else "emu"
         runner = tree / "runners" / f"run-{impl}-{stage.id}-{suffix}"
-        cmd = [str(runner), "--spec", str(spec_file), "--dataset", str(datasets / stage.id / ds), "--check",
+        cmd = [*judge.command(runner), "--spec", str(spec_file), "--dataset", str(datasets / stage.id / ds), "--check",
                "perf" if kind == "perf" else "correct", "--json", str(work / "results" / f"{name}.json"),
                "--timeout", str(timeout)]
         labels = ";".join([impl, stage.id, kind, "emu", "public"])

@@ -32,7 +32,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))  # grader/
 sys.path.insert(0, str(HERE))
 from grade_check import KitTree, cmake_quote  # noqa: E402
-from tilelab import grade, spec  # noqa: E402
+from tilelab import grade, judge, spec  # noqa: E402
 from tilelab.scoring import StageScore  # noqa: E402
 from tilelab.tree import RegisteredTest, Tree  # noqa: E402
 
@@ -57,7 +57,7 @@ def checks_for(impl: str, solution_tests: list[RegisteredTest], tree: Path, work
         name = t.name.replace("solution.", f"{impl}.", 1)
         _, _, dataset, check = name.split(".")
         runner_timeout = int(t.timeout) - 30           # tilelab_add_check: CTest's TIMEOUT is the runner's + 30
-        cmd = [str(tree / "runners" / f"run-{impl}-{STAGE}-{check}"), "--spec", str(spec_file),
+        cmd = [*judge.command(tree / "runners" / f"run-{impl}-{STAGE}-{check}"), "--spec", str(spec_file),
                "--dataset", str(tree / "datasets" / STAGE / dataset), "--check", "correct",
                "--json", str(work / "results" / f"{name}.json"), "--timeout", str(runner_timeout)]
         labels = ";".join(impl if label == "solution" else label for label in t.labels)

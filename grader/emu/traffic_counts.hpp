@@ -1,0 +1,34 @@
+// The count build's figures (runtime/hooks_count.cpp counts them): a plain struct, so that the
+// judge's performance model (grader/runner/perf_model.hpp) reads them without the emulator.
+#pragma once
+
+namespace tlemu {
+
+// The memory traffic of the launches, as the count build (emu-count) counts it: docs/performance.md
+// and runtime/hooks_count.cpp say what each figure is. Figures of the whole grid, scaled up from
+// the sampled blocks; requests and wavefronts are warp-level.
+struct TrafficCounts {
+  double launches = 0, blocks = 0, sampled_blocks = 0;
+  double threads_per_block = 0, shared_bytes_per_block = 0, barriers_per_block = 0;  // of the last launch
+  double global_loads = 0, global_stores = 0;                // warp-level requests
+  double global_load_sectors = 0, global_store_sectors = 0;  // 32-byte sectors they touch
+  double global_bytes_requested = 0;                         // bytes the lanes asked for
+  double global_load_bytes = 0;                              // of those, by loads
+  double global_wavefronts = 0;                              // 128-byte lines, summed over requests
+  double l2_sectors = 0;                                     // distinct sectors per block, summed
+  double shared_loads = 0, shared_stores = 0;                // warp-level requests
+  double shared_wavefronts = 0;                              // bank-conflict degree, summed
+  void add(const TrafficCounts& o) {
+    launches += o.launches, blocks += o.blocks, sampled_blocks += o.sampled_blocks;
+    threads_per_block = o.threads_per_block, shared_bytes_per_block = o.shared_bytes_per_block;
+    barriers_per_block = o.barriers_per_block;
+    global_loads += o.global_loads, global_stores += o.global_stores;
+    global_load_sectors += o.global_load_sectors, global_store_sectors += o.global_store_sectors;
+    global_bytes_requested += o.global_bytes_requested, global_wavefronts += o.global_wavefronts;
+    global_load_bytes += o.global_load_bytes;
+    l2_sectors += o.l2_sectors;
+    shared_loads += o.shared_loads, shared_stores += o.shared_stores, shared_wavefronts += o.shared_wavefronts;
+  }
+};
+
+}  // namespace tlemu

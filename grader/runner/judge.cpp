@@ -1,0 +1,591 @@
+// The judge: one check of one implementation on one dataset (docs/grading.md), built once per kit.
+// It loads the dataset, computes the references, starts the worker that runs the code under test
+// (worker.cpp, a program of its own: worker_client.hpp) and hands it M and N; it checks every P the
+// worker gives back against the float64 reference with the rule of docs/grading.md, times the
+// implementation against the reference worker's, and alone writes the JSON result. Nothing the
+// worker says is believed where it could earn a point: P is checked here, timings are checked
+// against the judge's own clock and the launch counts (docs/integrity.md). Its exit code is one of
+// grader/contract.toml.
+#include <signal.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <numeric>
+
+#include "backend.hpp"  // RunOutcome, DeviceError
+#include "perf_model.hpp"
+#include "traffic_json.hpp"
+#include "worker_client.hpp"
+#include "tilelab/dataset.hpp"
+#include "tilelab/diagnose.hpp"
+#include "tilelab/contract.hpp"
+#include "tilelab/result.hpp"
+#include "tilelab/spec.hpp"
+#include "tilelab/tolerance.hpp"
+
+namespace tilelab {
+namespace {
+
+std::string g_result_path;
+
+struct TimingStats {
+  std::string name;
+  int runs = 0;
+  double median_ms = 0, mean_ms = 0, stderr_ms = 0, min_ms = 0;
+  // Kernel launches the implementation made during its `runs` timed calls (warm-up excluded), as
+  // its worker's launch probe saw them; -1 when not counted (the library reference). Fewer launches
+  // than calls means some timed calls did none of the product (the judge then gives no credit).
+  int64_t launches = -1;
+  // The judge's own clock around each timed call, request to reply (median): an upper bound on
+  // the call's time that the worker cannot shrink.
+  double wall_median_ms = 0;
+  // The emulator's count build: the counts and the modelled time (perf_model.hpp) that stand for
+  // median_ms; null elsewhere.
+  nlohmann::json model;
+};
+
+nlohmann::json base_result(const std::string& stage, const std::string& dataset, const std::string& check) {
+  return {{"schema", kResultSchema}, {"stage", stage}, {"impl", "?"}, {"backend", "?"},
+          {"dataset", dataset},       {"check", check}};
+}
+
+int finish(nlohmann::json& r, ExitCode code, const std::string& message) {
+  r["verdict"] = verdict_name(code);
+  r["exit_code"] = int(code);
+  r["message"] = message;
+  if (!g_result_path.empty()) write_result(g_result_path, r);
+  std::cout << r.value("stage", "") << " " << r.value("dataset", "") << " " << r.value("check", "")
+            << ": " << verdict_name(code) << " -- " << message << "\n";
+  if (r.contains("hint") && !r["hint"].get<std::string>().empty())
+    std::cout << "hint: " << r["hint"].get<std::string>() << "\n";
+  if (g_result_path.empty()) std::cout << r.dump(2) << "\n";
+  std::cout.flush();
+  return code;
+}
+
+// A hint whose text is fixed (grader/contract.toml).
+void set_hint(nlohmann::json& r, const Hint& h) {
+  r["hint_code"] = h.code;
+  r["hint"] = h.text;
+}
+
+void print_wrong(const CheckReport& rep, const char* what) {
+  std::cout << what << ": " << rep.wrong << " of " << rep.checked << " elements wrong ("
+            << rep.not_finite << " NaN/Inf), relative Frobenius error " << rep.rel_fro_error << "\n";
+  for (const auto& w : rep.first_wrong)
+    std::printf("  P[%lld][%lld] expected %.9g, got %.9g (allowed error %.3g)\n", (long long)w.row,
+                (long long)w.col, w.expected, w.actual, w.allowed);
+}
+
+struct Checked {
+  CheckReport report;
+  Diagnosis diagnosis;
+  bool inputs_unchanged;
+};
+
+Checked check_outcome(const RunOutcome& out, const Dataset& d, const std::vector<double>& absMN,
+                      const StageSpec& spec) {
+  Checked c{check_product(out.P, d.P, absMN, d.spec.shape, ToleranceRule{}, spec.tile), {}, out.inputs_unchanged};
+  c.diagnosis = diagnose(d.M, d.N, out.P, d.P, absMN, c.report, d.spec.shape);
+  if (!c.inputs_unchanged) {
+    c.report.pass = false;
+    c.diagnosis = {hints::kInputsModified.code, hints::kInputsModified.text};
+  }
+  return c;
+}
+
+// One implementation's timing; without times (the emulator) only its calls and launches.
+nlohmann::json stats_json(const TimingStats& t, const Shape& s, double peak_gflops) {
+  nlohmann::json j = {{"name", t.name}, {"runs", t.runs}};
+  if (t.launches >= 0) j["launches"] = t.launches;
+  if (t.wall_median_ms > 0) j["wall_median_ms"] = t.wall_median_ms;
+  if (!t.model.is_null()) j["model"] = t.model;
+  if (t.median_ms <= 0) return j;
+  const double gflops = s.flops() / (t.median_ms * 1e6);
+  j.update({{"median_ms", t.median_ms}, {"mean_ms", t.mean_ms}, {"stderr_ms", t.stderr_ms}, {"min_ms", t.min_ms},
+            {"gflops", gflops}, {"pct_of_peak", peak_gflops > 0 ? 100.0 * gflops / peak_gflops : 0.0}});
+  return j;
+}
+
+// A timing that does not stand for the kernels' own work earns nothing. Each rule reads what the
+// judge saw or computed itself, so the worker cannot talk its way past it, and grades sharing the
+// GPU cannot trip or hide it:
+//  - timed calls that launched fewer kernels than there were calls (some did none of the product:
+//    e.g. code that launches only the first time it sees a set of pointers);
+//  - a speed above the device's FP32 peak;
+//  - a reported time far below what the judge's own clock saw each call take (a patched timer);
+//  - on the emulator's count build, kernels that loaded less of M and N than any product needs
+//    (the product was computed elsewhere; zero traffic would otherwise model as near-peak speed).
+// Returns the verdict's message, or "" when the timing is plausible.
+std::string implausible_timing(nlohmann::json& r, const nlohmann::json& mine, const TimingStats& t, const Shape& s,
+                               double peak_gflops) {
+  if (t.launches >= 0 && t.runs > 0 && t.launches < t.runs) {
+    set_hint(r, hints::kWorkSkipped);
+    return "the timed calls did not all compute the product: " + std::to_string(t.launches) +
+           " kernel launch" + (t.launches == 1 ? "" : "es") + " in " + std::to_string(t.runs) +
+           " timed calls of launch_matmul; no performance credit";
+  }
+  char buf[300];
+  const double pct = mine.value("pct_of_peak", 0.0);
+  if (peak_gflops > 0 && pct > 100.0) {
+    std::snprintf(buf, sizeof buf, "timed at %.0f GFLOP/s, %.0f%% of this GPU's FP32 peak (%.0f GFLOP/s)",
+                  mine.value("gflops", 0.0), pct, peak_gflops);
+    set_hint(r, hints::kFasterThanPeak);
+    return std::string(buf) + ": faster than the hardware can do the product; no performance credit";
+  }
+  // A legitimate call's reply comes within its kernel time plus the flush, the launch and one round
+  // trip of the channel (tens of microseconds): a quarter of the wall time less half a millisecond is
+  // far below any honest report.
+  if (t.wall_median_ms > 0 && t.median_ms < 0.25 * t.wall_median_ms - 0.5) {
+    std::snprintf(buf, sizeof buf, "the timed calls reported %.3f ms each, but each took %.3f ms by the grader's clock",
+                  t.median_ms, t.wall_median_ms);
+    set_hint(r, hints::kTimerMismatch);
+    return std::string(buf) + "; no performance credit";
+  }
+  if (!t.model.is_null()) {
+    const double loaded = t.model["counts"].value("global_load_bytes", 0.0);
+    const double needed = 4.0 * double(s.J * s.K + s.K * s.L);
+    if (loaded < 0.5 * needed) {
+      std::snprintf(buf, sizeof buf, "the kernels loaded %.0f bytes of the %.0f in M and N", loaded, needed);
+      set_hint(r, hints::kKernelDidNotLoad);
+      return std::string(buf) + ": the product was not computed by the kernels; no performance credit";
+    }
+  }
+  return "";
+}
+
+// A backend's findings (Backend::findings): the emulator's kept under "emulator", the GPU guard
+// zones' under "guard"; true when there is one, which fails the check with the hint about the
+// first to fix.
+bool record_findings(nlohmann::json& r, const nlohmann::json& found) {
+  if (found.is_null()) return false;
+  r[found.value("build", "") == "gpu" ? "guard" : "emulator"] = found;
+  if (found["findings"].empty()) return false;
+  for (const auto& f : found["findings"]) {
+    const std::string file = f.value("file", "");
+    if (!file.empty()) std::cout << file << ":" << f.value("line", 0) << ": ";
+    std::cout << f["kind"].get<std::string>() << ": " << f["message"].get<std::string>() << "\n";
+  }
+  r["hint_code"] = found["hint_code"];
+  r["hint"] = found["hint"];
+  return true;
+}
+
+// A diagnosis made specific with what the launch report knows. grid-too-small: the launched grid
+// and block against P (grid_coverage). nothing-written although a kernel ran: run it again with P
+// at 0 (right_with_zero_P) -- right then means it reads P before writing it (reads_p).
+template <class RightWithZeroP>
+Diagnosis refine(const Diagnosis& d, const nlohmann::json& launch, const Shape& s, RightWithZeroP right_with_zero_P) {
+  const int64_t launches = launch.value("launches", int64_t(0));
+  if (d.code == "grid-too-small" && launch.contains("grid") && launch.contains("block"))
+    return grid_coverage(s, launch["grid"].get<std::array<int64_t, 3>>(), launch["block"].get<std::array<int64_t, 3>>());
+  if (d.code == "nothing-written" && launches > 0 && right_with_zero_P()) return reads_p(launches);
+  return d;
+}
+
+// The workers of one check, as the judge talks to them: the one running the code under test and,
+// for a timed check, the reference worker (the stage's reference solution, the previous stage's and
+// the library). Each request carries M and N; each reply's P is the judge's to check.
+class Session {
+ public:
+  Session(const std::string& worker, double timeout)
+      : timeout_(timeout), mine_(worker, deadline_after(timeout > 0 ? timeout : 1e9)) {}
+  // A timed check's reference worker (runners/ref-<stage>-<backend>), started when first needed.
+  void set_reference(const std::string& path) { reference_path_ = path; }
+
+  // The worker's greeting: backend, implementation, device; its "unavailable" when it cannot run here.
+  nlohmann::json hello() {
+    hello_ = mine_.call({{"op", "hello"}}).head;
+    const auto& impls = hello_["impls"];
+    if (!impls.is_array() || impls.size() != 1 || !impls[0].is_string())
+      throw WorkerGone(WorkerGone::kGarbled, "bad greeting");
+    impl_ = impls[0].get<std::string>();
+    return hello_;
+  }
+  const std::string& impl() const { return impl_; }
+  std::string backend() const { return hello_.value("backend", "?"); }
+  bool meaningful() const { return hello_.value("meaningful", false); }
+  // The check's time limit starts now (after the references, which are the judge's own work).
+  void start_clock() {
+    if (timeout_ > 0) mine_.set_deadline(deadline_after(timeout_));
+  }
+
+  RunOutcome run(const Dataset& d, bool zero_P = false) {
+    return outcome(mine_, {{"op", "run"}, {"impl", impl_}, {"zero_P", zero_P}}, d);
+  }
+  RunOutcome run_host(const Dataset& d) { return outcome(mine_, {{"op", "host"}, {"impl", impl_}}, d); }
+  nlohmann::json findings() {
+    const nlohmann::json f = mine_.call({{"op", "findings"}}).head.value("findings", nlohmann::json());
+    return f.is_object() && f.contains("findings") && f["findings"].is_array() ? f : nlohmann::json();
+  }
+  // The library reference's P (cuBLAS), from the reference worker; empty where there is none.
+  Matrix library(const Dataset& d) {
+    Worker* ref = reference();
+    if (!ref || !ref_hello_.value("library", false)) return {};
+    const Shape& s = d.spec.shape;
+    wire::Message m = ref->call(request({{"op", "library"}}, s), {&d.M.data, &d.N.data}, size_t(s.J * s.L));
+    Matrix P;
+    if (m.mats.size() == 1) P = Matrix(s.J, s.L), P.data = std::move(m.mats[0]);
+    return P;
+  }
+  std::vector<TimingStats> time(const Dataset& d, const PerfSpec& perf);
+
+ private:
+  static wire::Deadline deadline_after(double s) {
+    return std::chrono::steady_clock::now() +
+           std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s));
+  }
+  static nlohmann::json request(nlohmann::json h, const Shape& s) {
+    h.update({{"J", s.J}, {"K", s.K}, {"L", s.L}});
+    return h;
+  }
+  RunOutcome outcome(Worker& w, const nlohmann::json& head, const Dataset& d) {
+    const Shape& s = d.spec.shape;
+    wire::Message m = w.call(request(head, s), {&d.M.data, &d.N.data}, size_t(s.J * s.L));
+    if (m.mats.size() != 1) throw WorkerGone(WorkerGone::kGarbled, "no P in the reply");
+    RunOutcome o;
+    o.P = Matrix(s.J, s.L);
+    o.P.data = std::move(m.mats[0]);
+    o.inputs_unchanged = m.head.value("inputs_unchanged", false);
+    if (m.head.contains("launch") && m.head["launch"].is_object()) o.launch = m.head["launch"];
+    if (m.head.contains("host_timing")) o.host_timing = m.head["host_timing"];
+    return o;
+  }
+  // Started at the first timed request, where there is one to start: runners/ref-<stage>-<backend>.
+  Worker* reference() {
+    if (!ref_ && !reference_path_.empty() && std::filesystem::exists(reference_path_)) {
+      ref_ = std::make_unique<Worker>(reference_path_, deadline_after(timeout_ > 0 ? timeout_ : 1e9));
+      ref_hello_ = ref_->call({{"op", "hello"}}).head;
+      if (!ref_hello_.value("unavailable", std::string("?")).empty()) ref_.reset();
+    }
+    return ref_.get();
+  }
+
+  double timeout_;
+  Worker mine_;
+  std::string reference_path_;
+  std::unique_ptr<Worker> ref_;
+  nlohmann::json hello_, ref_hello_;
+  std::string impl_;
+};
+
+TimingStats summarize(const std::string& name, std::vector<double> v) {
+  TimingStats t;
+  t.name = name;
+  t.runs = int(v.size());
+  if (v.empty()) return t;
+  const double mean = std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
+  double var = 0;
+  for (double x : v) var += (x - mean) * (x - mean);
+  var /= std::max<double>(1, double(v.size()) - 1);
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  t.median_ms = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  t.mean_ms = mean;
+  t.stderr_ms = std::sqrt(var / double(n));
+  t.min_ms = v.front();
+  return t;
+}
+
+// Times the implementation under test, the reference solution, the previous stage's and the
+// library, interleaved call by call (docs/timing.md): each worker times its own calls (CUDA events,
+// L2 flushed), the judge keeps the samples, its own clock around each call and the launch counts.
+// On the emulator (times mean nothing) the implementation is called as often, its launches counted,
+// and the count build's traffic stands for every implementation's time (perf_model.hpp).
+std::vector<TimingStats> Session::time(const Dataset& d, const PerfSpec& perf) {
+  const Shape& s = d.spec.shape;
+  struct Entry {
+    Worker* w;
+    std::string impl;  // "" = the library
+    std::string name;
+    std::vector<double> ms, wall;
+    int64_t launches = 0;
+  };
+  std::vector<Entry> entries = {{&mine_, impl_, impl_, {}, {}, 0}};
+  mine_.call(request({{"op", "time_prepare"}}, s), {&d.M.data, &d.N.data});
+  if (Worker* ref = reference()) {
+    ref->call(request({{"op", "time_prepare"}}, s), {&d.M.data, &d.N.data});
+    for (const auto& i : ref_hello_["impls"]) entries.push_back({ref, i.get<std::string>(), i.get<std::string>(), {}, {}, 0});
+    if (ref_hello_.value("library", false) && meaningful()) entries.push_back({ref, "", "cublas", {}, {}, -1});
+  }
+  auto once = [&](Entry& e, bool counted) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const wire::Message m = e.w->call({{"op", "time_once"}, {"impl", e.impl}});
+    const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (!counted) return;
+    e.ms.push_back(std::max(0.0, m.head.value("ms", 0.0)));
+    e.wall.push_back(wall);
+    if (e.launches >= 0) e.launches += std::max<int64_t>(0, m.head.value("launches", int64_t(0)));
+  };
+  std::vector<TimingStats> out;
+  if (!meaningful()) {
+    // The emulator: the implementation under test is called as a GPU's timing loop calls it (a
+    // warm-up, then two timed calls on the same buffers); the others are only counted.
+    for (int call = 0; call <= 2; ++call) once(entries[0], call > 0);
+    for (Entry& e : entries) {
+      TimingStats t;
+      t.name = e.name;
+      if (&e == &entries[0]) t.runs = int(e.ms.size()), t.launches = e.launches;
+      const nlohmann::json c = e.w->call({{"op", "counts"}, {"impl", e.impl}}).head.value("counts", nlohmann::json());
+      if (c.is_object()) {
+        t.model = perf_model(c.get<tlemu::TrafficCounts>(), s);
+        t.median_ms = t.mean_ms = t.min_ms = t.model["model"].value("ms", 0.0);
+      } else if (&e != &entries[0]) {
+        continue;
+      }
+      out.push_back(t);
+    }
+    return out;
+  }
+  for (Entry& e : entries) once(e, false);  // warm-up: module load, cuBLAS heuristics
+  const auto stop_at = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  for (int round = 1; round <= perf.max_runs; ++round) {
+    for (Entry& e : entries) once(e, true);
+    if (round < perf.min_runs) continue;
+    bool settled = true;
+    for (const Entry& e : entries) {
+      const TimingStats t = summarize(e.name, e.ms);
+      settled = settled && t.stderr_ms <= perf.target_rel_stderr * t.mean_ms;
+    }
+    if (settled || std::chrono::steady_clock::now() > stop_at) break;
+  }
+  for (const Entry& e : entries) {
+    TimingStats t = summarize(e.name, e.ms);
+    t.launches = e.launches;
+    t.wall_median_ms = summarize(e.name, e.wall).median_ms;
+    out.push_back(t);
+  }
+  return out;
+}
+
+// The checks of one dataset, against the worker: every P it hands back is checked here.
+int run_checks(Session& w, nlohmann::json& r, const StageSpec& spec, const Dataset& d, const std::vector<double>& absMN,
+               const Dataset& fresh, const std::vector<double>& fresh_absMN, const std::string& check) {
+  const Shape& s = d.spec.shape;
+  try {
+    RunOutcome out = w.run(d);
+    r["launch"] = out.launch;
+    Checked k = check_outcome(out, d, absMN, spec);
+    r["kernel"] = to_json(k.report);
+    r["inputs_unchanged"] = k.inputs_unchanged;
+    bool pass = k.report.pass;
+    Diagnosis diag = refine(k.diagnosis, out.launch, s, [&] { return check_outcome(w.run(d, true), d, absMN, spec).report.pass; });
+    if (!pass) print_wrong(k.report, "launch_matmul");
+
+    if (spec.host_function && check == "correct") {
+      RunOutcome hout = w.run_host(d);
+      Checked h = check_outcome(hout, d, absMN, spec);
+      r["host"] = to_json(h.report);
+      if (!hout.host_timing.is_null()) r["host"]["timing"] = hout.host_timing;
+      if (!h.report.pass) {
+        print_wrong(h.report, "matmul_host");
+        if (pass) diag = {"host-" + h.diagnosis.code, "matmul_host: " + h.diagnosis.hint +
+                          " (launch_matmul alone passed: check the copies, sizes in bytes, and the "
+                          "copy of P back to P_h.)"};
+        pass = false;
+      }
+    }
+    r["hint_code"] = diag.code;
+    r["hint"] = diag.hint;
+    const nlohmann::json found = w.findings();
+    if (record_findings(r, found)) return finish(r, kError, found.value("message", "the backend found an error"));
+    if (!pass) return finish(r, kWrong, "wrong result on " + d.spec.name + " (" + s.str() + ")");
+    // The product is the kernels' work: a right P from a call that launched nothing was computed on
+    // the host (on the emulator, host code can reach P; on a GPU it copies P back and forth).
+    if (out.launch.value("launches", int64_t(0)) <= 0) {
+      set_hint(r, hints::kNoKernel);
+      return finish(r, kWrong, "launch_matmul launched no kernel: the product must be computed by a kernel");
+    }
+    // Read from the compiled kernel's attributes (static + dynamic), never from the source text.
+    if (spec.requires_shared_memory && out.launch.contains("kernel")) {
+      const auto shared = out.launch["kernel"].value("static_shared_bytes", int64_t(0)) +
+                          out.launch.value("dynamic_shared_bytes", int64_t(0));
+      if (shared == 0) {
+        set_hint(r, hints::kNoSharedMemory);
+        return finish(r, kWrong, "kernel uses no shared memory");
+      }
+    }
+    if (check == "correct") return finish(r, kPass, "correct on " + d.spec.name + " (" + s.str() + ")");
+
+    // ---- perf: the library reference must itself pass the rule, then everything is timed ----
+    const Matrix lib = w.library(d);
+    if (!lib.data.empty()) r["library_check"] = to_json(check_product(lib, d.P, absMN, s, {}, spec.tile));
+    const std::vector<TimingStats> stats = w.time(d, spec.perf);
+    const double peak = r["device"].value("fp32_peak_gflops", 0.0);
+    nlohmann::json timing = {{"meaningful", w.meaningful()}, {"flops", s.flops()}};
+    for (const auto& t : stats) {
+      timing["impls"][t.name] = stats_json(t, s, peak);
+      if (!t.model.is_null()) timing["basis"] = "model";  // modelled times (the emulator's count build)
+    }
+    auto median = [&](const std::string& name) {
+      return timing["impls"].contains(name) ? timing["impls"][name].value("median_ms", 0.0) : 0.0;
+    };
+    const double mine = median(w.impl());
+    if (mine > 0) {
+      if (median("reference") > 0) timing["ratio_to_reference"] = median("reference") / mine;
+      if (median("previous") > 0) timing["ratio_to_previous"] = median("previous") / mine;
+      if (median("cublas") > 0) timing["ratio_to_cublas"] = median("cublas") / mine;
+    }
+    r["timing"] = timing;
+
+    // ---- the timed code must still compute: fresh inputs of the same shape, checked again ----
+    RunOutcome again = w.run(fresh);
+    Checked f = check_outcome(again, fresh, fresh_absMN, spec);
+    r["fresh_inputs"] = to_json(f.report);
+    if (!f.report.pass) {
+      set_hint(r, hints::kStaleResult);
+      print_wrong(f.report, "fresh inputs");
+      return finish(r, kWrong, "wrong on fresh inputs after timing");
+    }
+    const std::string implausible =
+        stats.empty() ? "" : implausible_timing(r, timing["impls"][w.impl()], stats.front(), s, peak);
+    if (!implausible.empty()) return finish(r, kWrong, implausible);
+    std::printf("%-12s %10s %10s %9s\n", "impl", "median ms", "GFLOP/s", "% peak");
+    for (const auto& [name, t] : timing["impls"].items())
+      std::printf("%-12s %10.4f %10.1f %8.1f%%\n", name.c_str(), t.value("median_ms", 0.0),
+                  t.value("gflops", 0.0), t.value("pct_of_peak", 0.0));
+    return finish(r, kPass, "correct; timed " + std::to_string(stats.empty() ? 0 : stats[0].runs) + " runs");
+  } catch (const FatalFindings& e) {
+    record_findings(r, e.findings);
+    return finish(r, kError, e.findings.value("message", "the emulator stopped the run"));
+  } catch (const DeviceError& e) {
+    const Diagnosis dg = diagnose_cuda_error(e.what());
+    r["hint_code"] = dg.code;
+    r["hint"] = dg.hint;
+    try {
+      record_findings(r, w.findings());
+    } catch (const std::exception&) {
+    }
+    return finish(r, kError, e.what());
+  }
+}
+
+// A worker that did not answer: hung, crashed, exited or garbled its channel.
+int worker_gone(nlohmann::json& r, const WorkerGone& g, double timeout) {
+  switch (g.kind) {
+    case WorkerGone::kTimeout:
+      set_hint(r, hints::kTimeout);
+      return finish(r, kTimeout, "the run did not finish within " + std::to_string(int(timeout)) + " s");
+    case WorkerGone::kCrashed:
+      set_hint(r, hints::kCrash);
+      return finish(r, kError, std::string("the program crashed (") + g.what() + ") during the run");
+    case WorkerGone::kExited:
+      set_hint(r, hints::kExitedEarly);
+      return finish(r, kError, "the program exited (code " + std::to_string(g.exit_code) + ") before it reported a result");
+    case WorkerGone::kGarbled:
+      break;
+  }
+  set_hint(r, hints::kGarbledChannel);
+  return finish(r, kError, "the run's channel to the grader was garbled");
+}
+
+int run(int argc, char** argv) {
+  ::signal(SIGPIPE, SIG_IGN);  // a worker that is gone is an answer, not the judge's end
+  CLI::App app{"tilelab judge: checks (and times) one implementation of one stage on one dataset"};
+  std::string worker_path, reference_path, spec_path, dataset_dir, check = "correct", json_path;
+  int hidden_index = -1;
+  uint64_t seed = 0;
+  double timeout = 0;
+  app.add_option("--worker", worker_path, "the worker that runs the implementation (runners/run-<impl>-<stage>-<backend>)")
+      ->required();
+  app.add_option("--reference-worker", reference_path,
+                 "the reference worker of a timed check (default: runners/ref-<stage>-<backend> beside --worker)");
+  app.add_option("--spec", spec_path, "the stage's resolved spec, <build>/generated/stages/<stage>.json")->required();
+  auto* ds_opt = app.add_option("--dataset", dataset_dir, "dataset folder (M.npy N.npy P.npy meta.json)");
+  auto* hid_opt = app.add_option("--hidden", hidden_index, "index of a hidden dataset, made in memory");
+  std::vector<int64_t> shape;
+  auto* shape_opt = app.add_option("--shape", shape, "J K L: a normal dataset of this shape, made in memory (bench)")
+                        ->expected(3);
+  shape_opt->excludes(ds_opt)->excludes(hid_opt);
+  app.add_option("--seed", seed, "grading seed for --hidden (data seed for --shape)");
+  ds_opt->excludes(hid_opt);
+  app.add_option("--check", check, "correct or perf")->check(CLI::IsMember({"correct", "perf"}));
+  app.add_option("--json", json_path, "where to write the JSON result");
+  app.add_option("--timeout", timeout, "seconds before the run is ended as a timeout (0: none)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : kBadInput;
+  }
+  if (dataset_dir.empty() && hidden_index < 0 && shape.empty()) {
+    std::cerr << "tilelab-judge: give --dataset DIR, --hidden INDEX --seed S, or --shape J K L\n";
+    return kBadInput;
+  }
+  g_result_path = json_path;
+
+  std::string stage_id = "?";
+  std::string dataset_name = hidden_index >= 0 ? "hidden" + std::to_string(hidden_index)
+                             : !shape.empty()  ? "shape"
+                                               : std::filesystem::path(dataset_dir).filename().string();
+  nlohmann::json r = base_result(stage_id, dataset_name, check);
+  StageSpec spec;
+  Dataset d;
+  try {
+    spec = load_stage_spec(spec_path);
+    r["stage"] = stage_id = spec.id;
+    if (hidden_index >= 0) {
+      d = make_dataset(spec.hidden_dataset(seed, hidden_index));
+    } else if (!shape.empty()) {
+      DatasetSpec ds;
+      ds.stage = spec.id;
+      ds.shape = {shape[0], shape[1], shape[2]};
+      ds.name = ds.shape.str();
+      ds.seed = seed ? seed : 1;
+      if (ds.shape.J < 1 || ds.shape.K < 1 || ds.shape.L < 1) throw BadInput("--shape: sizes must be >= 1");
+      d = make_dataset(ds);
+    } else {
+      d = read_dataset(dataset_dir);
+    }
+    r["dataset"] = d.spec.name;
+    if (spec.api == "square" && !d.spec.shape.square())
+      throw BadInput("stage " + spec.id + " takes square matrices; dataset is " + d.spec.shape.str());
+  } catch (const BadInput& e) {
+    return finish(r, kBadInput, e.what());
+  }
+  const Shape& s = d.spec.shape;
+  r["shape"] = {{"J", s.J}, {"K", s.K}, {"L", s.L}};
+  try {
+    Session w(worker_path, timeout);
+    // Greeted first: a backend that cannot run here (no GPU) says so before the references are
+    // computed (at 4096^3 they take the CPU about a minute, which a skip does not need).
+    const nlohmann::json hello = w.hello();
+    r["impl"] = w.impl();
+    r["backend"] = w.backend();
+    const std::string unavailable = hello.value("unavailable", std::string());
+    if (!unavailable.empty()) return finish(r, kSkipped, unavailable);
+    r["device"] = hello.value("device", nlohmann::json::object());
+
+    // Everything the verdict is judged against is made here, in the judge's own process.
+    const std::vector<double> absMN = product_f64(d.M, d.N, true);
+    Dataset fresh;
+    std::vector<double> fresh_absMN;
+    if (check == "perf") {  // the timed code must still compute: fresh inputs of the same shape
+      DatasetSpec fresh_spec = d.spec;
+      fresh_spec.seed ^= 0x5EEDF2E5ull;
+      fresh_spec.name += "-fresh";
+      fresh = make_dataset(fresh_spec);
+      fresh_absMN = product_f64(fresh.M, fresh.N, true);
+    }
+    if (check == "perf")
+      w.set_reference(!reference_path.empty() ? reference_path
+                      : (std::filesystem::path(worker_path).parent_path() / ("ref-" + spec.id + "-" + w.backend())).string());
+    w.start_clock();
+    return run_checks(w, r, spec, d, absMN, fresh, fresh_absMN, check);
+  } catch (const WorkerGone& g) {
+    return worker_gone(r, g, timeout);
+  } catch (const BadInput& e) {
+    return finish(r, kBadInput, e.what());
+  } catch (const std::exception& e) {
+    return finish(r, kError, std::string("runner error: ") + e.what());
+  }
+}
+
+}  // namespace
+}  // namespace tilelab
+
+int main(int argc, char** argv) { return tilelab::run(argc, argv); }

@@ -1,0 +1,95 @@
+#include "worker_client.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <thread>
+
+#include "backend.hpp"  // DeviceError
+
+namespace tilelab {
+namespace {
+
+// fd moved to a number >= 10 (so that placing the channel on 3 and 4 clobbers nothing).
+int high(int fd) { return ::fcntl(fd, F_DUPFD, 10); }
+
+}  // namespace
+
+Worker::Worker(const std::string& path, wire::Deadline deadline) : deadline_(deadline) {
+  int to[2], from[2];
+  if (::pipe2(to, O_CLOEXEC) != 0 || ::pipe2(from, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
+  std::fflush(nullptr);
+  pid_ = ::fork();
+  if (pid_ < 0) throw std::runtime_error("fork failed");
+  if (pid_ == 0) {
+    ::setpgid(0, 0);  // its own process group, so the judge can end everything it starts
+    ::signal(SIGPIPE, SIG_DFL);
+    const int in = high(to[0]), out = high(from[1]);
+    if (in < 0 || out < 0 || ::dup2(in, wire::kWorkerIn) < 0 || ::dup2(out, wire::kWorkerOut) < 0) ::_exit(127);
+    char* argv[] = {const_cast<char*>(path.c_str()), const_cast<char*>("--serve"), nullptr};
+    ::execv(path.c_str(), argv);
+    std::fprintf(stderr, "tilelab-judge: cannot run %s: %s\n", path.c_str(), std::strerror(errno));
+    ::_exit(127);
+  }
+  ::setpgid(pid_, pid_);  // also here, so there is no window before the child's own call
+  ::close(to[0]);
+  ::close(from[1]);
+  to_ = to[1];
+  from_ = from[0];
+}
+
+Worker::~Worker() {
+  if (to_ >= 0) ::close(to_);
+  if (from_ >= 0) ::close(from_);
+  if (pid_ > 0) {
+    ::kill(-pid_, SIGKILL);  // the worker, and anything it left behind
+    ::waitpid(pid_, nullptr, 0);
+  }
+}
+
+void Worker::gone(wire::Read why) {
+  // Give a worker that is exiting a moment to be reaped, so its exit code or signal is known.
+  int status = 0;
+  bool reaped = false;
+  if (why != wire::Read::kTimeout) {
+    for (int i = 0; i < 40 && !reaped; ++i) {
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) reaped = true;
+      else std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+  }
+  ::kill(-pid_, SIGKILL);
+  if (!reaped) ::waitpid(pid_, &status, 0);
+  pid_ = -1;
+  if (why == wire::Read::kTimeout) throw WorkerGone(WorkerGone::kTimeout, "timed out");
+  if (why == wire::Read::kGarbage) throw WorkerGone(WorkerGone::kGarbled, "garbled channel");
+  if (reaped && WIFSIGNALED(status))
+    throw WorkerGone(WorkerGone::kCrashed, strsignal(WTERMSIG(status)), WTERMSIG(status));
+  throw WorkerGone(WorkerGone::kExited, "exited", 0, reaped && WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+wire::Message Worker::call(const nlohmann::json& head, const std::vector<const std::vector<float>*>& mats,
+                           size_t expect_floats) {
+  if (pid_ < 0) throw WorkerGone(WorkerGone::kExited, "exited");
+  if (!wire::send(to_, head, mats)) gone(wire::Read::kEof);
+  wire::Message m;
+  const wire::Read r = wire::receive(from_, m, deadline_, expect_floats);
+  if (r != wire::Read::kOk) gone(r);
+  for (const auto& mat : m.mats)
+    if (mat.size() != expect_floats) gone(wire::Read::kGarbage);
+  if (m.head.contains("fatal_findings")) {  // the worker exits after this message
+    ::kill(-pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+    throw FatalFindings(m.head["fatal_findings"]);
+  }
+  if (m.head.contains("device_error") && m.head["device_error"].is_string())
+    throw DeviceError(m.head["device_error"].get<std::string>());
+  if (m.head.contains("error") && m.head["error"].is_string())
+    throw std::runtime_error(m.head["error"].get<std::string>());
+  return m;
+}
+
+}  // namespace tilelab

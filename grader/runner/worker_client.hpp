@@ -1,0 +1,51 @@
+// The judge's side of a worker (worker.cpp): starts it as a new program -- fork, then exec, so it
+// shares no memory with the judge: no dataset beyond M and N, no reference, no judge code -- in a
+// process group of its own, sends it requests and reads its replies before a deadline. Whatever the
+// worker does (hang, crash, exit, write garbage to the channel) becomes a WorkerGone the judge turns
+// into a verdict; the judge never blocks past the deadline and never crashes with it.
+#pragma once
+#include <sys/types.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "wire.hpp"
+
+namespace tilelab {
+
+struct WorkerGone : std::runtime_error {
+  enum Kind { kTimeout, kCrashed, kExited, kGarbled } kind;
+  int signal = 0, exit_code = -1;
+  WorkerGone(Kind k, const std::string& what, int sig = 0, int code = -1)
+      : std::runtime_error(what), kind(k), signal(sig), exit_code(code) {}
+};
+
+// A finding that ended the worker (AddressSanitizer halts at its first error), as it reported it.
+struct FatalFindings : std::runtime_error {
+  nlohmann::json findings;
+  explicit FatalFindings(nlohmann::json f) : std::runtime_error("fatal findings"), findings(std::move(f)) {}
+};
+
+class Worker {
+ public:
+  // Starts `path --serve` with the channel on fds 3 and 4 (wire.hpp).
+  Worker(const std::string& path, wire::Deadline deadline);
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  void set_deadline(wire::Deadline d) { deadline_ = d; }
+  // One request and its reply. Throws WorkerGone, FatalFindings, or DeviceError when the worker
+  // reports a CUDA error; every matrix of the reply must have `expect_floats` elements.
+  wire::Message call(const nlohmann::json& head, const std::vector<const std::vector<float>*>& mats = {},
+                     size_t expect_floats = 0);
+
+ private:
+  [[noreturn]] void gone(wire::Read why);
+  pid_t pid_ = -1;
+  int to_ = -1, from_ = -1;
+  wire::Deadline deadline_;
+};
+
+}  // namespace tilelab
