@@ -184,6 +184,18 @@ function(tilelab_emu_reference_worker stage)
                                                           LINKER_LANGUAGE CXX)
 endfunction()
 
+# One worker: the worker's main, the backend, the adapter, the student's object `obj` and the
+# runtime of `build`, nothing else; the judge is built with it.
+function(tilelab_emu_worker runner adapter obj build)
+  tilelab_worker_main(emu under_test main)
+  add_executable(${runner} $<TARGET_OBJECTS:${main}> $<TARGET_OBJECTS:tilelab_emu_backend_objs> $<TARGET_OBJECTS:${adapter}>
+                           $<TARGET_OBJECTS:${obj}>)
+  target_link_libraries(${runner} PRIVATE tilelab_wire tilelab_emu_rt_${build})
+  set_target_properties(${runner} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/runners"
+                                             LINKER_LANGUAGE CXX)
+  add_dependencies(${runner} tilelab-judge)
+endfunction()
+
 # Workers <base>-emu, <base>-emu-asan, <base>-emu-race, <base>-emu-count (those of `builds`) for
 # one matmul.cu: the student's object, the backend and the build's runtime, nothing else. The
 # count build's checks also use the stage's reference worker (above).
@@ -191,12 +203,11 @@ function(tilelab_emu_runners base display stage src builds)
   string(MAKE_C_IDENTIFIER "${base}" bid)
   tilelab_emu_rewrite(${base} "${src}" rewritten)
   tilelab_emu_adapter(${stage} ${display} adapter)
-  tilelab_worker_main(emu under_test main)
   foreach(build IN LISTS builds)
     if(NOT build IN_LIST _emu_rt_builds)
       continue()
     endif()
-    set(deps tilelab-judge)
+    set(deps "")
     if(build STREQUAL "count")
       tilelab_emu_reference_worker(${stage})
       if(TARGET ref-${stage}-emu-count)
@@ -215,13 +226,10 @@ function(tilelab_emu_runners base display stage src builds)
       target_compile_options(${obj} PRIVATE -include "${_emu_dir}/include/tilelab_emu.h" ${_emu_flags_${objbuild}})
       target_include_directories(${obj} PRIVATE "${_emu_dir}/include")
     endif()
-    set(runner "${base}-${_emu_suffix_${build}}")
-    add_executable(${runner} $<TARGET_OBJECTS:${main}> $<TARGET_OBJECTS:tilelab_emu_backend_objs> $<TARGET_OBJECTS:${adapter}>
-                             $<TARGET_OBJECTS:${obj}>)
-    target_link_libraries(${runner} PRIVATE tilelab_wire tilelab_emu_rt_${build})
-    set_target_properties(${runner} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/runners"
-                                               LINKER_LANGUAGE CXX)
-    add_dependencies(${runner} ${deps})
+    tilelab_emu_worker("${base}-${_emu_suffix_${build}}" ${adapter} ${obj} ${build})
+    if(deps)
+      add_dependencies("${base}-${_emu_suffix_${build}}" ${deps})
+    endif()
   endforeach()
 endfunction()
 

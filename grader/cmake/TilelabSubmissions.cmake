@@ -32,12 +32,7 @@ foreach(expect IN LISTS _kit_grade_expects)
     add_library(emu_plain_${bid} OBJECT "${_emu_gen}/${base}.cpp")
     target_compile_options(emu_plain_${bid} PRIVATE -include "${_emu_dir}/include/tilelab_emu.h" ${_emu_flags_plain})
     target_include_directories(emu_plain_${bid} PRIVATE "${_emu_dir}/include")
-    add_executable(${base}-emu $<TARGET_OBJECTS:tilelab_emu_runner_main> $<TARGET_OBJECTS:tilelab_emu_backend_objs>
-                              $<TARGET_OBJECTS:${adapter}>
-                               $<TARGET_OBJECTS:emu_plain_${bid}>)
-    target_link_libraries(${base}-emu PRIVATE tilelab_core CLI11::CLI11 tilelab_emu_rt_plain)
-    set_target_properties(${base}-emu PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/runners"
-                                                 LINKER_LANGUAGE CXX)
+    tilelab_emu_worker(${base}-emu ${adapter} emu_plain_${bid} plain)
   endif()
   string(MAKE_C_IDENTIFIER "${base}" bid)
   if(_builds_fail)

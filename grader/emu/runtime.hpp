@@ -60,6 +60,11 @@ struct LaunchRecord {
 };
 void start_recording();
 std::vector<LaunchRecord> stop_recording();
+// The buffer whose host-to-device copies are counted while recording (P of the run: a product the
+// host computed and copied in is not a kernel's); take_host_copies() returns them since the last
+// start_recording(), as the GPU backend's launch probe counts them.
+void watch_host_copies(const void* device_ptr, size_t bytes);
+size_t take_host_copies();
 
 // The counts since the last call (and forgets them); false in a build that does not count.
 bool take_counts(TrafficCounts& out);

@@ -13,6 +13,7 @@
 #include "backend.hpp"
 #include "runtime.hpp"  // the emulated CUDA runtime, before device_buffer.hpp uses it
 #include "device_buffer.hpp"
+#include "shuffle.hpp"
 #include "traffic_json.hpp"
 
 namespace tilelab {
@@ -139,9 +140,12 @@ class EmuBackend final : public Backend {
     dM.upload(M);
     dN.upload(N);
     zero_P ? dP.zero() : dP.poison();
+    tlemu::watch_host_copies(dP.p, size_t(s.J * s.L) * sizeof(float));
     tlemu::start_recording();
     impl.launch(dM.p, dN.p, dP.p, int(s.J), int(s.K), int(s.L));
     out.launch = report(tlemu::stop_recording());
+    out.launch["host_copies_into_P"] = tlemu::take_host_copies();
+    tlemu::watch_host_copies(nullptr, 0);
     // Count build: the counts of the first run of each implementation, the one whose P the runner
     // checks (a kernel cannot be counted doing less work than the one that was verified).
     tlemu::TrafficCounts c;
@@ -177,6 +181,20 @@ class EmuBackend final : public Backend {
     tP_ = std::make_unique<NamedBuffer>(size_t(s.J * s.L), "P", size_t(s.L));
     tM_->upload(M);
     tN_->upload(N);
+    M0_ = M, N0_ = N;
+  }
+
+  void time_shuffle(uint64_t seed) override {
+    Matrix M2, N2;
+    shuffle::shuffled(M0_, N0_, seed, M2, N2);
+    tM_->upload(M2);
+    tN_->upload(N2);
+  }
+
+  Matrix time_result() override {
+    Matrix P(shape_.J, shape_.L);
+    tP_->download(P);
+    return P;
   }
 
   double time_once(const Implementation* impl, int64_t& launches) override {
@@ -206,6 +224,7 @@ class EmuBackend final : public Backend {
   nlohmann::json findings() override { return findings_json(tlemu::take_findings()); }
 
  private:
+  Matrix M0_, N0_;                               // the timing inputs as given
   Shape shape_;                                  // time_prepare()'s
   std::unique_ptr<NamedBuffer> tM_, tN_, tP_;    // the timed calls' buffers
   std::map<std::string, tlemu::TrafficCounts> counts_;  // count build: per implementation

@@ -16,6 +16,7 @@
 
 #include "backend.hpp"
 #include "device_buffer.hpp"
+#include "shuffle.hpp"
 #include "launch_probe.hpp"
 
 namespace tilelab {
@@ -133,14 +134,18 @@ class GpuBackend final : public Backend {
     dN.upload(N);
     zero_P ? dP.zero() : dP.poison();
     check(cudaDeviceSynchronize(), "before the launch");
+    probe::watch(dP.p, nP * sizeof(float));
     probe::start_recording();
     impl.launch(dM.p, dN.p, dP.p, int(s.J), int(s.K), int(s.L));
     probe::stop_recording();
+    const size_t host_copies = probe::copies_into_watched();
+    probe::watch(nullptr, 0);
     check(cudaGetLastError(), "kernel launch");
     check(cudaDeviceSynchronize(), "kernel execution");
     collect(out, dM, dN, dP, M, N, s);
     note_overruns({{"M", &dM}, {"N", &dN}, {"P", &dP}});
     out.launch = probe::report(prop_);
+    out.launch["host_copies_into_P"] = host_copies;
     return out;
   }
 
@@ -187,11 +192,25 @@ class GpuBackend final : public Backend {
     tP_ = std::make_unique<DeviceBuffer>(size_t(s.J * s.L));
     tM_->upload(M);
     tN_->upload(N);
+    M0_ = M, N0_ = N;
     // Flushing: write 2x the L2 so no operand is cached when a run starts.
     flush_bytes_ = 2 * size_t(std::max(prop_.l2CacheSize, 1 << 20));
     check(cudaMalloc(&flush_, flush_bytes_), "cudaMalloc (L2 flush buffer)");
     check(cudaEventCreate(&start_), "cudaEventCreate");
     check(cudaEventCreate(&stop_), "cudaEventCreate");
+  }
+
+  void time_shuffle(uint64_t seed) override {
+    Matrix M2, N2;
+    shuffle::shuffled(M0_, N0_, seed, M2, N2);
+    tM_->upload(M2);
+    tN_->upload(N2);
+  }
+
+  Matrix time_result() override {
+    Matrix P(shape_.J, shape_.L);
+    tP_->download(P);
+    return P;
   }
 
   double time_once(const Implementation* impl, int64_t& launches) override {
@@ -275,6 +294,7 @@ class GpuBackend final : public Backend {
 #ifdef TILELAB_WITH_LIBRARY
   cublasHandle_t handle_ = nullptr;
 #endif
+  Matrix M0_, N0_;                               // the timing inputs as given
   Shape shape_;                                   // time_prepare()'s
   std::unique_ptr<DeviceBuffer> tM_, tN_, tP_;    // the timed calls' buffers
   void* flush_ = nullptr;

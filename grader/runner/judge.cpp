@@ -15,9 +15,11 @@
 #include <cstdio>
 #include <iostream>
 #include <numeric>
+#include <random>
 
 #include "backend.hpp"  // RunOutcome, DeviceError
 #include "perf_model.hpp"
+#include "shuffle.hpp"
 #include "traffic_json.hpp"
 #include "worker_client.hpp"
 #include "tilelab/dataset.hpp"
@@ -232,7 +234,11 @@ class Session {
     if (m.mats.size() == 1) P = Matrix(s.J, s.L), P.data = std::move(m.mats[0]);
     return P;
   }
-  std::vector<TimingStats> time(const Dataset& d, const PerfSpec& perf);
+  // Timed calls whose P the judge checked, and how many of them were wrong.
+  struct Audit {
+    int checked = 0, wrong = 0;
+  };
+  std::vector<TimingStats> time(const Dataset& d, const std::vector<double>& absMN, const StageSpec& spec, Audit& audit);
 
  private:
   static wire::Deadline deadline_after(double s) {
@@ -296,8 +302,15 @@ TimingStats summarize(const std::string& name, std::vector<double> v) {
 // L2 flushed), the judge keeps the samples, its own clock around each call and the launch counts.
 // On the emulator (times mean nothing) the implementation is called as often, its launches counted,
 // and the count build's traffic stands for every implementation's time (perf_model.hpp).
-std::vector<TimingStats> Session::time(const Dataset& d, const PerfSpec& perf) {
+std::vector<TimingStats> Session::time(const Dataset& d, const std::vector<double>& absMN, const StageSpec& spec,
+                                       Audit& audit) {
   const Shape& s = d.spec.shape;
+  const PerfSpec& perf = spec.perf;
+  // Every call of the implementation under test gets inputs of its own (shuffle.hpp), from seeds
+  // drawn here; the P of the last call and of about five others, chosen after the fact, is checked.
+  std::random_device entropy;
+  std::mt19937_64 rng((uint64_t(entropy()) << 32) ^ entropy());
+  const double audit_share = meaningful() ? 5.0 / std::max(1, perf.min_runs) : 1.0;
   struct Entry {
     Worker* w;
     std::string impl;  // "" = the library
@@ -312,10 +325,23 @@ std::vector<TimingStats> Session::time(const Dataset& d, const PerfSpec& perf) {
     for (const auto& i : ref_hello_["impls"]) entries.push_back({ref, i.get<std::string>(), i.get<std::string>(), {}, {}, 0});
     if (ref_hello_.value("library", false) && meaningful()) entries.push_back({ref, "", "cublas", {}, {}, -1});
   }
-  auto once = [&](Entry& e, bool counted) {
+  auto once = [&](Entry& e, bool counted, bool last = false) {
+    const bool shuffled = counted && &e == &entries[0];
+    const uint64_t seed = rng();
+    if (shuffled) e.w->call({{"op", "time_shuffle"}, {"seed", seed}});
     const auto t0 = std::chrono::steady_clock::now();
     const wire::Message m = e.w->call({{"op", "time_once"}, {"impl", e.impl}});
     const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (shuffled && (last || std::uniform_real_distribution<double>(0, 1)(rng) < audit_share)) {
+      wire::Message res = e.w->call({{"op", "time_result"}}, {}, size_t(s.J * s.L));
+      if (res.mats.size() != 1) throw WorkerGone(WorkerGone::kGarbled, "no P in the reply");
+      Matrix P(s.J, s.L);
+      P.data = std::move(res.mats[0]);
+      ++audit.checked;
+      if (!check_product(P, shuffle::product(d.P, s.J, s.L, seed), shuffle::product(absMN, s.J, s.L, seed), s, {},
+                         spec.tile).pass)
+        ++audit.wrong;
+    }
     if (!counted) return;
     e.ms.push_back(std::max(0.0, m.head.value("ms", 0.0)));
     e.wall.push_back(wall);
@@ -325,7 +351,7 @@ std::vector<TimingStats> Session::time(const Dataset& d, const PerfSpec& perf) {
   if (!meaningful()) {
     // The emulator: the implementation under test is called as a GPU's timing loop calls it (a
     // warm-up, then two timed calls on the same buffers); the others are only counted.
-    for (int call = 0; call <= 2; ++call) once(entries[0], call > 0);
+    for (int call = 0; call <= 2; ++call) once(entries[0], call > 0, true);
     for (Entry& e : entries) {
       TimingStats t;
       t.name = e.name;
@@ -344,14 +370,15 @@ std::vector<TimingStats> Session::time(const Dataset& d, const PerfSpec& perf) {
   for (Entry& e : entries) once(e, false);  // warm-up: module load, cuBLAS heuristics
   const auto stop_at = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   for (int round = 1; round <= perf.max_runs; ++round) {
-    for (Entry& e : entries) once(e, true);
-    if (round < perf.min_runs) continue;
-    bool settled = true;
+    bool settled = round >= perf.min_runs;
     for (const Entry& e : entries) {
       const TimingStats t = summarize(e.name, e.ms);
       settled = settled && t.stderr_ms <= perf.target_rel_stderr * t.mean_ms;
     }
-    if (settled || std::chrono::steady_clock::now() > stop_at) break;
+    // The round after the estimates settled (or time ran out) is the last: its call is audited.
+    const bool last = round == perf.max_runs || (round > perf.min_runs && (settled || std::chrono::steady_clock::now() > stop_at));
+    for (Entry& e : entries) once(e, true, last);
+    if (last) break;
   }
   for (const Entry& e : entries) {
     TimingStats t = summarize(e.name, e.ms);
@@ -396,9 +423,17 @@ int run_checks(Session& w, nlohmann::json& r, const StageSpec& spec, const Datas
     if (!pass) return finish(r, kWrong, "wrong result on " + d.spec.name + " (" + s.str() + ")");
     // The product is the kernels' work: a right P from a call that launched nothing was computed on
     // the host (on the emulator, host code can reach P; on a GPU it copies P back and forth).
-    if (out.launch.value("launches", int64_t(0)) <= 0) {
+    // matmul_host's round trip around a product no kernel computed earns nothing either.
+    const bool no_kernel = out.launch.value("launches", int64_t(0)) <= 0,
+               host_wrote = out.launch.value("host_copies_into_P", int64_t(0)) > 0;
+    if ((no_kernel || host_wrote) && r.contains("host")) r["host"]["pass"] = false;
+    if (no_kernel) {
       set_hint(r, hints::kNoKernel);
       return finish(r, kWrong, "launch_matmul launched no kernel: the product must be computed by a kernel");
+    }
+    if (host_wrote) {
+      set_hint(r, hints::kHostWroteP);
+      return finish(r, kWrong, "launch_matmul copied data from the host into P: the product must be computed by a kernel");
     }
     // Read from the compiled kernel's attributes (static + dynamic), never from the source text.
     if (spec.requires_shared_memory && out.launch.contains("kernel")) {
@@ -414,7 +449,8 @@ int run_checks(Session& w, nlohmann::json& r, const StageSpec& spec, const Datas
     // ---- perf: the library reference must itself pass the rule, then everything is timed ----
     const Matrix lib = w.library(d);
     if (!lib.data.empty()) r["library_check"] = to_json(check_product(lib, d.P, absMN, s, {}, spec.tile));
-    const std::vector<TimingStats> stats = w.time(d, spec.perf);
+    Session::Audit audit;
+    const std::vector<TimingStats> stats = w.time(d, absMN, spec, audit);
     const double peak = r["device"].value("fp32_peak_gflops", 0.0);
     nlohmann::json timing = {{"meaningful", w.meaningful()}, {"flops", s.flops()}};
     for (const auto& t : stats) {
@@ -441,6 +477,12 @@ int run_checks(Session& w, nlohmann::json& r, const StageSpec& spec, const Datas
       print_wrong(f.report, "fresh inputs");
       return finish(r, kWrong, "wrong on fresh inputs after timing");
     }
+    if (audit.wrong > 0) {
+      set_hint(r, hints::kStaleResult);
+      return finish(r, kWrong, "wrong in " + std::to_string(audit.wrong) + " of the " + std::to_string(audit.checked) +
+                                   " timed calls checked (each had inputs of its own)");
+    }
+    r["timing"]["audited_calls"] = audit.checked;
     const std::string implausible =
         stats.empty() ? "" : implausible_timing(r, timing["impls"][w.impl()], stats.front(), s, peak);
     if (!implausible.empty()) return finish(r, kWrong, implausible);

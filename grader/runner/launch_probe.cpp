@@ -20,6 +20,24 @@ std::mutex mu;
 bool recording = false;
 std::vector<Launch> launches;
 std::map<const void*, const void*> kernel_to_stub;  // cudaKernel_t -> host stub (CUDA 13 path)
+uintptr_t watched = 0;
+size_t watched_bytes = 0, host_copies = 0;
+
+// A copy of `bytes` from the host (kind, or the source's memory type for cudaMemcpyDefault) whose
+// destination range meets the watched buffer.
+void note_copy(const void* dst, size_t bytes, const void* src, cudaMemcpyKind kind) {
+  std::lock_guard<std::mutex> lock(mu);
+  if (!recording || !watched_bytes || !bytes) return;
+  const uintptr_t d = reinterpret_cast<uintptr_t>(dst);
+  if (d >= watched + watched_bytes || d + bytes <= watched) return;
+  bool from_host = kind == cudaMemcpyHostToDevice;
+  if (kind == cudaMemcpyDefault) {
+    cudaPointerAttributes a{};
+    from_host = cudaPointerGetAttributes(&a, src) != cudaSuccess || a.type != cudaMemoryTypeDevice;
+    cudaGetLastError();
+  }
+  if (from_host) ++host_copies;
+}
 
 void record(const void* func, dim3 g, dim3 b, size_t smem, cudaStream_t s) {
   std::lock_guard<std::mutex> lock(mu);
@@ -33,7 +51,19 @@ nlohmann::json dims(dim3 d) { return {d.x, d.y, d.z}; }
 void start_recording() {
   std::lock_guard<std::mutex> lock(mu);
   launches.clear();
+  host_copies = 0;
   recording = true;
+}
+
+void watch(const void* p, size_t bytes) {
+  std::lock_guard<std::mutex> lock(mu);
+  watched = reinterpret_cast<uintptr_t>(p);
+  watched_bytes = bytes;
+}
+
+size_t copies_into_watched() {
+  std::lock_guard<std::mutex> lock(mu);
+  return host_copies;
 }
 
 void stop_recording() {
@@ -112,6 +142,29 @@ cudaError_t __wrap_cudaLaunchKernel(const void* func, dim3 g, dim3 b, void** arg
                                     cudaStream_t s) {
   tilelab::probe::record(func, g, b, smem, s);
   return __real_cudaLaunchKernel(func, g, b, args, smem, s);
+}
+
+cudaError_t __real_cudaMemcpy(void* dst, const void* src, size_t n, cudaMemcpyKind kind);
+cudaError_t __wrap_cudaMemcpy(void* dst, const void* src, size_t n, cudaMemcpyKind kind) {
+  tilelab::probe::note_copy(dst, n, src, kind);
+  return __real_cudaMemcpy(dst, src, n, kind);
+}
+cudaError_t __real_cudaMemcpyAsync(void* dst, const void* src, size_t n, cudaMemcpyKind kind, cudaStream_t s);
+cudaError_t __wrap_cudaMemcpyAsync(void* dst, const void* src, size_t n, cudaMemcpyKind kind, cudaStream_t s) {
+  tilelab::probe::note_copy(dst, n, src, kind);
+  return __real_cudaMemcpyAsync(dst, src, n, kind, s);
+}
+cudaError_t __real_cudaMemcpy2D(void* dst, size_t dp, const void* src, size_t sp, size_t w, size_t h, cudaMemcpyKind kind);
+cudaError_t __wrap_cudaMemcpy2D(void* dst, size_t dp, const void* src, size_t sp, size_t w, size_t h, cudaMemcpyKind kind) {
+  tilelab::probe::note_copy(dst, h ? dp * (h - 1) + w : 0, src, kind);
+  return __real_cudaMemcpy2D(dst, dp, src, sp, w, h, kind);
+}
+cudaError_t __real_cudaMemcpy2DAsync(void* dst, size_t dp, const void* src, size_t sp, size_t w, size_t h,
+                                     cudaMemcpyKind kind, cudaStream_t s);
+cudaError_t __wrap_cudaMemcpy2DAsync(void* dst, size_t dp, const void* src, size_t sp, size_t w, size_t h,
+                                     cudaMemcpyKind kind, cudaStream_t s) {
+  tilelab::probe::note_copy(dst, h ? dp * (h - 1) + w : 0, src, kind);
+  return __real_cudaMemcpy2DAsync(dst, dp, src, sp, w, h, kind, s);
 }
 
 #ifdef TILELAB_WRAP_KERNEL_HANDLES  // CUDA 13: <<<>>> goes through __cudaGetKernel/__cudaLaunchKernel

@@ -13,6 +13,11 @@ void start_recording();
 void stop_recording();
 // How many launches were recorded since the last start_recording().
 size_t count();
+// The buffer whose host-to-device copies are counted while recording (P of the run: a product the
+// host computed and copied in is not a kernel's); copies_into_watched() counts them since the last
+// start_recording(). Wraps cudaMemcpy, cudaMemcpyAsync, cudaMemcpy2D and cudaMemcpy2DAsync.
+void watch(const void* p, size_t bytes);
+size_t copies_into_watched();
 // Launches seen while recording: grid, block, dynamic shared memory, stream, and for the last
 // kernel its registers, static shared memory, local memory and occupancy with the binding limit.
 nlohmann::json report(const cudaDeviceProp& prop);

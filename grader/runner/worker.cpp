@@ -92,6 +92,16 @@ void handle(Backend& backend, wire::Message& m) {
     reply({{"ms", ms}, {"launches", launches}});
     return;
   }
+  if (op == "time_shuffle") {
+    backend.time_shuffle(m.head.at("seed").get<uint64_t>());
+    reply({});
+    return;
+  }
+  if (op == "time_result") {
+    const Matrix P = backend.time_result();
+    reply({}, {&P.data});
+    return;
+  }
   if (op == "counts") {
     reply({{"counts", backend.counts(find(m.head))}});
     return;

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <utility>
 
 #include "internal.hpp"
 
@@ -159,8 +160,14 @@ void name_buffer(const void* p, const std::string& name, size_t row_length) {
 
 void start_recording() {
   rt().records.clear();
+  rt().host_copies = 0;
   rt().recording = true;
 }
+void watch_host_copies(const void* device_ptr, size_t bytes) {
+  rt().watched = reinterpret_cast<uintptr_t>(device_ptr);
+  rt().watched_bytes = bytes;
+}
+size_t take_host_copies() { return std::exchange(rt().host_copies, 0); }
 std::vector<LaunchRecord> stop_recording() {
   rt().recording = false;
   return std::move(rt().records);

@@ -221,6 +221,9 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind 
   }
   if ((dst_dev && !device_range(dst, count)) || (src_dev && !device_range(src, count)))
     return set_error(cudaErrorInvalidValue);
+  tlemu::Runtime& r = rt();
+  const uintptr_t d = reinterpret_cast<uintptr_t>(dst);
+  if (r.recording && dst_dev && !src_dev && d < r.watched + r.watched_bytes && d + count > r.watched) ++r.host_copies;
   std::memmove(dst, src, count);
   return cudaSuccess;
 }

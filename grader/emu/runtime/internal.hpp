@@ -109,6 +109,8 @@ struct Runtime {
 
   bool recording = false;
   std::vector<LaunchRecord> records;
+  uintptr_t watched = 0;       // watch_host_copies(): P of the run
+  size_t watched_bytes = 0, host_copies = 0;
 
   // The launch that runs.
   bool in_kernel = false;
