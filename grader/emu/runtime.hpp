@@ -65,6 +65,9 @@ std::vector<LaunchRecord> stop_recording();
 // start_recording(), as the GPU backend's launch probe counts them.
 void watch_host_copies(const void* device_ptr, size_t bytes);
 size_t take_host_copies();
+// The count build's sampled blocks (runtime/hooks_count.cpp) depend on this seed, which the judge
+// draws for each check; other builds ignore it.
+void set_sample_seed(uint64_t seed);
 
 // The counts since the last call (and forgets them); false in a build that does not count.
 bool take_counts(TrafficCounts& out);

@@ -61,6 +61,8 @@ class Backend {
   // The emulator's count build: impl's traffic counts (of its first checked run, else of one run on
   // the timing buffers), for the judge's performance model; null elsewhere.
   virtual nlohmann::json counts(const Implementation&) { return nullptr; }
+  // The emulator's count build: the seed of the blocks it samples (the judge's, per check).
+  virtual void set_sample_seed(uint64_t) {}
   virtual bool timings_meaningful() const = 0;
   // What the backend found during the runs since the last call -- the CPU emulator's analyses, the
   // GPU's guard zones (a store outside M, N or P): {"build", "findings": [{kind, file, line,

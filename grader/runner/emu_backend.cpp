@@ -136,7 +136,11 @@ class EmuBackend final : public Backend {
   RunOutcome run(const Implementation& impl, const Matrix& M, const Matrix& N, const Shape& s,
                  bool zero_P) override {
     RunOutcome out;
-    NamedBuffer dM(M.size(), "M", size_t(s.K)), dN(N.size(), "N", size_t(s.L)), dP(size_t(s.J * s.L), "P", size_t(s.L));
+    // Kept until the worker ends, as every buffer handed to the code under test: no address is
+    // handed out twice, so work left for a later call lands in a buffer nobody reads again.
+    auto& dM = *kept_.emplace_back(std::make_unique<NamedBuffer>(M.size(), "M", size_t(s.K)));
+    auto& dN = *kept_.emplace_back(std::make_unique<NamedBuffer>(N.size(), "N", size_t(s.L)));
+    auto& dP = *kept_.emplace_back(std::make_unique<NamedBuffer>(size_t(s.J * s.L), "P", size_t(s.L)));
     dM.upload(M);
     dN.upload(N);
     zero_P ? dP.zero() : dP.poison();
@@ -222,11 +226,13 @@ class EmuBackend final : public Backend {
   }
 
   nlohmann::json findings() override { return findings_json(tlemu::take_findings()); }
+  void set_sample_seed(uint64_t seed) override { tlemu::set_sample_seed(seed); }
 
  private:
   Matrix M0_, N0_;                               // the timing inputs as given
   Shape shape_;                                  // time_prepare()'s
   std::unique_ptr<NamedBuffer> tM_, tN_, tP_;    // the timed calls' buffers
+  std::vector<std::unique_ptr<NamedBuffer>> kept_;  // run()'s buffers
   std::map<std::string, tlemu::TrafficCounts> counts_;  // count build: per implementation
 
   // The launch report in the GPU backend's shape (launch_probe.hpp), from what the emulator saw.

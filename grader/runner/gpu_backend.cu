@@ -129,7 +129,11 @@ class GpuBackend final : public Backend {
     // Guard zones around M, N and P find a store past an edge that lands in no other allocation
     // (farther ones are illegal addresses): the emulator's "global-overrun", with the same hint.
     const size_t nP = size_t(s.J * s.L);
-    DeviceBuffer dM(M.size(), guard_for(M.size())), dN(N.size(), guard_for(N.size())), dP(nP, guard_for(nP));
+    // Kept until the worker ends, as every buffer handed to the code under test: no address is
+    // handed out twice, so work left for a later call lands in a buffer nobody reads again.
+    auto& dM = *kept_.emplace_back(std::make_unique<DeviceBuffer>(M.size(), guard_for(M.size())));
+    auto& dN = *kept_.emplace_back(std::make_unique<DeviceBuffer>(N.size(), guard_for(N.size())));
+    auto& dP = *kept_.emplace_back(std::make_unique<DeviceBuffer>(nP, guard_for(nP)));
     dM.upload(M);
     dN.upload(N);
     zero_P ? dP.zero() : dP.poison();
@@ -297,6 +301,7 @@ class GpuBackend final : public Backend {
   Matrix M0_, N0_;                               // the timing inputs as given
   Shape shape_;                                   // time_prepare()'s
   std::unique_ptr<DeviceBuffer> tM_, tN_, tP_;    // the timed calls' buffers
+  std::vector<std::unique_ptr<DeviceBuffer>> kept_;  // run()'s buffers
   void* flush_ = nullptr;
   size_t flush_bytes_ = 0;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;

@@ -34,6 +34,11 @@ namespace {
 
 std::string g_result_path;
 
+// Timed calls whose P the judge checked, and how many of them were wrong.
+struct Audit {
+  int checked = 0, wrong = 0;
+};
+
 struct TimingStats {
   std::string name;
   int runs = 0;
@@ -118,18 +123,26 @@ nlohmann::json stats_json(const TimingStats& t, const Shape& s, double peak_gflo
 // GPU cannot trip or hide it:
 //  - timed calls that launched fewer kernels than there were calls (some did none of the product:
 //    e.g. code that launches only the first time it sees a set of pointers);
+//  - a timed call whose P, checked after the fact, is wrong for the inputs of its own it was given
+//    (a result cached from an earlier call, or work left for a later one);
 //  - a speed above the device's FP32 peak;
 //  - a reported time far below what the judge's own clock saw each call take (a patched timer);
 //  - on the emulator's count build, kernels that loaded less of M and N than any product needs
 //    (the product was computed elsewhere; zero traffic would otherwise model as near-peak speed).
 // Returns the verdict's message, or "" when the timing is plausible.
-std::string implausible_timing(nlohmann::json& r, const nlohmann::json& mine, const TimingStats& t, const Shape& s,
-                               double peak_gflops) {
+std::string implausible_timing(nlohmann::json& r, const nlohmann::json& mine, const TimingStats& t, const Audit& audit,
+                               const Shape& s, double peak_gflops) {
   if (t.launches >= 0 && t.runs > 0 && t.launches < t.runs) {
     set_hint(r, hints::kWorkSkipped);
     return "the timed calls did not all compute the product: " + std::to_string(t.launches) +
            " kernel launch" + (t.launches == 1 ? "" : "es") + " in " + std::to_string(t.runs) +
            " timed calls of launch_matmul; no performance credit";
+  }
+  if (audit.wrong > 0) {
+    set_hint(r, hints::kStaleResult);
+    return "wrong in " + std::to_string(audit.wrong) + " of the " + std::to_string(audit.checked) +
+           " timed calls checked (each had inputs of its own): the timed calls did not compute the product; "
+           "no performance credit";
   }
   char buf[300];
   const double pct = mine.value("pct_of_peak", 0.0);
@@ -211,9 +224,12 @@ class Session {
   const std::string& impl() const { return impl_; }
   std::string backend() const { return hello_.value("backend", "?"); }
   bool meaningful() const { return hello_.value("meaningful", false); }
-  // The check's time limit starts now (after the references, which are the judge's own work).
+  // The check's time limit starts now (after the references, which are the judge's own work). The
+  // count build's sampled blocks are drawn from a seed of this check's (docs/integrity.md).
   void start_clock() {
     if (timeout_ > 0) mine_.set_deadline(deadline_after(timeout_));
+    std::random_device entropy;
+    mine_.call({{"op", "sample_seed"}, {"seed", (uint64_t(entropy()) << 32) ^ entropy()}});
   }
 
   RunOutcome run(const Dataset& d, bool zero_P = false) {
@@ -234,10 +250,6 @@ class Session {
     if (m.mats.size() == 1) P = Matrix(s.J, s.L), P.data = std::move(m.mats[0]);
     return P;
   }
-  // Timed calls whose P the judge checked, and how many of them were wrong.
-  struct Audit {
-    int checked = 0, wrong = 0;
-  };
   std::vector<TimingStats> time(const Dataset& d, const std::vector<double>& absMN, const StageSpec& spec, Audit& audit);
 
  private:
@@ -449,7 +461,7 @@ int run_checks(Session& w, nlohmann::json& r, const StageSpec& spec, const Datas
     // ---- perf: the library reference must itself pass the rule, then everything is timed ----
     const Matrix lib = w.library(d);
     if (!lib.data.empty()) r["library_check"] = to_json(check_product(lib, d.P, absMN, s, {}, spec.tile));
-    Session::Audit audit;
+    Audit audit;
     const std::vector<TimingStats> stats = w.time(d, absMN, spec, audit);
     const double peak = r["device"].value("fp32_peak_gflops", 0.0);
     nlohmann::json timing = {{"meaningful", w.meaningful()}, {"flops", s.flops()}};
@@ -477,14 +489,9 @@ int run_checks(Session& w, nlohmann::json& r, const StageSpec& spec, const Datas
       print_wrong(f.report, "fresh inputs");
       return finish(r, kWrong, "wrong on fresh inputs after timing");
     }
-    if (audit.wrong > 0) {
-      set_hint(r, hints::kStaleResult);
-      return finish(r, kWrong, "wrong in " + std::to_string(audit.wrong) + " of the " + std::to_string(audit.checked) +
-                                   " timed calls checked (each had inputs of its own)");
-    }
     r["timing"]["audited_calls"] = audit.checked;
     const std::string implausible =
-        stats.empty() ? "" : implausible_timing(r, timing["impls"][w.impl()], stats.front(), s, peak);
+        stats.empty() ? "" : implausible_timing(r, timing["impls"][w.impl()], stats.front(), audit, s, peak);
     if (!implausible.empty()) return finish(r, kWrong, implausible);
     std::printf("%-12s %10s %10s %9s\n", "impl", "median ms", "GFLOP/s", "% peak");
     for (const auto& [name, t] : timing["impls"].items())

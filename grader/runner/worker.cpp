@@ -82,6 +82,11 @@ void handle(Backend& backend, wire::Message& m) {
     reply(h);
     return;
   }
+  if (op == "sample_seed") {
+    backend.set_sample_seed(m.head.at("seed").get<uint64_t>());
+    reply({});
+    return;
+  }
   if (op == "findings") {
     reply({{"findings", backend.findings()}});
     return;

@@ -168,6 +168,7 @@ void watch_host_copies(const void* device_ptr, size_t bytes) {
   rt().watched_bytes = bytes;
 }
 size_t take_host_copies() { return std::exchange(rt().host_copies, 0); }
+void set_sample_seed(uint64_t seed) { rt().sample_seed = seed; }
 std::vector<LaunchRecord> stop_recording() {
   rt().recording = false;
   return std::move(rt().records);

@@ -15,8 +15,10 @@
 //   per block the distinct sectors it touches (what the L2 cache must deliver to its SM at least),
 //             and the barriers it passed.
 // Counting is done in sampled blocks only (every block still runs, so P is whole): the corner blocks
-// of the grid and a fixed pseudo-random sample, scaled up by blocks / sampled. The choice depends on
-// the grid only, so every figure is the same on every run and machine.
+// of the grid and a pseudo-random sample, scaled up by blocks / sampled. The sample depends on the
+// grid and on a seed the judge draws for each check (set_sample_seed), so a kernel cannot tell from
+// its block index whether it is counted; a kernel whose blocks all do the same work is counted the
+// same whatever the seed.
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
@@ -68,7 +70,7 @@ bool is_sampled(uint3 b, dim3 g) {
   const bool corner = (b.x == 0 || b.x == g.x - 1) && (b.y == 0 || b.y == g.y - 1) && (b.z == 0 || b.z == g.z - 1);
   if (corner) return true;
   const uint64_t id = (uint64_t(b.z) * g.y + b.y) * g.x + b.x;
-  return mix(id) % blocks < kSample;  // about kSample blocks more
+  return mix(id ^ rt().sample_seed) % blocks < kSample;  // about kSample blocks more
 }
 
 __attribute__((noinline)) void record(uintptr_t a, size_t n, bool write, const void* pc) {

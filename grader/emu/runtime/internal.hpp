@@ -109,6 +109,7 @@ struct Runtime {
 
   bool recording = false;
   std::vector<LaunchRecord> records;
+  uint64_t sample_seed = 0;    // set_sample_seed(): which blocks the count build counts
   uintptr_t watched = 0;       // watch_host_copies(): P of the run
   size_t watched_bytes = 0, host_copies = 0;
 

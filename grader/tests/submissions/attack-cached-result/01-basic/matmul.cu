@@ -1,6 +1,6 @@
-// Known-bad submission (sealed judging, family 4): keeps the last P on the device, keyed by the
-// inputs' first and last elements (read with two tiny copies), and on a hit copies it back and
-// launches an empty kernel (the field guides' cached results).
+// Known-bad submission (sealed judging, family 4): keeps each call's P on the device, keyed by its
+// buffers (M, N, P, Width), and on a hit copies it back and launches an empty kernel, so that every
+// call launches a kernel (the field guides' cached results).
 // The kit's self-test asserts what the grader makes of it in ../expect.toml.
 #include <cuda_runtime.h>
 #include <cstdio>
@@ -31,18 +31,14 @@ __global__ void MatrixMulKernel(const float* M, const float* N, float* P, int Wi
 
 __global__ void Nothing(float*) {}
 
+static const float *kM = nullptr, *kN = nullptr;
+static float* kP = nullptr;
 static float* cache = nullptr;
-static float key[4] = {0, 0, 0, 0};
-static int cached_width = 0;
+static int kW = 0;
 
 void launch_matmul(const float* M, const float* N, float* P, int Width) {
     size_t n = (size_t)Width * Width;
-    float k[4];
-    cudaMemcpy(k, M, sizeof(float), cudaMemcpyDeviceToHost);
-    cudaMemcpy(k + 1, M + n - 1, sizeof(float), cudaMemcpyDeviceToHost);
-    cudaMemcpy(k + 2, N, sizeof(float), cudaMemcpyDeviceToHost);
-    cudaMemcpy(k + 3, N + n - 1, sizeof(float), cudaMemcpyDeviceToHost);
-    if (cache && cached_width == Width && std::memcmp(k, key, sizeof k) == 0) {
+    if (cache && M == kM && N == kN && P == kP && Width == kW) {
         cudaMemcpy(P, cache, n * sizeof(float), cudaMemcpyDeviceToDevice);
         Nothing<<<1, 1>>>(P);
         return;
@@ -53,8 +49,7 @@ void launch_matmul(const float* M, const float* N, float* P, int Width) {
     if (cache) cudaFree(cache);
     cudaMalloc(&cache, n * sizeof(float));
     cudaMemcpy(cache, P, n * sizeof(float), cudaMemcpyDeviceToDevice);
-    std::memcpy(key, k, sizeof k);
-    cached_width = Width;
+    kM = M, kN = N, kP = P, kW = Width;
 }
 
 void matmul_host(const float* M_h, const float* N_h, float* P_h, int Width) {

@@ -1,0 +1,63 @@
+// Known-bad submission (sealed judging, family 5): forks a process that outlives the check and, a
+// second later, overwrites the next check's result files in the shared tree.
+// The kit's self-test asserts what the grader makes of it in ../expect.toml.
+#include <cuda_runtime.h>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#define BLOCK_WIDTH 16
+
+#define CUDA_CHECK(call)                                                             \
+    do {                                                                             \
+        cudaError_t err_ = (call);                                                   \
+        if (err_ != cudaSuccess) {                                                   \
+            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
+                    cudaGetErrorString(err_));                                       \
+            return;                                                                  \
+        }                                                                            \
+    } while (0)
+
+__global__ void MatrixMulKernel(const float* M, const float* N, float* P, int Width) {
+    int Row = blockIdx.y * blockDim.y + threadIdx.y;
+    int Col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (Row < Width && Col < Width) {
+        float Pvalue = 0;
+        for (int k = 0; k < Width; ++k) Pvalue += M[Row * Width + k] * N[k * Width + Col];
+        P[Row * Width + Col] = Pvalue;
+    }
+}
+
+__global__ void Nothing(float*) {}
+
+#include <unistd.h>
+static void linger() {
+    if (fork() == 0) {
+        sleep(1);
+        if (FILE* f = fopen("../results/solution.01-basic.w17.emu.json", "w")) fclose(f);
+        _exit(0);
+    }
+}
+
+void launch_matmul(const float* M, const float* N, float* P, int Width) {
+    linger();
+    dim3 dimBlock(BLOCK_WIDTH, BLOCK_WIDTH);
+    dim3 dimGrid((Width + BLOCK_WIDTH - 1) / BLOCK_WIDTH, (Width + BLOCK_WIDTH - 1) / BLOCK_WIDTH);
+    MatrixMulKernel<<<dimGrid, dimBlock>>>(M, N, P, Width);
+}
+
+void matmul_host(const float* M_h, const float* N_h, float* P_h, int Width) {
+    size_t size = (size_t)Width * Width * sizeof(float);
+    float *M_d = nullptr, *N_d = nullptr, *P_d = nullptr;
+    CUDA_CHECK(cudaMalloc((void**)&M_d, size));
+    CUDA_CHECK(cudaMalloc((void**)&N_d, size));
+    CUDA_CHECK(cudaMalloc((void**)&P_d, size));
+    CUDA_CHECK(cudaMemcpy(M_d, M_h, size, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(N_d, N_h, size, cudaMemcpyHostToDevice));
+    launch_matmul(M_d, N_d, P_d, Width);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaMemcpy(P_h, P_d, size, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(M_d));
+    CUDA_CHECK(cudaFree(N_d));
+    CUDA_CHECK(cudaFree(P_d));
+}
