@@ -350,8 +350,7 @@ std::vector<TimingStats> Session::time(const Dataset& d, const std::vector<doubl
       Matrix P(s.J, s.L);
       P.data = std::move(res.mats[0]);
       ++audit.checked;
-      if (!check_product(P, shuffle::product(d.P, s.J, s.L, seed), shuffle::product(absMN, s.J, s.L, seed), s, {},
-                         spec.tile).pass)
+      if (!check_product(shuffle::unshuffled(P, seed), d.P, absMN, s, {}, spec.tile).pass)
         ++audit.wrong;
     }
     if (!counted) return;

@@ -41,14 +41,13 @@ inline void shuffled(const Matrix& M, const Matrix& N, uint64_t seed, Matrix& M2
     for (int64_t j = 0; j < N.cols; ++j) N2.at(k, j) = N.at(k, pc[size_t(j)]);
 }
 
-// A J x L row-major array (P's reference or its scale) as the shuffled inputs' product holds it.
-template <class T>
-std::vector<T> product(const std::vector<T>& P, int64_t J, int64_t L, uint64_t seed) {
-  const auto pr = rows(seed, J), pc = cols(seed, L);
-  std::vector<T> out(P.size());
-  for (int64_t i = 0; i < J; ++i)
-    for (int64_t j = 0; j < L; ++j) out[size_t(i * L + j)] = P[size_t(pr[size_t(i)] * L + pc[size_t(j)])];
-  return out;
+// P as the unshuffled inputs' product holds it: P2 came from the inputs shuffled with `seed`.
+inline Matrix unshuffled(const Matrix& P2, uint64_t seed) {
+  const auto pr = rows(seed, P2.rows), pc = cols(seed, P2.cols);
+  Matrix P(P2.rows, P2.cols);
+  for (int64_t i = 0; i < P2.rows; ++i)
+    for (int64_t j = 0; j < P2.cols; ++j) P.at(pr[size_t(i)], pc[size_t(j)]) = P2.at(i, j);
+  return P;
 }
 
 }  // namespace tilelab::shuffle

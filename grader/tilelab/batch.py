@@ -1,12 +1,12 @@
 """`tilelab batch SUBMISSIONS --out DIR`: grade a class.
 
 One submission per folder or zip. Submissions build in parallel (--jobs), each in its own build
-tree, and their checks take turns on the GPU (one lock). Each student's folder under DIR gets
-grade.json, results.json (Gradescope) and report.html, then done.json last: a batch that is
-stopped and run again skips every student whose done.json matches the same files, settings and
-grader (identity.py: a digest of the grader's code and the stage specs, so a grader fix regrades
-everyone; --regrade NAME regrades one student). The gradebook records the grader version and seed
-each grade was made with.
+tree (held while it is graded: tree.exclusive), and their checks take turns on the GPU (one lock).
+Each student's folder under DIR gets grade.json, results.json (Gradescope) and report.html, then
+done.json last: a batch that is stopped and run again skips every student whose done.json matches
+the same files, settings and grader (identity.py: a digest of the grader's code and the stage
+specs, so a grader fix regrades everyone; --regrade NAME regrades one student). The gradebook
+records the grader version and seed each grade was made with.
 Whatever one submission does -- fail to compile, hang, crash, eat memory -- is recorded in its
 row of the gradebook and the batch goes on.
 
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from . import ROOT, identity, sandbox, spec, submission as submission_mod
+from . import ROOT, identity, sandbox, spec, submission as submission_mod, tree as tree_mod
 from .formats import gradebook
 from .grade import GradeOptions, resolve_backend, run as grade_run, write_outputs
 from .model import GradeReport
@@ -120,19 +120,20 @@ def grade_one(sub: submission_mod.Submission, opts: BatchOptions, backend: str, 
                       check_timeout=opts.check_timeout, memory_bytes=opts.memory_bytes,
                       isolate_network=opts.isolate_network, check_lock=lock if backend == "gpu" else None,
                       on_step=(lambda step: on_step(sub.name, step)) if on_step else None)
-    if not opts.keep_builds and build.exists():
-        shutil.rmtree(build, ignore_errors=True)   # left by an interrupted run: start from nothing
-    try:
-        report = grader(go)
-    except Exception as e:  # a bug in grading one submission must not end the batch
-        report = _crash_report(sub.name, backend, e)
-    report.submission = sub.name
-    if not opts.keep_builds and build.exists():
-        logs = student_dir(opts.out, sub.name) / "logs"
-        if (build / "logs").exists():
+    # The tree is held from the clean start to its removal (grade.run takes it again at no cost): two
+    # submissions whose names give one folder, or two batches writing one --out, take turns in it.
+    with tree_mod.exclusive(build, remove=not opts.keep_builds):
+        if not opts.keep_builds:
+            tree_mod.clear(build)   # left by an interrupted run: start from nothing
+        try:
+            report = grader(go)
+        except Exception as e:  # a bug in grading one submission must not end the batch
+            report = _crash_report(sub.name, backend, e)
+        report.submission = sub.name
+        if not opts.keep_builds and (build / "logs").exists():
+            logs = student_dir(opts.out, sub.name) / "logs"
             shutil.rmtree(logs, ignore_errors=True)
             shutil.copytree(build / "logs", logs)
-        shutil.rmtree(build, ignore_errors=True)
     return report
 
 

@@ -2,7 +2,8 @@
 public datasets (grade.quick_datasets) on the CPU emulator's plain build only, in the same tree as
 `tilelab grade` (grade.default_tree), through the same build, scan, sandbox and scoring path, so a
 verdict here is the verdict the grade gives those checks. It is not a grade: no ASan or race build,
-no large, hidden or performance dataset; the last line says so.
+no large, hidden or performance dataset; the last line says so. Sharing the tree, it shares its lock
+(grade.run holds the tree: tree.exclusive): a check started during a grade waits for it, and says so.
 
 --watch runs it again each time the stage's matmul.cu is saved (watchfiles: the file system's
 change events, no polling), until Ctrl-C.

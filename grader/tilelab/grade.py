@@ -18,10 +18,12 @@ from pathlib import Path
 from typing import Callable
 
 from . import ROOT, artifacts, forbidden, includes, results as results_mod, spec, submission as submission_mod
+from . import tree as tree_mod
 from .contract import ExitCode
 from .model import GradeReport, device_of
+from .runresult import Result
 from .scoring import CORRECT_CHECK, StageScore, fail_stage, score_stage
-from .tree import Tree, compile_excerpt, log_tail, select
+from .tree import Tree, compile_excerpt, log_tail, select, shown
 
 BUILD_ROOT = ROOT / "build"
 
@@ -72,9 +74,11 @@ def _hidden_count(stage: spec.Stage, opts: GradeOptions) -> int:
 
 def refusal(build: Path, stage: spec.Stage, objects: list[Path]) -> tuple[str, str] | None:
     """(verdict, message) when what was compiled from the student's file may not be graded: its own
-    main(), an include outside the system and CUDA headers, a forbidden call. Read from this build's
-    objects and depfiles only; scanned even when the link failed (a call to cuBLAS compiles, then
-    fails to link, and the student should read "forbidden: cublasSgemm", not a linker message)."""
+    main(), an include outside the system and CUDA headers, a symbol outside the allow-list
+    (grader/allowlist.toml: what the file may call and define, what its static initializers may
+    call; docs/integrity.md). Read from this build's objects and depfiles only; scanned even when
+    the link failed (a call to cuBLAS compiles, then fails to link, and the student should read
+    "forbidden: cublasSgemm_v2", not a linker message)."""
     if not objects:
         return None
     if forbidden.defines_main(objects):
@@ -89,10 +93,12 @@ def refusal(build: Path, stage: spec.Stage, objects: list[Path]) -> tuple[str, s
     if inc.unverifiable:
         return ("compile", "the grader could not check what the file includes (the compiler wrote no "
                 f"dependency file for {', '.join(inc.unverifiable)}); tell your instructor")
-    found = forbidden.scan(objects)
+    # One list for both backends; each object is judged as the build that made it (nvcc, or the
+    # emulator's plain, asan or race build: forbidden.object_kind).
+    found = forbidden.scan(objects, build=build)
     if found:
-        lines = "; ".join(sorted({f"{f.symbol} ({f.reason})" for f in found}))
-        return ("forbidden", f"the code calls what this assignment forbids: {lines}")
+        return ("forbidden", "the code uses what this assignment forbids (the allow-list: docs/integrity.md): "
+                + forbidden.summary(found))
     return None
 
 
@@ -155,7 +161,7 @@ def _grade_stage(tree: Tree, stage: spec.Stage, impl: str, backend: str, registe
         return fail_stage(stage, impl, refused[0], refused[1], nh, backend)
     if not b.ok:
         why = "the build timed out" if b.timed_out else "the build failed"
-        excerpt = compile_excerpt(b.output, str(tree.build / "submission-src"))
+        excerpt = compile_excerpt(b.output, tree=tree.build)
         return fail_stage(stage, impl, "compile", f"{why}:\n{excerpt}", nh, backend)
     if not objects:   # fail closed: nothing was compiled from the file, so nothing was scanned
         return fail_stage(stage, impl, "compile", f"the build of {stage.id} produced no object from matmul.cu "
@@ -214,12 +220,48 @@ def _grade_stage(tree: Tree, stage: spec.Stage, impl: str, backend: str, registe
 # The solution and the starter are graded in one tree per backend, configured the same way for
 # both: the first `grade` after `setup` (which graded the solutions there) reuses its configure, its
 # datasets, the core, the emulator's runtimes and the runner's main, and compiles only the
-# student's file. A submission gets a tree of its own (grade-submission-<backend>).
+# student's file. A submission gets a tree of its own (grade-submission-<backend>), shared by every
+# submission graded in the checkout, so its kit objects are built once.
+#
+# Grades of one tree take turns (tree.exclusive: an flock held from copying the submission in to
+# reading its results; `check` and `batch` go through run() and take it too): a tree per grade
+# would rebuild the kit's objects each time, and two grades in one tree overwrite each other's
+# submission-src, objects, runners and results.
 SHARED_IMPLS = ("solution", "starter")
 
 
 def default_tree(impl: str, backend: str) -> Path:
     return BUILD_ROOT / (f"grade-{backend}" if impl in SHARED_IMPLS else f"grade-{impl}-{backend}")
+
+
+def impl_of(opts: GradeOptions) -> str:
+    return opts.impl or ("submission" if opts.submission else "starter")
+
+
+def _tree_path(build_dir: Path | None, impl: str, backend: str) -> Path:
+    # Absolute: compiler messages name files by absolute path, and compile_excerpt/scrub cut this prefix.
+    return Path(build_dir or default_tree(impl, backend)).resolve()
+
+
+def tree_of(opts: GradeOptions) -> Path:
+    """The build tree a grade with these options uses (the one run() holds)."""
+    return _tree_path(opts.build_dir, impl_of(opts), resolve_backend(opts.backend))
+
+
+def _scrub_report(report: GradeReport, build: Path) -> None:
+    """No path of the grading machine in what a student reads: the report's, each stage's and each
+    check's messages (a compile error, a log pointer, the runner's or a refusal's text), and the
+    runner's results kept in grade.json (a kernel's source file, a finding's)."""
+    report.message = tree_mod.scrub(report.message, build)
+    for s in report.stages:
+        s.error = tree_mod.scrub(s.error, build)
+        for c in s.checks:
+            c.message, c.hint = tree_mod.scrub(c.message, build), tree_mod.scrub(c.hint, build)
+            if c.result is not None:
+                raw = json.dumps(c.result.raw)
+                clean = tree_mod.scrub(raw, build)
+                if clean != raw:
+                    c.result = Result.parse(json.loads(clean))
 
 
 def default_out(impl: str, backend: str) -> Path:
@@ -244,27 +286,43 @@ def _grade_questions(report: GradeReport, all_stages: dict, impl: str, sub_root:
         score.checks += quiz.score(stage, impl, folder / quiz.ANSWERS, stage.points.questions, code, device)
 
 
-def run(opts: GradeOptions) -> GradeReport:
-    """Grade one implementation; every failure of the code under test ends up in the report."""
-    started = time.monotonic()
+def _checked(opts: GradeOptions) -> dict[str, spec.Stage]:
+    """Every stage by id, once the options are known to be usable (UsageError otherwise)."""
     all_stages = {s.id: s for s in spec.load_all(ROOT)}
     unknown = [s for s in opts.stages or [] if s not in all_stages]
     if unknown:
         raise UsageError(f"unknown stage(s) {unknown}; stages are {list(all_stages)}")
     if opts.hidden and not opts.seed:
         raise UsageError("--hidden needs --seed (the grading seed)")
-    impl = opts.impl or ("submission" if opts.submission else "starter")
+    return all_stages
+
+
+def run(opts: GradeOptions) -> GradeReport:
+    """Grade one implementation; every failure of the code under test ends up in the report. The
+    build tree is held for the whole grade (tree.exclusive): a grade begun meanwhile in it waits."""
+    all_stages = _checked(opts)
+    impl = impl_of(opts)
     backend = resolve_backend(opts.backend)
-    # Absolute: compiler messages name files by absolute path, and compile_excerpt cuts this prefix.
-    build = Path(opts.build_dir or default_tree(impl, backend)).resolve()
-    tree = Tree(build, jobs=opts.jobs, memory_bytes=opts.memory_bytes, isolate_network=opts.isolate_network)
+    build = _tree_path(opts.build_dir, impl, backend)
+    with tree_mod.exclusive(build):   # one grade at a time in a tree
+        started = time.monotonic()      # the grade's own time, not the wait for the tree
+        report = _run_in(Tree(build, jobs=opts.jobs, memory_bytes=opts.memory_bytes,
+                              isolate_network=opts.isolate_network), opts, all_stages, impl, backend)
+    _scrub_report(report, build)
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def _run_in(tree: Tree, opts: GradeOptions, all_stages: dict, impl: str, backend: str) -> GradeReport:
+    """run() in a build tree it holds."""
+    build = tree.build
     name = opts.name or (Path(opts.submission).stem if opts.submission else impl)
     report = GradeReport(name, impl, backend, hidden=bool(opts.hidden and opts.seed))
     wanted = list(opts.stages or all_stages)
     sub_root = None
     if opts.submission:
         try:
-            mat = submission_mod.materialize(Path(opts.submission), build / "submission-src",
+            mat = submission_mod.materialize(Path(opts.submission), build / tree_mod.SUBMISSION_SRC,
                                              list(opts.stages or all_stages))
         except submission_mod.SubmissionError as e:
             report.status, report.message = "error", str(e)
@@ -296,7 +354,6 @@ def run(opts: GradeOptions) -> GradeReport:
     if report.stages and all(any(c.verdict == "compile" for c in s.checks) for s in report.stages):
         report.status, report.message = "build-failed", "no stage compiled"
     report.device = device_of(report.stages)
-    report.seconds = time.monotonic() - started
     return report
 
 
@@ -335,16 +392,20 @@ def grade(stages: list[str] | None = None, submission: str | None = None, backen
     from .formats import terminal
 
     opts = GradeOptions(stages=stages or None, submission=Path(submission) if submission else None, impl=impl,
-                        backend=backend, perf_basis=perf_basis, hidden=hidden, seed=seed,
+                        backend=resolve_backend(backend), perf_basis=perf_basis, hidden=hidden, seed=seed,
                         build_dir=Path(build_dir) if build_dir else None,
                         jobs=jobs or os.cpu_count() or 1, on_step=terminal.step_printer())
     try:
-        report = run(opts)
+        _checked(opts)
     except UsageError as e:
         print(f"tilelab: {e}")
         return ExitCode.BAD_INPUT
-    terminal.print_report(report, table=table)
-    dest = Path(out) if out else Path(build_dir or default_out(report.impl, report.backend))
-    for p in write_outputs(report, dest, formats):
-        print(f"wrote {p}")
+    # The tree is held until the files are written too: the default output folder of a submission
+    # is its tree, and the next grade there must not overwrite them half-way.
+    with tree_mod.exclusive(tree_of(opts)):
+        report = run(opts)
+        terminal.print_report(report, table=table)
+        dest = Path(out) if out else Path(build_dir or default_out(report.impl, report.backend))
+        for p in write_outputs(report, dest, formats):
+            print(f"wrote {shown(p)}")
     return exit_status(report)

@@ -1,18 +1,25 @@
 """Drive one CMake build tree: configure it, build a stage's runner, list its registered checks
 (CTest's machine-readable --show-only=json-v1) and run them with a JUnit report. Every command goes
-through sandbox.run_limited, so a hung compiler or check cannot stop a batch."""
+through sandbox.run_limited, so a hung compiler or check cannot stop a batch.
+
+One grade at a time per tree: exclusive() holds a tree (an flock on its lock file) for the whole of
+a grade, from copying the submission in to reading the results. scrub() takes the grading machine's
+paths out of what a student reads."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from . import ROOT, artifacts
 from .sandbox import Ran, run_limited
@@ -117,7 +124,7 @@ class Tree:
         cannot replace a runner or anything else the next checks use."""
         writable = (self.results, self.build / "Testing") if running else (self.build,)
         return {"unprivileged": True, "writable": writable, "protected": (self.build,) if running else (),
-                "readable": (str(self.source / "CMakeLists.txt"), str(self.source / "grader" / "runner" / "main.cpp"),
+                "readable": (str(self.source / "CMakeLists.txt"), str(self.source / "grader" / "runner" / "judge.cpp"),
                              sys.executable, *(str(w) for w in writable))}
 
     def build_targets(self, targets: list[str], log_name: str, timeout: float = 1800) -> Ran:
@@ -224,9 +231,11 @@ def _without_build_tool_lines(lines: list[str]) -> list[str]:
     return out
 
 
-def compile_excerpt(text: str, strip: str = "", lines: int = 30) -> str:
+def compile_excerpt(text: str, strip: str = "", lines: int = 30, tree: Path | None = None) -> str:
     """For display only: the build log from its first error on (where a compile error is
-    explained), with the scratch folder's path removed so students see '01-basic/matmul.cu(61)'."""
+    explained), with the scratch folder's path (strip) removed so students see
+    '01-basic/matmul.cu(61)', and no other path of the grading machine (scrub: the kit's folder,
+    the build tree)."""
     all_lines = _without_build_tool_lines(text.splitlines())
     # A link error's useful line ("undefined reference to `launch_matmul(...)'") comes before
     # the linker's own "collect2: error".
@@ -235,4 +244,138 @@ def compile_excerpt(text: str, strip: str = "", lines: int = 30) -> str:
     first = next((i for i, l in enumerate(all_lines)
                   if any(m in l.lower() for m in markers) and not l.startswith("$ ")), None)
     out = "\n".join(all_lines[first:first + lines]) if first is not None else log_tail(text, lines)
-    return out.replace(strip.rstrip("/") + "/", "") if strip else out
+    return scrub(out, tree, strip or None)
+
+
+# ---------------------------------------------------------------- one grade at a time per tree
+LOCK = ".tilelab-lock"
+SUBMISSION_SRC = "submission-src"   # where grade.run copies a submission's files in a tree
+
+# (thread, tree) -> how many times that thread holds the tree: taking it again is free (grade.grade
+# holds it around grade.run, which takes it too), and another thread waits like another process.
+_held: dict[tuple[int, Path], int] = {}
+_held_guard = threading.Lock()
+
+
+def shown(path: Path) -> str:
+    """A path as printed to the person at the terminal: relative to the current folder when it is
+    inside it (so `build/grade-emu`, not the checkout's absolute path), else as it is."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
+        return str(path)
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _holder(path: Path) -> str:
+    try:
+        return path.read_text().split()[0]
+    except (OSError, IndexError):
+        return "?"
+
+
+def _lock(build: Path, note: Callable[[str], None]) -> int:
+    """An exclusive flock on build/LOCK (blocking; one line through note while it waits). The lock
+    file that is locked is checked to be the one at the path still: a holder that removed the tree
+    (batch) leaves its waiters the lock of a deleted file, and they take the new one instead."""
+    path = build / LOCK
+    announced = False
+    while True:
+        build.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except PermissionError:   # made by another user: locking needs no write access
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if not announced:
+                    note(f"tilelab: waiting for another grade using {shown(build)} (pid {_holder(path)}) to finish; "
+                         "grades of one build tree take turns")
+                    announced = True
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            mine = os.fstat(fd)
+            try:
+                now = os.stat(path)
+            except FileNotFoundError:
+                now = None
+            if now is None or (now.st_dev, now.st_ino) != (mine.st_dev, mine.st_ino):
+                os.close(fd)
+                continue
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            return fd
+        except BaseException:
+            os.close(fd)
+            raise
+
+
+@contextlib.contextmanager
+def exclusive(build: Path, note: Callable[[str], None] = _say, remove: bool = False) -> Iterator[Path]:
+    """Hold the build tree for one grade: two grades (processes, or a batch's threads) never use
+    one tree at once; the second waits, saying so once. The lock is an flock on build/LOCK, let go
+    when the holder ends however it ends. remove: delete the whole tree after a grade that ended
+    normally, before letting go (a batch's scratch tree)."""
+    build = Path(build).resolve()
+    key = (threading.get_ident(), build)
+    with _held_guard:
+        depth = _held.get(key, 0)
+        _held[key] = depth + 1
+    fd = None
+    try:
+        if depth == 0:
+            fd = _lock(build, note)
+        yield build
+        if fd is not None and remove:
+            shutil.rmtree(build, ignore_errors=True)   # the lock file too: waiters take a new one
+    finally:
+        with _held_guard:
+            if _held[key] == 1:
+                del _held[key]
+            else:
+                _held[key] -= 1
+        if fd is not None:
+            os.close(fd)
+
+
+def clear(build: Path) -> None:
+    """Remove everything in a tree but its lock file (held: removing it would let a newcomer in)."""
+    if not build.is_dir():
+        return
+    for p in build.iterdir():
+        if p.name == LOCK:
+            continue
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            p.unlink(missing_ok=True)
+
+
+# ---------------------------------------------------------------- no grading machine's paths for students
+def scrub(text: str, tree: Path | str | None = None, submission: Path | str | None = None,
+          source: Path = ROOT) -> str:
+    """Text a student reads without the grading machine's absolute paths. Cut in this order: the
+    submission's scratch folder (default tree/submission-src), so its files read
+    `01-basic/matmul.cu`; the kit's own folder (`grader/emu/include/...`, `build/grade-emu/...`);
+    a build tree outside the kit (an autograder's, a batch's), whose files then read `logs/...`."""
+    if not text:
+        return text
+    if tree and not submission:
+        submission = Path(tree) / SUBMISSION_SRC
+    cuts: list[str] = []
+    for p in (submission, source, tree):
+        if not p:
+            continue
+        for form in (str(p), str(Path(p).resolve())):
+            form = form.rstrip("/")
+            if form and form not in cuts:
+                cuts.append(form)
+    for c in cuts:
+        text = text.replace(c + "/", "")
+        text = re.sub(re.escape(c) + r"(?![\w.-])", ".", text)   # the folder itself
+    return text

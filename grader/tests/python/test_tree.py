@@ -1,6 +1,14 @@
-"""tilelab.tree.compile_excerpt: what a student sees of a failed build."""
+"""tilelab.tree: what a student sees of a failed build (compile_excerpt, scrub), and one grade at a
+time per build tree (exclusive)."""
 
-from tilelab.tree import compile_excerpt
+import os
+import subprocess
+import sys
+import threading
+import time
+
+from tilelab import ROOT
+from tilelab.tree import LOCK, clear, compile_excerpt, exclusive, scrub
 
 NVCC_LOG = """\
 [ 76%] Built target ref__01_basic_gpu
@@ -48,3 +56,117 @@ def test_ninja_command_lines_never_reach_the_student():
     out = compile_excerpt(NINJA_LOG, strip="/srv/build/submission-src")
     assert "01-basic/matmul.cu:2:5: error: expected ';'" in out
     assert "/srv/image" not in out and "FAILED" not in out and "ninja:" not in out, out
+
+
+def test_compile_excerpt_names_no_path_of_the_grading_machine(tmp_path):
+    """A compile error inside the kit's own headers, or in a tree outside the kit (an autograder's),
+    still shows no absolute path: the kit's files relative to it, the tree's relative to the tree."""
+    tree = tmp_path / "autograder-build"
+    log = (f"In file included from {tree}/generated/emu/run-submission-01-basic.cpp:3:\n"
+           f"{ROOT}/grader/emu/include/tilelab_emu.h:40:1: error: something\n"
+           f"{tree}/submission-src/01-basic/matmul.cu:7:3: note: from here\n")
+    out = compile_excerpt(log, tree=tree)
+    assert str(ROOT) not in out and str(tree) not in out and str(tmp_path) not in out, out
+    assert "grader/emu/include/tilelab_emu.h:40:1: error" in out
+    assert "01-basic/matmul.cu:7:3: note" in out.splitlines()[-1]
+
+
+def test_scrub_cuts_the_kit_and_the_tree_also_as_bare_folders(tmp_path):
+    tree = tmp_path / "b"
+    text = f"see {ROOT}/build/grade-emu/logs/configure.log; cd {ROOT} && ls {tree}; {tree}/logs/x.log"
+    out = scrub(text, tree)
+    assert out == "see build/grade-emu/logs/configure.log; cd . && ls .; logs/x.log", out
+
+
+HOLD = """
+import sys, time
+from pathlib import Path
+from tilelab import tree
+with tree.exclusive(Path(sys.argv[1])):
+    print("held", flush=True)
+    time.sleep(float(sys.argv[2]))
+    (Path(sys.argv[1]).parent / "let-go").touch()
+"""
+
+
+def _holder(build, seconds):
+    p = subprocess.Popen([sys.executable, "-c", HOLD, str(build), str(seconds)], stdout=subprocess.PIPE, text=True,
+                         env=dict(os.environ, PYTHONPATH=str(ROOT / "grader")))
+    assert p.stdout.readline().strip() == "held"
+    return p
+
+
+def test_a_second_grade_waits_for_the_tree_and_says_once_for_whom(tmp_path):
+    build = tmp_path / "grade-submission-emu"
+    p = _holder(build, 1.5)
+    said = []
+    started = time.monotonic()
+    with exclusive(build, note=said.append):
+        waited = time.monotonic() - started
+        assert (tmp_path / "let-go").exists(), "the tree was taken while another process held it"
+    assert waited > 0.5
+    assert len(said) == 1 and f"waiting for another grade using {build} (pid {p.pid})" in said[0], said
+    p.wait()
+
+
+def test_threads_take_turns_and_one_thread_may_take_its_tree_again(tmp_path):
+    build, inside, overlaps = tmp_path / "t", [], []
+
+    def grade():
+        with exclusive(build, note=lambda s: None):
+            with exclusive(build):   # grade.grade around grade.run: no deadlock
+                inside.append(1)
+                overlaps.append(len(inside))
+                time.sleep(0.2)
+                inside.pop()
+
+    threads = [threading.Thread(target=grade) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert overlaps == [1, 1, 1]
+
+
+def test_a_removed_tree_is_not_shared_by_its_waiter_and_a_newcomer(tmp_path):
+    """batch removes a student's tree, lock file included, before it lets go: the grade that waited
+    on the removed lock file takes the new one, so it cannot run beside a grade that came later."""
+    build, order = tmp_path / "s", []
+    release = threading.Event()
+
+    def first():
+        with exclusive(build, remove=True):
+            order.append("first")
+            release.wait(10)
+        assert not build.exists()
+
+    def waiter():
+        with exclusive(build, note=lambda s: None):
+            order.append("waiter")
+            time.sleep(0.3)
+            order.append("waiter done")
+
+    a = threading.Thread(target=first)
+    a.start()
+    while not order:
+        time.sleep(0.01)
+    b = threading.Thread(target=waiter)
+    b.start()
+    time.sleep(0.2)
+    release.set()
+    a.join()
+    time.sleep(0.05)
+    with exclusive(build, note=lambda s: None):   # a newcomer after the removal
+        order.append("newcomer")
+    b.join()
+    assert order in (["first", "waiter", "waiter done", "newcomer"], ["first", "newcomer", "waiter", "waiter done"]), order
+    assert (build / LOCK).exists()
+
+
+def test_clear_keeps_only_the_lock_file(tmp_path):
+    build = tmp_path / "s"
+    with exclusive(build):
+        (build / "CMakeFiles" / "x").mkdir(parents=True)
+        (build / "a.o").write_text("")
+        clear(build)
+        assert [p.name for p in build.iterdir()] == [LOCK]

@@ -1,0 +1,529 @@
+"""The allow-list (grader/allowlist.toml; docs/integrity.md, "The allow-list"): what the object
+compiled from a student's matmul.cu may reference and define, and what its static initializers may
+call, checked before anything runs -- one list for the GPU (the nvcc object) and the CPU emulator
+(the objects of its plain, asan and race builds).
+
+Sources are compiled here: through the emulator's path always (grader/emu's rewriter, then g++ with
+tilelab_emu.h force-included and each build's flags as grader/cmake/TilelabEmu.cmake sets them), and
+with nvcc where it is installed (those cases skip otherwise: the kit's CI has no nvcc). The files
+under data/allowlist/ are the attacks and the real-code sample; every solution, starter and
+known-good submission must pass. Every known-bad submission, in all three emulator builds and with
+nvcc, runs with TILELAB_SLOW=1.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tomllib
+import warnings
+from pathlib import Path
+
+import pytest
+
+from tilelab import ROOT, forbidden, grade, spec
+
+GRADER = ROOT / "grader"
+DATA = Path(__file__).resolve().parent / "data" / "allowlist"
+EMU_INCLUDE = GRADER / "emu" / "include"
+SUBMISSIONS = GRADER / "tests" / "submissions"
+BUILD_KIND = {"plain": forbidden.EMU, "asan": forbidden.EMU_ASAN, "race": forbidden.EMU_RACE}
+
+# The flags of each emulator build, as grader/cmake/TilelabEmu.cmake gives them (read from it; these
+# are the fallback should its wording change).
+_EMU_FLAGS_FALLBACK = {
+    "plain": ["-O2", "-g"],
+    "asan": ["-O1", "-g", "-fno-omit-frame-pointer", "-fsanitize=address,undefined", "-fno-sanitize-recover=all"],
+    "race": ["-O1", "-fno-tree-sra", "-gdwarf-4", "-fno-omit-frame-pointer", "-fsanitize=kernel-address",
+             "--param", "asan-instrumentation-with-call-threshold=0", "--param", "asan-stack=0",
+             "--param", "asan-globals=0"],
+}
+
+
+def emu_flags() -> dict[str, list[str]]:
+    text = (GRADER / "cmake" / "TilelabEmu.cmake").read_text()
+    flags = {}
+    for build, fallback in _EMU_FLAGS_FALLBACK.items():
+        m = re.search(rf"^set\(_emu_flags_{build}\s+(.*?)\)\s*$", text, re.S | re.M)
+        words = [w for item in shlex.split(m.group(1)) for w in item.removeprefix("SHELL:").split()] if m else []
+        flags[build] = words if words and all(w.startswith("-") or w.startswith("asan-") for w in words) else fallback
+    return flags
+
+
+def gxx_compilers() -> list[str]:
+    """Every g++ on this machine (g++, g++-11 ... g++-14), one per real compiler."""
+    found, seen = [], set()
+    for name in ["g++", *(f"g++-{v}" for v in range(10, 16))]:
+        path = shutil.which(name)
+        if path and os.path.realpath(path) not in seen:
+            seen.add(os.path.realpath(path))
+            found.append(name)
+    return found
+
+
+def _rewriter(tmp: Path) -> Path:
+    """The emulator's rewriter: one the kit built (CTest's TILELAB_BUILD_DIR, or a tree under
+    build/) when it is newer than its sources, else built here."""
+    sources = [GRADER / "emu" / n for n in ("rewrite.cpp", "rewrite.hpp", "rewrite_main.cpp")]
+    newest = max(s.stat().st_mtime for s in sources)
+    trees = [Path(os.environ["TILELAB_BUILD_DIR"])] if os.environ.get("TILELAB_BUILD_DIR") else []
+    trees += sorted((ROOT / "build").glob("*/"))
+    for t in trees:
+        exe = t / "tilelab-emu-rewrite"
+        if exe.is_file() and os.access(exe, os.X_OK) and exe.stat().st_mtime >= newest:
+            return exe
+    exe = tmp / "tilelab-emu-rewrite"
+    subprocess.run(["g++", "-std=c++17", "-O1", "-o", str(exe), str(sources[0]), str(sources[2])], check=True)
+    return exe
+
+
+class Compiler:
+    """Compiles a .cu text the way the grader does, once per (text, build, compiler)."""
+
+    def __init__(self, tmp: Path):
+        self.tmp = tmp
+        self.flags = emu_flags()
+        self.rewrite = _rewriter(tmp)
+        self._done: dict[tuple, Path] = {}
+
+    def _dir(self, text: str, tag: str) -> Path:
+        d = self.tmp / f"{tag}-{hashlib.sha1(text.encode()).hexdigest()[:12]}"
+        d.mkdir(exist_ok=True)
+        return d
+
+    def emu(self, text: str, build: str = "plain", cxx: str = "g++", extra: tuple[str, ...] = ()) -> Path:
+        key = ("emu", text, build, cxx, extra)
+        if key not in self._done:
+            d = self._dir(text, "emu")
+            src, out = d / "matmul.cu", d / "matmul.cpp"
+            src.write_text(text)
+            if not out.exists():
+                r = subprocess.run([str(self.rewrite), str(src), str(out)], capture_output=True, text=True)
+                assert r.returncode == 0, r.stdout + r.stderr
+            # The folder is named as the kit's build names it, so object_kind sees the build.
+            obj = d / f"emu_{build}_run_{cxx.replace('+', 'x')}{'_'.join(extra).replace('-', '_')}" / "matmul.cpp.o"
+            obj.parent.mkdir(exist_ok=True)
+            cmd = [cxx, "-c", "-include", str(EMU_INCLUDE / "tilelab_emu.h"), f"-I{EMU_INCLUDE}", *self.flags[build],
+                   *extra, "-std=c++17", "-MD", "-MF", f"{obj}.d", str(out), "-o", str(obj)]
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            assert r.returncode == 0, r.stderr[-3000:]
+            self._done[key] = obj
+        return self._done[key]
+
+    def gpu(self, text: str) -> Path:
+        nvcc = shutil.which("nvcc")
+        if not nvcc:
+            pytest.skip("no nvcc here (the GPU half of the list is checked where CUDA is installed)")
+        key = ("gpu", text)
+        if key not in self._done:
+            d = self._dir(text, "gpu")
+            src, obj = d / "matmul.cu", d / "matmul.cu.o"
+            src.write_text(text)
+            r = subprocess.run([nvcc, "-c", "-O3", "-lineinfo", "-arch=sm_90", "-MD", "-MF", f"{obj}.d", str(src),
+                                "-o", str(obj)], capture_output=True, text=True)
+            assert r.returncode == 0, r.stderr[-3000:]
+            self._done[key] = obj
+        return self._done[key]
+
+
+@pytest.fixture(scope="session")
+def cc(tmp_path_factory) -> Compiler:
+    if not shutil.which("g++") or not shutil.which("nm") or not shutil.which("objdump"):
+        pytest.skip("needs g++ and binutils")
+    return Compiler(tmp_path_factory.mktemp("allowlist"))
+
+
+def _scan(obj: Path, kind: str | None = None) -> list[forbidden.Finding]:
+    return forbidden.scan([obj], kind=kind)
+
+
+def _names(found: list[forbidden.Finding]) -> list[str]:
+    return [f.symbol for f in found]
+
+
+def _src(path: Path) -> str:
+    return path.read_text()
+
+
+def _stage_sources(folder: str) -> list[Path]:
+    return sorted((ROOT / folder).glob("*/matmul.cu"))
+
+
+# ---- the list itself ----
+
+def test_every_group_says_why_and_refusals_say_what_to_use_instead():
+    pol = forbidden.policy()
+    assert pol.groups
+    for g in pol.groups:
+        assert g.reason and "\n" not in g.reason, g.name
+        assert g.kinds, g.name
+        assert g.patterns or g.section in ("static-allow", "static-helper"), g.name
+        if g.section == "refuse":
+            assert g.advice, g.name
+        if g.section == "reserved":
+            assert g.what, g.name
+    assert pol.default_advice
+
+
+def test_an_exact_allowed_name_is_refused_by_no_glob_but_the_documented_one():
+    """Refused groups are checked before allowed globs; an exact allowed entry comes first. The
+    one exact entry a refused glob also covers is __libc_single_threaded (libstdc++'s headers read it;
+    the rest of __libc_* stays refused), so a new overlap is a decision to document."""
+    pol = forbidden.policy()
+    overlap = set()
+    for g in pol.of("allow"):
+        for name in g.exact:
+            for kind in g.kinds:
+                if any(r.matches(name) for r in pol.of("refuse", kind)):
+                    overlap.add(name)
+    assert overlap == {"__libc_single_threaded"}
+    assert forbidden.check_reference("__libc_single_threaded") is None
+    assert forbidden.check_reference("__libc_start_main") is not None
+
+
+@pytest.mark.parametrize("name, kinds", [
+    ("cudaLaunchKernel", {"gpu"}), ("__cudaLaunchKernel", {"gpu"}), ("__cudaGetKernel", {"gpu"}),
+    ("__cudaRegisterFatBinary", {"gpu"}), ("tlemu::syncthreads", {"emu", "emu-asan", "emu-race"}),
+    ("threadIdx", {"emu", "emu-asan", "emu-race"}), ("__asan_report_load4", {"emu-asan"}),
+    ("__ubsan_handle_add_overflow_abort", {"emu-asan"}), ("__asan_load4_noabort", {"emu-race"}),
+    ("cudaMalloc", set(forbidden.KINDS)), ("printf", set(forbidden.KINDS)), ("sqrtf", set(forbidden.KINDS)),
+    ("operator new[]", set(forbidden.KINDS)), ("std::ios_base::Init::Init", set(forbidden.KINDS)),
+    ("cudaEventElapsedTime", set(forbidden.KINDS)), ("exit", set(forbidden.KINDS)),
+    ("tlemu::take_findings", set()), ("tlemu::take_counts", set()), ("cudaLaunchKernelEx", set()),
+    ("systemd_thing", set())])
+def test_which_objects_may_reference_what(name, kinds):
+    assert {k for k in forbidden.KINDS if forbidden.check_reference(name, k) is None} == kinds
+
+
+def test_definitions_of_what_others_own_and_the_weak_copies_of_library_headers():
+    owned = forbidden.owned_symbols()
+    d = forbidden.check_definition
+    S = forbidden.Symbol
+    # The student's own names, and COMDAT instantiations of the library's templates and inline functions.
+    assert d(S("_Z13launch_matmulPKfS0_Pfi", "launch_matmul", "T"), owned=owned) is None
+    assert d(S("_Z7my_cudav", "my_cuda", "T"), owned=owned) is None
+    assert d(S("_ZNSt6vectorIfSaIfEE17_M_realloc_insertIJRKfEEEvN9__gnu_cxx17__normal_iteratorIPfS1_EEDpOT_",
+               "std::vector<float, std::allocator<float> >::_M_realloc_insert<float const&>", "W"), owned=owned) is None
+    if "_ZNKSt5ctypeIcE8do_widenEc" in owned:    # std::endl's: libstdc++ exports it weak too
+        assert d(S("_ZNKSt5ctypeIcE8do_widenEc", "std::ctype<char>::do_widen", "W"), owned=owned) is None
+    if owned.get("_ZNSo5flushEv", ("", False))[1]:   # libstdc++'s own compiled function: a weak copy replaces it
+        assert d(S("_ZNSo5flushEv", "std::basic_ostream<char, std::char_traits<char> >::flush", "W"), owned=owned)
+    assert d(S("_ZNSt6helperEv", "std::helper", "T"), owned=owned)           # strong in namespace std
+    assert d(S("puts", "puts", "W"), owned=owned)                            # glibc exports it as a weak alias
+    assert d(S("__asan_default_options", "__asan_default_options", "W"), owned=owned)
+    # The emulator header's inline templates are the header's, on the emulator only.
+    launch = S("_ZN5tlemu6launchIJEEEvv", "tlemu::launch<>", "W")
+    assert d(launch, forbidden.EMU, owned=owned) is None
+    assert d(launch, forbidden.GPU, owned=owned)
+    assert d(S("_ZN5tlemu6launchIJEEEvv", "tlemu::launch<>", "T"), forbidden.EMU, owned=owned)
+    # cu* is the driver API's only as a C name.
+    assert d(S("cuLaunchKernel", "cuLaunchKernel", "T"), owned=owned)
+    assert d(S("_Z9cuMatMulPf", "cuMatMul", "T"), owned=owned) is None
+
+
+def test_the_objects_kind_comes_from_the_build_folder(tmp_path):
+    for folder, kind in [("emu_plain_run_submission_01_basic.dir", forbidden.EMU),
+                         ("emu_asan_run_submission_01_basic.dir", forbidden.EMU_ASAN),
+                         ("emu_race_run_submission_01_basic.dir", forbidden.EMU_RACE)]:
+        assert forbidden.object_kind(tmp_path / "CMakeFiles" / folder / "generated" / "emu" / "x.cpp.o") == kind
+
+
+def test_a_machine_without_binutils_refuses_rather_than_passes(cc, monkeypatch):
+    obj = cc.emu(_src(DATA / "initializers_ok.cu"))
+    real = shutil.which
+    monkeypatch.setattr(forbidden.shutil, "which", lambda n: None if n == "nm" else real(n))
+    found = _scan(obj)
+    assert found and found[0].kind == "unreadable" and "nm" in found[0].symbol
+
+
+# ---- what must pass ----
+
+@pytest.mark.parametrize("src", _stage_sources("solutions") + _stage_sources("starter"),
+                         ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}")
+def test_every_solution_and_starter_passes_on_the_emulator(cc, src):
+    assert _scan(cc.emu(_src(src))) == []
+
+
+@pytest.mark.parametrize("build", ["asan", "race"])
+@pytest.mark.parametrize("src", [ROOT / "solutions" / "06-register-tiled" / "matmul.cu",
+                                 SUBMISSIONS / "03-cuda-extras" / "03-boundary" / "matmul.cu"],
+                         ids=lambda p: p.parent.parent.name + "/" + p.parent.name)
+def test_the_instrumented_emulator_builds_pass(cc, src, build):
+    obj = cc.emu(_src(src), build)
+    assert forbidden.object_kind(obj) == BUILD_KIND[build]
+    assert _scan(obj) == []
+
+
+@pytest.mark.parametrize("name", ["tiled-ok", "03-cuda-extras", "side-stream"])
+def test_known_good_submissions_pass(cc, name):
+    doc = tomllib.loads((SUBMISSIONS / name / "expect.toml").read_text())
+    assert _scan(cc.emu(_src(SUBMISSIONS / name / doc["stage"] / "matmul.cu"))) == []
+
+
+@pytest.mark.parametrize("build", ["plain", "asan", "race"])
+def test_real_student_code_passes(cc, build):
+    """iostream, std::vector/string/map/shared_ptr, ostringstream, a lambda, a template kernel in a
+    namespace, __constant__ and __device__ variables, __restrict__, #pragma unroll, __ldg, warp
+    intrinsics, atomics, __half, CUDA events, a CUDA_CHECK that calls exit, helpers with external
+    linkage."""
+    assert _scan(cc.emu(_src(DATA / "real_code.cu"), build)) == []
+
+
+def test_real_student_code_passes_on_the_gpu(cc):
+    assert _scan(cc.gpu(_src(DATA / "real_code.cu"))) == []
+
+
+@pytest.mark.parametrize("src", _stage_sources("solutions"), ids=lambda p: p.parent.name)
+def test_every_solution_passes_on_the_gpu(cc, src):
+    assert _scan(cc.gpu(_src(src))) == []
+
+
+def test_the_emulator_headers_inline_definitions_are_allowed(cc):
+    """Every inline function and template the force-included headers (and the C++ headers they
+    pull in) can leave in a student's object, emitted all at once (-O0 -fkeep-inline-functions):
+    none is a definition the list refuses (so [emulator.define.header_inline] keeps up with them)."""
+    text = ("#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n"
+            "void launch_matmul(const float*, const float*, float*, int) {}\n")
+    obj = cc.emu(text, "plain", extra=("-O0", "-fkeep-inline-functions"))
+    assert [f.message for f in _scan(obj) if f.kind == "definition"] == []
+
+
+# ---- static initializers (the static_init groups) ----
+
+@pytest.mark.parametrize("build", ["plain", "asan", "race"])
+@pytest.mark.parametrize("cxx", gxx_compilers())
+def test_iostream_and_namespace_scope_shared_memory_pass_with_every_gxx(cc, cxx, build):
+    """g++ 12 prints std::ios_base::Init::Init() with its parentheses, which the old scan's pattern
+    lacked: every file including <iostream> was refused. Checked with each g++ here, each build."""
+    assert _scan(cc.emu(_src(DATA / "initializers_ok.cu"), build, cxx)) == []
+
+
+@pytest.mark.parametrize("build", ["plain", "asan", "race"])
+@pytest.mark.parametrize("cxx", gxx_compilers())
+def test_code_before_and_after_main_is_refused_with_every_gxx(cc, cxx, build):
+    """-O1 (the asan and race builds) leaves initializers in .text, not .text.startup: they are
+    found from .init_array, so these builds are checked too."""
+    names = _names(_scan(cc.emu(_src(DATA / "attack_initializers.cu"), build, cxx)))
+    assert "static initializer calls puts" in names
+    assert "static initializer registers Evil::~Evil to run at exit" in names
+    assert "static initializer makes an indirect call" in names
+
+
+def test_initializers_on_the_gpu(cc):
+    assert _scan(cc.gpu(_src(DATA / "initializers_ok.cu"))) == []
+    names = _names(_scan(cc.gpu(_src(DATA / "attack_initializers.cu"))))
+    assert {"static initializer calls puts", "static initializer registers Evil::~Evil to run at exit",
+            "static initializer makes an indirect call"} <= set(names)
+
+
+# ---- what must be refused, each naming its symbol and what to use instead ----
+
+# (name the finding starts with, a piece of its advice)
+REFERENCES = [
+    ("cudaLaunchKernelEx", "<<<grid, block>>>"), ("cudaLaunchCooperativeKernel", "<<<grid, block>>>"),
+    ("cuLaunchKernel", "<<<grid, block>>>"), ("__real_cudaLaunchKernel", "<<<grid, block>>>"),
+    ("cudaGraphCreate", "graphs"), ("cudaGraphLaunch", "graphs"), ("cudaGetDriverEntryPoint", "runtime API"),
+    ("cublasSgemm_v2", "write the multiplication yourself"), ("cudnnCreate", "write the multiplication yourself"),
+    ("cblas_sgemm", "write the multiplication yourself"), ("sgemm_", "write the multiplication yourself"),
+    ("dlopen", "dlopen"), ("dlsym", "dlopen"), ("dl_iterate_phdr", "dlopen"), ("_r_debug", "dlopen"),
+    ("_DYNAMIC", "dlopen"), ("__libc_start_main", "dlopen"), ("environ", "arguments"),
+    ("tilelab::check_product", "not yours to call"), ("tilelab_ref_02_tiled::launch_matmul", "not yours to call"),
+    ("tilelab_prev_01_basic::launch_matmul", "not yours to call"),
+    ("tlemu::take_findings", "findings and counters"), ("tlemu::take_counts", "findings and counters"),
+    ("tlemu::set_fatal_handler", "findings and counters"),
+    ("tlemu::name_buffer", "findings and counters"), ("tlemu::start_recording", "findings and counters"),
+    ("tlemu::stop_recording", "findings and counters"), ("tlemu::backend_name", "findings and counters"),
+    ("mprotect", "allocate"), ("mmap", "allocate"), ("syscall", "raw system calls"), ("open", "stdout"),
+    ("fopen", "stdout"), ("std::basic_ifstream", "stdout"), ("socket", "network"), ("fork", "this process"),
+    ("execve", "this process"), ("kill", "return an error"), ("signal", "return an error"),
+    ("sigaction", "return an error"), ("_setjmp", "return an error"), ("longjmp", "return an error"),
+    ("pthread_create", "GPU's threads"), ("std::thread::_M_start_thread", "GPU's threads"),
+    ("getenv", "arguments"), ("cudaIpcGetMemHandle", "cudaMalloc"), ("cudaHostRegister", "cudaMalloc"),
+    ("cudaMallocManaged", "cudaMalloc"), ("cudaDeviceReset", "leave the device"),
+    ("cudaSetDevice", "leave the device"), ("cudaDeviceSetLimit", "leave the device"),
+]
+
+
+@pytest.fixture(scope="session")
+def reference_attacks(cc):
+    return {"emu": _scan(cc.emu(_src(DATA / "attack_references.cu")))}
+
+
+@pytest.mark.parametrize("name, advice", REFERENCES, ids=[r[0] for r in REFERENCES])
+def test_each_forbidden_reference_is_refused_by_name_on_the_emulator(reference_attacks, name, advice):
+    hits = [f for f in reference_attacks["emu"] if f.kind == "reference" and f.symbol.startswith(name)]
+    assert hits, f"{name} not refused: {_names(reference_attacks['emu'])}"
+    assert advice in hits[0].reason and hits[0].message.startswith(name)
+
+
+def test_each_forbidden_reference_is_refused_by_name_on_the_gpu(cc):
+    found = [f for f in _scan(cc.gpu(_src(DATA / "attack_references.cu"))) if f.kind == "reference"]
+    for name, advice in REFERENCES:
+        hits = [f for f in found if f.symbol.startswith(name)]
+        assert hits and advice in hits[0].reason, (name, _names(found))
+
+
+def test_the_gpu_launch_entry_points_are_not_the_emulators(reference_attacks):
+    hit = [f for f in reference_attacks["emu"] if f.symbol == "cudaLaunchKernel"]
+    assert hit and "<<<grid, block>>>" in hit[0].reason
+
+
+@pytest.mark.parametrize("build, refused", [
+    ("plain", {"__asan_load4", "__asan_load4_noabort", "__asan_report_load4"}),
+    ("asan", {"__asan_load4_noabort", "__asan_unpoison_memory_region", "__asan_poison_memory_region"}),
+    ("race", {"__asan_load4", "__asan_report_load4", "__asan_unpoison_memory_region",
+              "__asan_poison_memory_region"})])
+def test_sanitizer_callbacks_only_as_the_build_emits_them_and_never_their_interface(cc, build, refused):
+    found = _scan(cc.emu(_src(DATA / "attack_sanitizers.cu"), build))
+    assert {f.symbol for f in found if f.kind == "reference"} == refused
+    if build != "plain":
+        hit = next(f for f in found if f.symbol == "__asan_unpoison_memory_region")
+        assert "instruments" in hit.reason
+
+
+SYSCALL = """#include <cuda_runtime.h>
+void launch_matmul(const float*, const float*, float* P, int) {
+    long r;
+    asm volatile("syscall" : "=a"(r) : "a"(39L) : "rcx", "r11", "memory");   // getpid, around libc
+    P[0] = float(r);
+}
+"""
+
+
+def test_a_system_call_instruction_is_refused(cc):
+    assert _names(_scan(cc.emu(SYSCALL))) == ["syscall instruction"]
+
+
+def test_a_system_call_instruction_is_refused_on_the_gpu(cc):
+    assert _names(_scan(cc.gpu(SYSCALL))) == ["syscall instruction"]
+
+
+DEFINITIONS = [
+    ("cudaEventElapsedTime", "a CUDA runtime name"), ("cudaLaunchKernel", "a CUDA runtime name"),
+    ("cudaCheck", "a CUDA runtime name"), ("operator new", "global allocation function"),
+    ("malloc", "libc"), ("puts", "libc"), ("cblas_sgemm", "openblas"),
+    ("__asan_default_options", "sanitizer"), ("tilelab::check_product", "grader"),
+    ("tlemu::take_findings", "grader"), ("std::helper_of_mine", "standard library"),
+]
+
+
+def _check_definitions(found: list[forbidden.Finding]):
+    defs = {f.symbol: f for f in found if f.kind == "definition"}
+    for name, what in DEFINITIONS:
+        if name == "cblas_sgemm" and not any("openblas" in p.name for p in forbidden._library_paths(
+                forbidden.policy(), None)):
+            continue   # OpenBLAS not installed here: nothing of the process owns the name
+        assert name in defs, (name, sorted(defs))
+        assert what in defs[name].reason and defs[name].reason.endswith("rename it or make it static"), defs[name]
+        assert defs[name].message.startswith(f"defines {name}, ")
+    assert "launch_matmul" not in defs and "MatrixMulKernel" not in defs
+
+
+def test_each_forbidden_definition_is_refused_by_name_on_the_emulator(cc):
+    _check_definitions(_scan(cc.emu(_src(DATA / "attack_definitions.cu"))))
+
+
+def test_each_forbidden_definition_is_refused_by_name_on_the_gpu(cc):
+    _check_definitions(_scan(cc.gpu(_src(DATA / "attack_definitions.cu"))))
+
+
+# ---- the grade's message ----
+
+def test_refusal_names_each_symbol_and_what_to_use_instead(cc, tmp_path):
+    stage = next(s for s in spec.load_all(ROOT) if s.id == "01-basic")
+    bad = cc.emu(_src(DATA / "attack_references.cu"))
+    verdict, message = grade.refusal(tmp_path, stage, [bad])
+    assert verdict == "forbidden"
+    assert "__real_cudaLaunchKernel, cudaLaunchCooperativeKernel, cudaLaunchKernel, cudaLaunchKernelEx, " \
+           "cuLaunchKernel: launch kernels with <<<grid, block>>>" in message
+    assert "std::basic_filebuf<char, std::char_traits<char> >::{basic_filebuf, close, open, ~basic_filebuf}" in message
+    assert "cublasSgemm_v2" in message and "write the multiplication yourself" in message
+    defs = grade.refusal(tmp_path, stage, [cc.emu(_src(DATA / "attack_definitions.cu"))])
+    assert "defines cudaEventElapsedTime, a CUDA runtime name: rename it or make it static" in defs[1]
+    assert grade.refusal(tmp_path, stage, [cc.emu(_src(DATA / "real_code.cu"))]) is None
+
+
+def test_summary_groups_by_advice_and_caps_long_lists():
+    f = forbidden.Finding
+    found = [f(f"sym{i:02}", "do X", "o") for i in range(12)] + [f("malloc", "a name libc.so.6 defines: fix", "o",
+                                                                     "definition")]
+    text = forbidden.summary(found)
+    assert text.startswith("sym00, sym01, sym02, sym03, sym04, sym05, sym06, sym07, sym08, sym09 and 2 more: do X; ")
+    assert text.endswith("defines malloc, a name libc.so.6 defines: fix")
+    assert not [g.name for g in forbidden.policy().groups if ";" in g.advice]   # "; " separates the groups
+
+
+# ---- the documentation ----
+
+def test_docs_integrity_holds_the_lists_table():
+    """docs/integrity.md shows the list's groups between its allowlist markers, exactly as
+    forbidden.render_markdown() renders them (regenerate: see the doc)."""
+    doc = (ROOT / "docs" / "integrity.md").read_text()
+    m = re.search(r"<!-- allowlist:begin -->\n(.*?)<!-- allowlist:end -->", doc, re.S)
+    assert m, "docs/integrity.md lacks the <!-- allowlist:begin --> ... <!-- allowlist:end --> markers"
+    assert m.group(1) == forbidden.render_markdown(), "regenerate the table with the one-liner docs/integrity.md gives"
+    assert "## The allow-list" in doc
+
+
+# ---- every submission of the known-bad suite (slow) ----
+
+def _submissions() -> list[tuple[str, str, dict]]:
+    sys.path.insert(0, str(SUBMISSIONS))
+    import mutate  # noqa: E402
+    out = []
+    for expect in sorted(SUBMISSIONS.glob("*/expect.toml")):
+        doc = tomllib.loads(expect.read_text())
+        name, stage = expect.parent.name, doc.get("stage", "")
+        if "mutant" in doc:
+            text = mutate.apply(name, stage, doc["mutant"])
+        elif (expect.parent / stage / "matmul.cu").is_file():
+            text = (expect.parent / stage / "matmul.cu").read_text()
+        else:
+            continue
+        out.append((name, text, doc))
+    return out
+
+
+def _expected(doc: dict) -> tuple[str, list[str]]:
+    """The verdict the grade path gives (grade, else gpu) and the symbols its message must name."""
+    for section in ("grade", "gpu"):
+        case = doc.get(section)
+        case = case[0] if isinstance(case, list) else case
+        if case and "verdict" in case:
+            return case["verdict"], case.get("forbidden", [])
+    return "", []
+
+
+@pytest.mark.slow
+def test_every_submission_of_the_known_bad_suite(cc):
+    """Each submission whose grade is not `forbidden` passes the scan in all three emulator builds
+    (and with nvcc where it is installed); each `forbidden` one is refused naming what its
+    expect.toml names."""
+    problems, uncompiled = [], []
+    for name, text, doc in _submissions():
+        verdict, names = _expected(doc)
+        if verdict == "compile" or (verdict == "forbidden" and not names):
+            continue   # refused before the scan (its own main, an include of the kit)
+        objs = []
+        try:
+            for build in ("plain", "asan", "race"):
+                objs.append(cc.emu(text, build))
+            if shutil.which("nvcc"):
+                objs.append(cc.gpu(text))
+        except AssertionError as e:   # the suite's own checks say so (kit.emu.*, kit.grade.*); not the scan's matter
+            uncompiled.append(f"{name}: {str(e).splitlines()[0][:200] if str(e) else 'compile failed'}")
+        for obj in objs:
+            found = forbidden.summary(_scan(obj))
+            if verdict != "forbidden" and found:
+                problems.append(f"{name} ({obj.parent.name}): {found}")
+            for sym in names if verdict == "forbidden" else []:
+                if sym not in found:
+                    problems.append(f"{name} ({obj.parent.name}): '{sym}' not named in {found!r}")
+    if uncompiled:
+        warnings.warn("did not compile here, so not scanned: " + "; ".join(uncompiled))
+    assert problems == []
