@@ -1,6 +1,6 @@
-// Known-bad submission (sealed judging, family 4): launches the product on a stream of its own and
-// returns without waiting (the field guides' stream injection): legal, and timed honestly because the
-// timer stops only after the whole device is idle.
+// Known-bad submission (sealed judging, family 4): launches the product on a stream of its own (a
+// blocking one) and returns without waiting (the field guides' stream injection): legal, and timed
+// honestly because the timer stops only after the whole device is idle.
 // The kit's self-test asserts what the grader makes of it in ../expect.toml.
 #include <cuda_runtime.h>
 #include <cstdio>
@@ -34,7 +34,7 @@ __global__ void Nothing(float*) {}
 static cudaStream_t side = nullptr;
 
 void launch_matmul(const float* M, const float* N, float* P, int Width) {
-    if (!side) cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking);
+    if (!side) cudaStreamCreate(&side);   // a blocking stream: matmul_host's copy on the legacy stream waits for it
     dim3 dimBlock(BLOCK_WIDTH, BLOCK_WIDTH);
     dim3 dimGrid((Width + BLOCK_WIDTH - 1) / BLOCK_WIDTH, (Width + BLOCK_WIDTH - 1) / BLOCK_WIDTH);
     MatrixMulKernel<<<dimGrid, dimBlock, 0, side>>>(M, N, P, Width);
