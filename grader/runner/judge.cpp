@@ -63,8 +63,7 @@ nlohmann::json base_result(const std::string& stage, const std::string& dataset,
 int finish(nlohmann::json& r, ExitCode code, const std::string& message) {
   r["verdict"] = verdict_name(code);
   r["exit_code"] = int(code);
-  r["message"] = message;
-  if (!g_result_path.empty()) write_result(g_result_path, r);
+  r["message"] = message;  // written by main(), once every worker is gone
   std::cout << r.value("stage", "") << " " << r.value("dataset", "") << " " << r.value("check", "")
             << ": " << verdict_name(code) << " -- " << message << "\n";
   if (r.contains("hint") && !r["hint"].get<std::string>().empty())
@@ -531,7 +530,7 @@ int worker_gone(nlohmann::json& r, const WorkerGone& g, double timeout) {
   return finish(r, kError, "the run's channel to the grader was garbled");
 }
 
-int run(int argc, char** argv) {
+int run(int argc, char** argv, nlohmann::json& r) {
   ::signal(SIGPIPE, SIG_IGN);  // a worker that is gone is an answer, not the judge's end
   CLI::App app{"tilelab judge: checks (and times) one implementation of one stage on one dataset"};
   std::string worker_path, reference_path, spec_path, dataset_dir, check = "correct", json_path;
@@ -570,7 +569,7 @@ int run(int argc, char** argv) {
   std::string dataset_name = hidden_index >= 0 ? "hidden" + std::to_string(hidden_index)
                              : !shape.empty()  ? "shape"
                                                : std::filesystem::path(dataset_dir).filename().string();
-  nlohmann::json r = base_result(stage_id, dataset_name, check);
+  r = base_result(stage_id, dataset_name, check);
   StageSpec spec;
   Dataset d;
   try {
@@ -636,4 +635,11 @@ int run(int argc, char** argv) {
 }  // namespace
 }  // namespace tilelab
 
-int main(int argc, char** argv) { return tilelab::run(argc, argv); }
+// The result is written here, after run() has returned and its workers are killed and reaped, so
+// nothing a worker left running can write after it.
+int main(int argc, char** argv) {
+  nlohmann::json r;
+  const int rc = tilelab::run(argc, argv, r);
+  if (!tilelab::g_result_path.empty() && r.contains("verdict")) tilelab::write_result(tilelab::g_result_path, r);
+  return rc;
+}
