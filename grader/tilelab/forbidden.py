@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import hashlib
+import json
 import os
 import re
 import shutil
@@ -334,14 +336,38 @@ def owned_symbols(build: Path | None = None, pol: Policy | None = None) -> dict[
     return _owned(tuple(libs))
 
 
+def _cache_dir() -> Path:
+    """Where the names the libraries own are kept between grades: build/.cache of the kit, outside
+    every build tree (the sandbox user may write a tree while it compiles, never this folder)."""
+    return Path(__file__).resolve().parents[2] / "build" / ".cache"
+
+
 @functools.lru_cache(maxsize=8)
 def _owned(libs: tuple[tuple[str, float, int], ...]) -> dict[str, tuple[str, bool]]:
+    """Read once per set of library versions: a grade is a new process, and reading some twenty
+    libraries with nm takes about a second, so the result is kept on disk, keyed by every
+    library's path, modification time and size."""
+    key = hashlib.sha256(json.dumps(libs).encode()).hexdigest()[:24]
+    cached = _cache_dir() / f"owned-symbols-{key}.json"
+    try:
+        data = json.loads(cached.read_text())
+        if data.get("libs") == [list(lib) for lib in libs]:
+            return {name: (lib, bool(strong)) for name, (lib, strong) in data["owned"].items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        pass
     owned: dict[str, tuple[str, bool]] = {}
     for lib in libs:
         for name, strong in _exports(*lib).items():
             prev = owned.get(name)
             if prev is None or (strong and not prev[1]):
                 owned[name] = (Path(lib[0]).name, strong)
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_name(f"{cached.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"libs": [list(lib) for lib in libs], "owned": owned}))
+        tmp.replace(cached)
+    except OSError:
+        pass  # a read-only kit: read the libraries again next time
     return owned
 
 
