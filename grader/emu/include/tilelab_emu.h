@@ -232,8 +232,10 @@ template <class F>
 inline cudaError_t cudaFuncSetCacheConfig(F* func, cudaFuncCache) {
   return func ? cudaSuccess : cudaErrorInvalidDeviceFunction;
 }
-inline cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return cudaSuccess; }
-inline cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig) { return cudaSuccess; }
+// Device-wide: out of line (runtime/cuda_api.cpp), so that the allow-list sees a call as it does on
+// a GPU, and refuses it on both backends (grader/allowlist.toml, refuse.cuda_device_state).
+cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache);
+cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig);
 
 // ---- device functions: CUDA's math, atomics and warp operations ----
 #include "tilelab_emu_math.h"

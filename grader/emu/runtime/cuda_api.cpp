@@ -74,6 +74,10 @@ cudaError_t cudaGetLastError() {
   return e;
 }
 cudaError_t cudaPeekAtLastError() { return rt().sticky != cudaSuccess ? rt().sticky : rt().last_error; }
+// Cache and bank configuration: hints a GPU may ignore; accepted here.
+cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return cudaSuccess; }
+cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig) { return cudaSuccess; }
+
 cudaError_t cudaDeviceSynchronize() {
   TLEMU_STICKY();
   return cudaSuccess;
