@@ -343,8 +343,7 @@ std::vector<TimingStats> Session::time(const Dataset& d, const std::vector<doubl
     const auto t0 = std::chrono::steady_clock::now();
     const wire::Message m = e.w->call({{"op", "time_once"}, {"impl", e.impl}});
     const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    const bool drawn = audit.checked < 6 && std::uniform_real_distribution<double>(0, 1)(rng) < audit_share;
-    if (shuffled && (last || drawn)) {
+    if (shuffled && (last || (audit.checked < 6 && std::uniform_real_distribution<double>(0, 1)(rng) < audit_share))) {
       wire::Message res = e.w->call({{"op", "time_result"}}, {}, size_t(s.J * s.L));
       if (res.mats.size() != 1) throw WorkerGone(WorkerGone::kGarbled, "no P in the reply");
       Matrix P(s.J, s.L);
@@ -361,7 +360,8 @@ std::vector<TimingStats> Session::time(const Dataset& d, const std::vector<doubl
   std::vector<TimingStats> out;
   if (!meaningful()) {
     // The emulator: the implementation under test is called as a GPU's timing loop calls it (a
-    // warm-up, then two timed calls on the same buffers); the others are only counted.
+    // warm-up, then two timed calls on the same buffers, each with inputs of its own, both
+    // audited); the others are only counted.
     for (int call = 0; call <= 2; ++call) once(entries[0], call > 0, true);
     for (Entry& e : entries) {
       TimingStats t;

@@ -62,14 +62,24 @@ bool send(int fd, const nlohmann::json& head, const std::vector<const std::vecto
 
 Read receive(int fd, Message& out, Deadline deadline, size_t max_floats) {
   out = {};
+  // A frame's type and length; once a message has begun, a closed channel is a message cut short.
   char type = 0;
   uint64_t len = 0;
-  Read r = read_all(fd, &type, 1, deadline);
+  auto header = [&](bool begun) {
+    Read r = read_all(fd, &type, 1, deadline);
+    if (r != Read::kOk) return begun && r == Read::kEof ? Read::kGarbage : r;
+    r = read_all(fd, &len, sizeof len, deadline);
+    return r == Read::kEof ? Read::kGarbage : r;
+  };
+  auto body = [&](void* p) {
+    const Read r = read_all(fd, p, len, deadline);
+    return r == Read::kEof ? Read::kGarbage : r;
+  };
+  Read r = header(false);
   if (r != Read::kOk) return r;
-  if ((r = read_all(fd, &len, sizeof len, deadline)) != Read::kOk) return r == Read::kEof ? Read::kGarbage : r;
   if (type != kHead || len > kMaxHead) return Read::kGarbage;
   std::string text(len, '\0');
-  if ((r = read_all(fd, text.data(), len, deadline)) != Read::kOk) return r == Read::kEof ? Read::kGarbage : r;
+  if ((r = body(text.data())) != Read::kOk) return r;
   try {
     out.head = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception&) {
@@ -79,11 +89,10 @@ Read receive(int fd, Message& out, Deadline deadline, size_t max_floats) {
   const auto n = out.head.value("mats", nlohmann::json(0));
   if (!n.is_number_unsigned() || n.get<uint64_t>() > 8) return Read::kGarbage;
   for (uint64_t i = 0; i < n.get<uint64_t>(); ++i) {
-    if ((r = read_all(fd, &type, 1, deadline)) != Read::kOk) return r == Read::kEof ? Read::kGarbage : r;
-    if ((r = read_all(fd, &len, sizeof len, deadline)) != Read::kOk) return r == Read::kEof ? Read::kGarbage : r;
+    if ((r = header(true)) != Read::kOk) return r;
     if (type != kMatrix || len % sizeof(float) || len / sizeof(float) > max_floats) return Read::kGarbage;
     std::vector<float> m(len / sizeof(float));
-    if ((r = read_all(fd, m.data(), len, deadline)) != Read::kOk) return r == Read::kEof ? Read::kGarbage : r;
+    if ((r = body(m.data())) != Read::kOk) return r;
     out.mats.push_back(std::move(m));
   }
   return Read::kOk;
