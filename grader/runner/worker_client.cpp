@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,6 +22,15 @@ int high(int fd) { return ::fcntl(fd, F_DUPFD, 10); }
 Worker::Worker(const std::string& path, wire::Deadline deadline) : deadline_(deadline) {
   int to[2], from[2];
   if (::pipe2(to, O_CLOEXEC) != 0 || ::pipe2(from, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
+  // The emulator's progress page (progress.hpp): optional, a worker without it runs the same.
+  int page = ::memfd_create("tilelab-progress", MFD_CLOEXEC);
+  if (page >= 0 && ::ftruncate(page, sizeof(tlemu::Progress)) == 0) {
+    void* p = ::mmap(nullptr, sizeof(tlemu::Progress), PROT_READ | PROT_WRITE, MAP_SHARED, page, 0);
+    if (p != MAP_FAILED) {
+      progress_ = static_cast<tlemu::Progress*>(p);
+      progress_->magic = tlemu::kProgressMagic;
+    }
+  }
   std::fflush(nullptr);
   pid_ = ::fork();
   if (pid_ < 0) throw std::runtime_error("fork failed");
@@ -29,12 +39,17 @@ Worker::Worker(const std::string& path, wire::Deadline deadline) : deadline_(dea
     ::signal(SIGPIPE, SIG_DFL);
     const int in = high(to[0]), out = high(from[1]);
     if (in < 0 || out < 0 || ::dup2(in, wire::kWorkerIn) < 0 || ::dup2(out, wire::kWorkerOut) < 0) ::_exit(127);
+    if (progress_) {
+      const int pg = high(page);
+      if (pg < 0 || ::dup2(pg, tlemu::kProgressFd) < 0) ::_exit(127);
+    }
     char* argv[] = {const_cast<char*>(path.c_str()), const_cast<char*>("--serve"), nullptr};
     ::execv(path.c_str(), argv);
     std::fprintf(stderr, "tilelab-judge: cannot run %s: %s\n", path.c_str(), std::strerror(errno));
     ::_exit(127);
   }
   ::setpgid(pid_, pid_);  // also here, so there is no window before the child's own call
+  if (page >= 0) ::close(page);
   ::close(to[0]);
   ::close(from[1]);
   to_ = to[1];
@@ -42,6 +57,7 @@ Worker::Worker(const std::string& path, wire::Deadline deadline) : deadline_(dea
 }
 
 Worker::~Worker() {
+  if (progress_) ::munmap(progress_, sizeof(tlemu::Progress));
   if (to_ >= 0) ::close(to_);
   if (from_ >= 0) ::close(from_);
   if (pid_ > 0) {
@@ -63,7 +79,13 @@ void Worker::gone(wire::Read why) {
   ::kill(-pid_, SIGKILL);
   if (!reaped) ::waitpid(pid_, &status, 0);
   pid_ = -1;
-  if (why == wire::Read::kTimeout) throw WorkerGone(WorkerGone::kTimeout, "timed out");
+  if (why == wire::Read::kTimeout) {
+    WorkerGone g(WorkerGone::kTimeout, "timed out");
+    if (progress_) g.progress = *progress_;  // read after the kill: nothing changes it any more
+    g.at_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                  std::chrono::steady_clock::now().time_since_epoch()).count();
+    throw g;
+  }
   if (why == wire::Read::kGarbage) throw WorkerGone(WorkerGone::kGarbled, "garbled channel");
   if (reaped && WIFSIGNALED(status))
     throw WorkerGone(WorkerGone::kCrashed, strsignal(WTERMSIG(status)), WTERMSIG(status));

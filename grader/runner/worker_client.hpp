@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "progress.hpp"  // grader/emu: how far the emulator got when a run timed out
 #include "wire.hpp"
 
 namespace tilelab {
@@ -17,6 +18,9 @@ namespace tilelab {
 struct WorkerGone : std::runtime_error {
   enum Kind { kTimeout, kCrashed, kExited, kGarbled } kind;
   int signal = 0, exit_code = -1;
+  // kTimeout: what the worker's emulator said of its progress at the deadline (attached == 0: nothing).
+  tlemu::Progress progress{};
+  int64_t at_ns = 0;  // CLOCK_MONOTONIC when the deadline passed
   WorkerGone(Kind k, const std::string& what, int sig = 0, int code = -1)
       : std::runtime_error(what), kind(k), signal(sig), exit_code(code) {}
 };
@@ -44,6 +48,7 @@ class Worker {
  private:
   [[noreturn]] void gone(wire::Read why);
   pid_t pid_ = -1;
+  tlemu::Progress* progress_ = nullptr;  // the page shared with the worker (progress.hpp), or null
   int to_ = -1, from_ = -1;
   wire::Deadline deadline_;
 };

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "progress.hpp"
 #include "runtime.hpp"
 
 namespace tlemu {
@@ -130,6 +131,8 @@ struct Runtime {
   void* main_fake_stack = nullptr;
   // Barrier intervals: epoch grows at every barrier release; block_epoch is the first of the block.
   uint32_t epoch = 0, block_epoch = 0;
+  // How far the launch has got (progress.hpp): the judge's shared page, or a private one.
+  Progress* progress = nullptr;
 
   Runtime();
   void add(Finding f, const std::string& key);
@@ -142,6 +145,12 @@ struct Runtime {
 
 Runtime& rt();
 cudaError_t set_error(cudaError_t e);
+
+// ---- progress (core.cpp): what the judge reads when a run passes its time limit ----
+int64_t now_ns();
+Progress* progress_page();
+void progress_thread_done(Runtime& r);
+void progress_barrier(Runtime& r, const char* file, int line);  // a barrier at file:line was released
 
 // ---- the scheduler (scheduler.cpp) ----
 int next_ready(const Runtime& r, int after);

@@ -81,6 +81,7 @@ ctx::fiber thread_main(ctx::fiber&& sink) {
   slot(r, r.from) = std::move(sink);
   r.body(r.body_ctx);
   r.threads[size_t(me)].state = State::Done;
+  progress_thread_done(r);
   const int to = next_ready(r, me);
   set_current(r, to);
   r.from = me;  // the receiver stores an empty fiber in this finished thread's slot
@@ -107,6 +108,7 @@ void release_barrier(Runtime& r) {
       predicate += t.predicate != 0;
     }
     if (uniform) {
+      if (first) progress_barrier(r, first->wait_file, first->wait_line);
       r.barrier_count = predicate;
       for (auto& t : r.threads) t.state = State::Ready;
       ++r.epoch;
@@ -156,6 +158,7 @@ void release_barrier(Runtime& r) {
                 " that the other " + std::to_string(waiting) + " wait at";
     r.add(f, "barrier-skipped:" + std::to_string(site.second));
   }
+  if (!sites.empty()) progress_barrier(r, sites.begin()->first.first, sites.begin()->first.second);
   r.barrier_count = predicate;
   for (auto& t : r.threads)
     if (t.state == State::Waiting) t.state = State::Ready;
