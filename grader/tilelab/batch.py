@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from . import ROOT, identity, sandbox, spec, submission as submission_mod, tree as tree_mod
+from . import ROOT, identity, sandbox, seed as seed_mod, spec, submission as submission_mod, tree as tree_mod
 from .formats import gradebook
 from .grade import GradeOptions, resolve_backend, run as grade_run, write_outputs
 from .model import GradeReport
@@ -59,6 +59,9 @@ class BatchOptions:
     regrade: bool = False                      # ignore done.json
     regrade_names: tuple[str, ...] = ()        # ignore these students' done.json
     build_jobs: int | None = None              # compile jobs per submission (default: cores / jobs)
+
+    def __post_init__(self):
+        self.seed = seed_mod.text(self.seed)   # any text; the number is derived from it (seed.py)
 
 
 @dataclass

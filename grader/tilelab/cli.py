@@ -60,10 +60,14 @@ def cmd_quiz(args) -> int:
 
 
 def cmd_quiz_codes(args) -> int:
-    from . import quiz
+    from . import quiz, seed
 
+    text = seed.text(args.seed)   # the same text grade and batch derive the codes from
+    if text is None:
+        print("tilelab: --seed is empty")
+        return ExitCode.BAD_INPUT
     for name in args.students:
-        print(f"{name},{quiz.code_for(args.seed, name)}")
+        print(f"{name},{quiz.code_for(text, name)}")
     return ExitCode.PASS
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import ROOT, artifacts, forbidden, includes, results as results_mod, spec, submission as submission_mod
-from . import tree as tree_mod
+from . import seed as seed_mod, tree as tree_mod
 from .contract import ExitCode
 from .model import GradeReport, device_of
 from .runresult import Result
@@ -48,6 +48,9 @@ class GradeOptions:
     check_lock: contextlib.AbstractContextManager | None = None   # held while checks run (the GPU)
     on_step: Callable[[str], None] | None = None                  # progress: "building 02-tiled" ...
     quick: bool = False                   # `tilelab check`: plain emulator build, small public datasets only
+
+    def __post_init__(self):
+        self.seed = seed_mod.text(self.seed)   # any text; the number is derived from it (seed.py)
 
 
 class UsageError(ValueError):

@@ -30,7 +30,7 @@ import zipfile
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from . import ROOT, release, spec, submission as submission_mod
+from . import ROOT, release, seed as seed_mod, spec, submission as submission_mod
 from .formats import gradescope as gradescope_format, prairielearn as prairielearn_format
 from .contract import ExitCode
 from .grade import GradeOptions, resolve_backend, run as grade_run
@@ -62,6 +62,11 @@ class AutograderConfig:
     hidden_visibility: str = gradescope_format.HIDDEN_VISIBILITY
     timeout: float = 1200                             # per stage, build and checks each
     starter_level: str = "guided"                     # the starters in the zip's kit (starter.py): guided | bare
+
+    def __post_init__(self):
+        # tilelab-autograder.json may hold a number or text: one form, the text (seed.py); a list,
+        # a float or true is refused here, when the zip is made, not when a student submits.
+        self.seed = seed_mod.text(self.seed) or ""
 
     @classmethod
     def load(cls, root: Path = ROOT) -> "AutograderConfig":

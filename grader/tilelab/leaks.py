@@ -44,6 +44,9 @@ AUTOGRADER_CONFIG = "tilelab-autograder.json"
 # A grading seed set in any config or command line, whatever its value (placeholders such as <S>,
 # ${SEED} and empty values are not seeds).
 SEED_SETTING = re.compile(r"""TILELAB_GRADING_SEED(?::STRING)?["']?\s*[=:]\s*["']?([^"'\s;,{}<$]+)""")
+# A build tree's cache also keeps the seed as given to ./tilelab, whose number is the setting above
+# (grader/tilelab/seed.py: any text is a seed).
+SEED_TEXT_CACHED = re.compile(r"^TILELAB_GRADING_SEED_TEXT:STRING=(.+)$", re.MULTILINE)
 
 
 @dataclass
@@ -100,8 +103,10 @@ def grading_seeds(root: Path) -> set[str]:
     if (root / AUTOGRADER_CONFIG).is_file():
         seeds |= _autograder_seed((root / AUTOGRADER_CONFIG).read_text(errors="replace"))
     for cache in (root / "build").glob("*/CMakeCache.txt"):
-        for m in SEED_SETTING.finditer(cache.read_text(errors="replace")):
+        text = cache.read_text(errors="replace")
+        for m in SEED_SETTING.finditer(text):
             seeds.add(m.group(1))
+        seeds |= {m.group(1).strip() for m in SEED_TEXT_CACHED.finditer(text)} - {""}
     return seeds
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from . import ROOT, artifacts
+from . import seed as seed_mod
 from .sandbox import Ran, run_limited
 
 
@@ -79,7 +80,8 @@ class Tree:
         cmd = ["cmake", "-S", str(self.source), "-B", str(self.build), "-G", self.generator,
                "-DCMAKE_BUILD_TYPE=Release",
                f"-DTILELAB_IMPLS={';'.join(impls)}", "-DTILELAB_STARTER_EXPECT_FAIL=OFF",
-               "-DTILELAB_SELF_TESTS=OFF", f"-DTILELAB_GRADING_SEED={seed or ''}",
+               "-DTILELAB_SELF_TESTS=OFF", f"-DTILELAB_GRADING_SEED={seed_mod.number(seed) if seed_mod.text(seed) else ''}",
+               f"-DTILELAB_GRADING_SEED_TEXT={seed_mod.text(seed) or ''}",   # for the leak scan (leaks.py)
                f"-DTILELAB_CUDA={'OFF' if backend == 'emu' else 'AUTO'}",
                f"-DTILELAB_SUBMISSION={submission.resolve() if submission else ''}",
                f"-DPython3_EXECUTABLE={sys.executable}"]   # CMake runs the same Python as the grader

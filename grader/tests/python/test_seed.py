@@ -1,0 +1,73 @@
+"""The grading seed (#26): any text is a seed, one function derives the number the hidden datasets
+are drawn from, and every entry point -- grade, batch (and its Slurm tasks), the Gradescope and
+PrairieLearn configuration, quiz-codes -- goes through it."""
+
+import json
+
+import pytest
+
+from tilelab import seed, tree
+from tilelab.batch import BatchOptions
+from tilelab.gradescope import AutograderConfig
+from tilelab.grade import GradeOptions
+
+
+@pytest.mark.parametrize("given, number", [("20261122", 20261122), (" 7 ", 7), (12, 12), ("0", 0),
+                                           (str(2**64 - 1), 2**64 - 1)])
+def test_an_integer_seed_is_its_own_number(given, number):
+    """So a class graded before keeps its hidden datasets."""
+    assert seed.number(given) == number
+
+
+@pytest.mark.parametrize("given", ["abc", "fall-2026", "-5", str(2**64), "1e3", "١٢"])
+def test_any_other_text_gives_a_number_the_judge_can_read_the_same_everywhere(given):
+    n = seed.number(given)
+    assert 0 <= n < 2**64 and n == seed.number(given) and n != seed.number(given + "x")
+
+
+@pytest.mark.parametrize("given", [[1], 1.5, True, {}])
+def test_a_seed_that_is_not_text_or_an_integer_is_refused(given):
+    with pytest.raises(seed.SeedError, match="grading seed"):
+        seed.text(given)
+
+
+def test_no_seed_is_none():
+    assert seed.text(None) is None and seed.text("") is None and seed.text("  ") is None
+    with pytest.raises(seed.SeedError):
+        seed.number("")
+
+
+def test_every_entry_point_holds_the_seed_in_one_form(tmp_path):
+    assert GradeOptions(seed=" abc ").seed == "abc"
+    assert BatchOptions(out=tmp_path, seed=42).seed == "42"
+    (tmp_path / "tilelab-autograder.json").write_text(json.dumps({"seed": 20261122}))
+    assert AutograderConfig.load(tmp_path).seed == "20261122"
+    assert AutograderConfig.load(tmp_path).overridden(seed="abc").seed == "abc"
+    (tmp_path / "tilelab-autograder.json").write_text(json.dumps({"seed": [1, 2]}))
+    with pytest.raises(seed.SeedError):
+        AutograderConfig.load(tmp_path)
+
+
+def test_the_build_tree_gets_the_derived_number_never_the_text(tmp_path, monkeypatch):
+    """`--seed abc` used to reach the judge as `--seed abc`, which it cannot read: every hidden
+    check died and was reported as the student's crash (the reference scored 80/100)."""
+    seen = []
+
+    def fake_run(cmd, **kw):
+        seen.append(cmd)
+        return tree.Ran(1, 0.0)
+
+    monkeypatch.setattr(tree, "run_limited", fake_run)
+    tree.Tree(tmp_path / "b").configure([], None, "abc", "emu")
+    arg = next(a for a in seen[0] if a.startswith("-DTILELAB_GRADING_SEED="))
+    assert arg == f"-DTILELAB_GRADING_SEED={seed.number('abc')}"
+
+
+def test_the_release_leak_scan_still_knows_a_text_seed_given_on_the_command_line(tmp_path):
+    from tilelab import leaks
+
+    b = tmp_path / "build" / "grade-emu"
+    b.mkdir(parents=True)
+    (b / "CMakeCache.txt").write_text(f"TILELAB_GRADING_SEED:STRING={seed.number('fall 2026')}\n"
+                                      "TILELAB_GRADING_SEED_TEXT:STRING=fall 2026\n")
+    assert {"fall 2026", str(seed.number("fall 2026"))} <= leaks.grading_seeds(tmp_path)
