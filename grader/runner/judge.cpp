@@ -619,18 +619,29 @@ int run(int argc, char** argv, nlohmann::json& r) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
-    return rc == 0 ? 0 : kBadInput;
+    if (rc == 0) return 0;
+    // The grader's own command line is bad (e.g. a --seed that is not a number): a bad_input result
+    // is still written where --json says, so the check is reported as a grading error and never
+    // as a check that died without a result (the student's crash).
+    for (int i = 1; i < argc; ++i) {
+      const std::string a = argv[i];
+      if (a == "--json" && i + 1 < argc) g_result_path = argv[i + 1];
+      else if (a.rfind("--json=", 0) == 0) g_result_path = a.substr(7);
+    }
+    r = base_result("?", "?", "?");
+    return finish(r, kBadInput, std::string("the grader's command line for this check is bad: ") + e.what());
   }
   if (dataset_dir.empty() && hidden_index < 0 && shape.empty()) {
-    std::cerr << "tilelab-judge: give --dataset DIR, --hidden INDEX --seed S, or --shape J K L\n";
-    return kBadInput;
+    r = base_result("?", "?", check);
+    return finish(r, kBadInput, "the grader's command line for this check is bad: give --dataset DIR, "
+                                "--hidden INDEX --seed S, or --shape J K L");
   }
-  g_result_path = json_path;
 
   std::string stage_id = "?";
   std::string dataset_name = hidden_index >= 0 ? "hidden" + std::to_string(hidden_index)
                              : !shape.empty()  ? "shape"
                                                : std::filesystem::path(dataset_dir).filename().string();
+  g_result_path = json_path;
   r = base_result(stage_id, dataset_name, check);
   StageSpec spec;
   Dataset d;

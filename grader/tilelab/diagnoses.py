@@ -6,7 +6,8 @@ A diagnosis says where (file:line, thread, block, element), what (the finding), 
 checks it was seen on, and what to do (the hint). One diagnosis per distinct problem: the same
 emulator finding on nine datasets is one diagnosis naming nine datasets. Root causes come first:
 
-  0. the stage could not be checked (compile error, forbidden call, a hang);
+  0. the stage could not be checked (compile error, forbidden call, a hang), or a check could not
+     be run for a reason that is not the submission's (a grading error);
   1. a backend's analysis found something (the emulator's barrier, bounds, race and overrun
      findings in the emulator's own order, compute-sanitizer, the GPU's guard zones);
   2. a wrong result the runner recognised (transposed, swapped index, boundary, last phase ...);
@@ -21,9 +22,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .contract import HINTS
 from .metrics import spans
+from .results import GRADING_ERROR
 from .runresult import Finding, Result
-from .scoring import CheckScore, StageScore
+from .scoring import PERF_CHECKS, PERF_GATED, CheckScore, StageScore
 
 # The emulator's order of findings to fix first (grader/runner/emu_backend.cpp, priority()).
 FINDING_ORDER = ("barrier-divergence", "barrier-skipped", "host-pointer-argument", "out-of-bounds-global",
@@ -44,7 +47,12 @@ TITLES = {
     "no-shared-memory": "the kernel uses no shared memory", "stale-result": "the result does not depend on the inputs",
     "work-skipped": "timed calls launched no kernel", "faster-than-peak": "a timing faster than the hardware can run",
     "cuda-error": "a CUDA call failed", "forged-result": "a result file not written by the grader",
+    "swapped-operands": "P = N times M: the operands are swapped",
+    "nan-computed": "the kernel stored NaN: its sums read outside M or N",
 }
+# Compiler errors that name a CUDA call removed from the toolkit: the compiler's own suggestion
+# (g++: "did you mean cudaStreamSynchronize?") points the wrong way.
+REMOVED_CALL = re.compile(r"\bcudaThread(Synchronize|Exit|SetLimit|GetLimit|SetCacheConfig|GetCacheConfig)\b")
 MAX_DATASETS = 4   # named in a diagnosis's text; the rest are counted
 
 
@@ -150,7 +158,9 @@ def of_stage(s: StageScore) -> list[Diagnosis]:
         first = s.error.strip().splitlines()[0] if s.error.strip() else kind
         what = {"compile": "it does not compile", "forbidden": "it calls what this assignment forbids"}.get(kind, first)
         detail = "\n".join(s.error.strip().splitlines()[1 if what == first else 0:][:6])
-        hint = (hang.hint if hang else "Fix the first error the compiler reports: the others often follow from it."
+        hint = (hang.hint if hang else
+                HINTS["removed-thread-api"] if kind == "compile" and REMOVED_CALL.search(s.error) else
+                "Fix the first error the compiler reports: the others often follow from it."
                 if kind == "compile" else "")
         d = _add(found, ("stage",), lambda: Diagnosis(what, _compile_where(s.error) if kind == "compile" else "",
                                                       hint, detail, rank=0), None)
@@ -187,7 +197,13 @@ def of_stage(s: StageScore) -> list[Diagnosis]:
                 _add(found, key, lambda: found[key], c)
                 continue
         code = r.hint_code if r else ""
-        if c.check == "perf" and c.passed:
+        if c.verdict == GRADING_ERROR:   # the grader's failure: first, and never worded as the student's
+            first = c.message.splitlines()[0] if c.message else ""
+            _add(found, ("grading-error",), lambda: Diagnosis(
+                "grading error, not a verdict on your code", "", c.hint, first, rank=0), c)
+        elif c.check in PERF_CHECKS and c.passed and PERF_GATED in c.message:
+            continue   # not slow: kept back by the problems diagnosed above (its row says so)
+        elif c.check == "perf" and c.passed:
             _add(found, ("perf",), lambda: Diagnosis("correct, but slower than full performance credit",
                                                       "", "", c.message, rank=5), c)
         elif code and c.verdict in ("wrong", "error", "bad_input"):

@@ -16,6 +16,10 @@ from .contract import SCHEMAS, ExitCode, hint
 from .runresult import Result
 
 SCHEMA = SCHEMAS["result"]
+# The verdict of a check that could not be judged for a reason that is not the submission's: the
+# judge's own input was bad (its exit code bad_input) or it ended without a result. Never the
+# student's crash; it earns nothing and tells the student to tell the instructor (docs/grading.md).
+GRADING_ERROR = "grading_error"
 
 
 @dataclass(frozen=True)
@@ -89,9 +93,13 @@ def _synthesized(case: JunitCase) -> dict:
         return base | {"verdict": "missing", "message": f"not run: {case.message or 'CTest did not start it'}"}
     if case.status == "run":
         return base | {"verdict": "missing", "message": "the check passed but wrote no result file"}
-    return base | {"verdict": "crash", "exit_code": -1,
-                   "message": f"the check died without a result ({case.message or 'failed'})",
-                   **hint("killed")}
+    # The judge writes a result for everything the code under test can do (crash, hang, exit: its
+    # worker is another process) and for its own bad input (bad_input): one that ended with no
+    # result at all died on its own -- the grader or the machine, not the submission.
+    return base | {"verdict": GRADING_ERROR, "exit_code": -1,
+                   "message": f"the grader's check ended without a result ({case.message or 'failed'}); "
+                              "not a verdict on the submission",
+                   **hint("grading-error")}
 
 
 def disowned(result: Result, case: JunitCase) -> Result | None:

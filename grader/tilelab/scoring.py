@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .contract import hint
+from .results import GRADING_ERROR
 from .runresult import Result
 from .spec import Stage
 
@@ -13,6 +15,11 @@ CORRECT_CHECK = {"gpu": "correct", "emu": "emu"}
 # Memory-safety checks: reported, worth no points, but a failure means the stage did not pass.
 SAFETY_CHECKS = ("memcheck", "racecheck", "synccheck", "initcheck", "emu-asan", "emu-race")
 QUESTION = "question"   # the check kind of a graded question's row (quiz.py)
+PERF_CHECKS = ("perf", "perf-model")
+# What a performance row says when the rest of the stage kept its points from it ([performance]
+# requires_all_correct, docs/grading.md); diagnoses.py finds the row by it.
+PERF_GATED = ("no performance points: they are credited only to a kernel that is correct and safe on every "
+              "dataset of the stage")
 
 
 @dataclass
@@ -20,7 +27,8 @@ class CheckScore:
     name: str           # <impl>.<stage>.<dataset>.<check>
     dataset: str
     check: str
-    verdict: str        # pass, wrong, error, timeout, bad_input, skipped, crash, missing, compile, forbidden
+    verdict: str        # pass, wrong, error, timeout, bad_input (answers.toml), skipped, crash, missing,
+                        # compile, forbidden, grading_error (the grader's failure, results.GRADING_ERROR)
     points: float
     max_points: float
     message: str = ""
@@ -101,6 +109,12 @@ def _check(name: str, result: Result | None, max_points: float, points_if_pass: 
         return CheckScore(name, dataset, check, "missing", 0.0, max_points,
                           "no result: the check did not run (build failed, or it was killed)", hidden=hidden)
     pts = (max_points if points_if_pass is None else points_if_pass) if result.passed else 0.0
+    if result.verdict in ("bad_input", GRADING_ERROR):
+        # The judge's bad_input is its own input (options, dataset, spec): the grader's failure.
+        msg = (result.message if result.verdict == GRADING_ERROR
+               else f"the grader could not run this check ({result.message}); not a verdict on the submission")
+        return CheckScore(name, dataset, check, GRADING_ERROR, 0.0, max_points, msg,
+                          hint("grading-error")["hint"], result, hidden)
     return CheckScore(name, dataset, check, result.verdict, pts, max_points, result.message,
                       result.hint, result, hidden)
 
@@ -225,8 +239,38 @@ def _score(stage: Stage, impl: str, results: dict[str, Result], hidden_count: in
         if name.startswith(prefix) and len(parts) == 4 and parts[3] in SAFETY_CHECKS:
             out.checks.append(_check(name, results[name], 0.0, hidden=parts[2].startswith("hidden")))
     _apply_safety_penalty(out, stage, kind)
+    _gate_performance(out, stage, kind)
     _settle_skipped(out, stage)
     return out
+
+
+def _gate_performance(out: StageScore, stage: Stage, kind: str) -> None:
+    """Performance points only for a kernel that is correct and safe on every dataset of the stage:
+    every public and hidden correctness check this backend ran passed, and no memory-safety check
+    found anything (whatever safety_penalty takes). The timed or modelled run verifies only its own
+    shape, which a wrong kernel may happen to compute right. stage.toml [performance]
+    requires_all_correct = false restores the old rule (docs/stage-spec.md)."""
+    if not stage.performance.requires_all_correct:
+        return
+    perf = next((c for c in out.checks if c.check in PERF_CHECKS), None)
+    if perf is None or perf.points <= 0:
+        return
+    wrong = [c for c in out.checks if c.check == kind and c.dataset != "matmul_host"
+             and c.verdict not in ("pass", "skipped")]
+    unsafe = [c for c in out.checks if (c.check == kind and c.withheld) or safety_finding(c)]
+    names: list[str] = []
+    for c in wrong + unsafe:
+        n = c.dataset + (" (hidden)" if c.hidden else "")
+        if n not in names:
+            names.append(n)
+    if not names:
+        return
+    what = ("wrong or not run on" if wrong and not unsafe else "unsafe on" if not wrong
+            else "wrong, not run or unsafe on")
+    shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+    perf.message += (f"; {PERF_GATED} (this one is {what} {shown}), and would have earned "
+                     f"{perf.points:g} of {perf.max_points:g}")
+    perf.points = 0.0
 
 
 def transfer_costs(datasets, results: list[Result | None]) -> str:

@@ -70,6 +70,9 @@ class Performance:
     max_runs: int = 200       # ... until the standard error is under target_rel_stderr of the mean
     target_rel_stderr: float = 0.01
     model: ModelPerformance | None = None  # [performance.model]: the check from the emulator's counts
+    # Performance points only for a kernel that is correct and safe on every dataset of the stage
+    # (scoring.py); false: the timed (or modelled) check's own verified result is enough.
+    requires_all_correct: bool = True
 
     @property
     def ratio_key(self) -> str:
@@ -148,11 +151,18 @@ class Stage:
 _MISSING = object()
 
 
-def _model(table, where: str) -> ModelPerformance:
+def _model(table, api: str, where: str) -> ModelPerformance:
     t = _Table(table, where)
     shape = t.get("shape", list)
     if len(shape) != 3 or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in shape):
         raise SpecError(f"{where}: 'shape' must be [J, K, L] of positive integers, got {shape!r}")
+    # The modelled run is a checked run too: its shape is of the stage's own class, so a kernel
+    # that is right only on squares (K and L confused, the grid's x and y swapped) fails it there.
+    if api == "square" and len(set(shape)) != 1:
+        raise SpecError(f"{where}: 'shape' must be square (J = K = L) in a square stage, got {shape!r}")
+    if api == "rect" and len(set(shape)) != 3:
+        raise SpecError(f"{where}: 'shape' of a rect stage must have J, K and L all different, so a kernel "
+                        f"that confuses two of them cannot pass it; got {shape!r}")
     out = ModelPerformance(tuple(shape), t.get("full_credit_ratio", float), t.get("zero_credit_ratio", float),
                            t.get("book", str, ""), t.get("book_cgma", float, None))
     t.done()
@@ -240,7 +250,7 @@ def _hidden(table, where: str) -> Hidden:
     return h
 
 
-def _performance(table, names: list[str], where: str) -> Performance:
+def _performance(table, names: list[str], api: str, where: str) -> Performance:
     t = _Table(table, where)
     p = Performance(dataset=t.get("dataset", str),
                     full_credit_ratio=t.get("full_credit_ratio", float),
@@ -249,7 +259,8 @@ def _performance(table, names: list[str], where: str) -> Performance:
                     min_runs=t.get("min_runs", int, 30, at_least=1),
                     max_runs=t.get("max_runs", int, 200, at_least=1),
                     target_rel_stderr=t.get("target_rel_stderr", float, 0.01),
-                    model=_model(table["model"], f"{where[:-1]}.model]") if "model" in table else None)
+                    model=_model(table["model"], api, f"{where[:-1]}.model]") if "model" in table else None,
+                    requires_all_correct=t.get("requires_all_correct", bool, True))
     t.taken.add("model")
     t.done()
     if p.dataset not in names:
@@ -329,7 +340,7 @@ def load(path: Path) -> Stage:
         tile=tile,
         datasets=datasets,
         hidden=hidden,
-        performance=_performance(doc.get("performance", dict), names, f"{where} [performance]"),
+        performance=_performance(doc.get("performance", dict), names, api, f"{where} [performance]"),
         points=_points(doc.get("points", dict), f"{where} [points]"),
         timeouts=_timeouts(doc.get("timeouts", dict, {}), f"{where} [timeouts]"),
         previous=s.get("previous", str, ""),

@@ -43,7 +43,8 @@ def test_resolved_specs_hold_every_key_with_defaults(tmp_path):
         doc = json.loads(spec.resolved_path(tmp_path, s.id).read_text())
         assert doc["schema"] == contract.SCHEMAS["spec"] and doc["id"] == s.id
         assert set(doc["performance"]) == {"dataset", "full_credit_ratio", "zero_credit_ratio", "basis",
-                                           "min_runs", "max_runs", "target_rel_stderr", "model"}
+                                           "min_runs", "max_runs", "target_rel_stderr", "model",
+                                           "requires_all_correct"}
         assert set(doc["timeouts"]) == {"correct", "perf"}
         assert [d["name"] for d in doc["datasets"]] == [d.name for d in s.datasets]
         assert all(len(d["shape"]) == 3 for d in doc["datasets"])

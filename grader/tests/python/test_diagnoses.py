@@ -157,3 +157,33 @@ def test_each_bug_class_states_its_first_diagnosis_in_the_suite(bug, name):
     cases = [c for key in ("emu", "emu-asan", "emu-race", "grade")
              for c in (doc.get(key) if isinstance(doc.get(key), list) else [doc.get(key)]) if c]
     assert any(c.get("diagnosis") for c in cases), f"{name}/expect.toml states no first diagnosis for {bug}"
+
+
+# ---- #26: messages that pointed the wrong way ----
+
+def test_the_removed_cudaThreadSynchronize_points_to_cudaDeviceSynchronize_not_the_compilers_guess():
+    err = ("the build failed:\n02-tiled/matmul.cu:50:5: error: 'cudaThreadSynchronize' was not declared in this "
+           "scope; did you mean 'cudaStreamSynchronize'?")
+    ds = diagnoses.of_stage(fail_stage(STAGE, "submission", "compile", err, 0, "emu"))
+    assert "cudaDeviceSynchronize()" in ds[0].hint and ds[0].where == "matmul.cu:50"
+
+
+def test_a_grading_error_comes_first_and_is_not_worded_as_the_students_failure():
+    results = fakes.results_for(STAGE, backend="emu")
+    ds0 = STAGE.correctness_datasets[0].name
+    results[f"submission.{STAGE.id}.{ds0}.emu"] = {"schema": "tilelab.result/1", "verdict": "bad_input",
+                                                   "exit_code": 4,
+                                                   "message": "the grader's command line for this check is bad"}
+    ds = diagnoses.of_stage(score_stage(STAGE, "submission", results, backend="emu"))
+    assert ds[0].what.startswith("grading error") and "instructor" in ds[0].hint
+    assert "crash" not in ds[0].text()
+
+
+def test_performance_kept_back_by_a_wrong_dataset_is_not_called_slow():
+    rect = next(s for s in fakes.stages() if s.id == "04-rectangular")
+    results = {f"submission.{rect.id}.{d.name}.emu": {"verdict": "pass"} for d in rect.correctness_datasets}
+    results[f"submission.{rect.id}.{rect.correctness_datasets[2].name}.emu"] = {"verdict": "wrong"}
+    results[f"submission.{rect.id}.{rect.performance.model.check_name}.perf-model"] = {
+        "verdict": "pass", "timing": {"basis": "model", "ratio_to_reference": 1.0}}
+    ds = diagnoses.of_stage(score_stage(rect, "submission", results, backend="emu"))
+    assert ds and not any("slower" in d.what for d in ds)

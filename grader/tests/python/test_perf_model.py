@@ -102,7 +102,7 @@ def test_every_stage_has_a_model_with_sane_thresholds():
 ])
 def test_a_bad_model_table_is_a_clear_spec_error(table, error):
     with pytest.raises(spec.SpecError, match=error):
-        spec._model(table, "stage.toml [performance.model]")
+        spec._model(table, "square", "stage.toml [performance.model]")
 
 
 def _validation():

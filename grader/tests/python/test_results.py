@@ -32,7 +32,7 @@ def test_json_results_win_and_junit_fills_the_gaps(tmp_path):
     got = results.collect(tmp_path, JUNIT, "submission.01-basic.")
     assert got["submission.01-basic.w15.correct"].verdict == "pass"
     assert got["submission.01-basic.w16.correct"].verdict == "timeout"
-    assert got["submission.01-basic.w17.correct"].verdict == "crash"
+    assert got["submission.01-basic.w17.correct"].verdict == results.GRADING_ERROR   # no result: the grader's
     assert got["submission.01-basic.w1.correct"].verdict == "skipped"
 
     assert "submission.01-basic.w2-int.correct" not in got and "other.01-basic.w15.correct" not in got
@@ -71,3 +71,11 @@ def test_a_pass_the_exit_status_does_not_back_is_forged(tmp_path):
     for ds in ("w17", "w1"):
         assert got[f"submission.01-basic.{ds}.correct"].verdict == "error"
         assert got[f"submission.01-basic.{ds}.correct"].hint_code == "forged-result"
+
+
+def test_a_check_that_ended_without_a_result_is_a_grading_error_never_the_students_crash():
+    """The judge writes a result for whatever the code under test does (its worker is another
+    process) and for its own bad input; a check with none at all died on the grader's side (#26)."""
+    r = results.synthesize(results.JunitCase("x.s.d.correct", "fail", 1.0, "Failed"))
+    assert r.verdict == results.GRADING_ERROR and r.hint_code == "grading-error"
+    assert "not a verdict on the submission" in r.message and "crash" not in r.message

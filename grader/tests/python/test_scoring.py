@@ -61,6 +61,8 @@ def test_a_cublas_basis_grades_the_fraction_of_cublas():
     full, zero = stage.performance.full_credit_ratio, stage.performance.zero_credit_ratio
     mid = (full + zero) / 2
     r = {name: {"verdict": "pass", "timing": {"ratio_to_reference": 1.0, "ratio_to_cublas": mid}}}
+    # (right on every dataset: performance is credited only then)
+    r |= {f"solution.{stage.id}.{d.name}.correct": {"verdict": "pass"} for d in stage.correctness_datasets}
     s = score_stage(stage, "solution", r)
     perf = [c for c in s.checks if c.check == "perf"][0]
     assert perf.points == pytest.approx(stage.points.performance / 2)
@@ -90,3 +92,82 @@ def test_the_host_check_shows_the_transfer_costs_of_the_largest_dataset():
     assert "copies in 3.00 ms, kernel 4.00 ms, copy out 1.50 ms (the copies: 50% of it)" in host.message
     plain = next(c for c in score_stage(STAGE, "solution", _results()).checks if c.dataset == "matmul_host")
     assert "matmul_host" in plain.message and "copies in" not in plain.message
+
+
+# ---- #26 item 6: performance is credited only to a kernel correct and safe on every dataset ----
+
+RECT = spec.load(ROOT / "assignments" / "04-rectangular" / "stage.toml")
+
+
+def _rect_results(wrong: str | None = None, finding: str | None = None) -> dict:
+    """04-rectangular on the emulator: every public dataset's emu check, the perf-model check at
+    full modelled speed; `wrong` names a dataset whose check failed, `finding` one whose ASan
+    build found an out-of-bounds read."""
+    r = {}
+    for d in RECT.correctness_datasets:
+        r[f"sub.04-rectangular.{d.name}.emu"] = {"verdict": "wrong" if d.name == wrong else "pass"}
+    m = RECT.performance.model
+    r[f"sub.04-rectangular.{m.check_name}.perf-model"] = {
+        "verdict": "pass", "timing": {"basis": "model", "ratio_to_reference": 1.0}}
+    if finding:
+        r[f"sub.04-rectangular.{finding}.emu-asan"] = {
+            "verdict": "error", "emulator": {"findings": [{"kind": "out-of-bounds-global", "line": 30,
+                                                            "file": "matmul.cu", "message": "read past M"}]}}
+    return r
+
+
+def _perf_row(s):
+    return s.check("perf-model")
+
+
+def test_a_kernel_wrong_on_one_dataset_earns_no_performance_points():
+    bad = RECT.correctness_datasets[3].name
+    s = score_stage(RECT, "sub", _rect_results(wrong=bad), backend="emu")
+    p = _perf_row(s)
+    assert p.verdict == "pass" and p.points == 0 and p.max_points == RECT.points.performance
+    assert "correct and safe on every dataset" in p.message and bad in p.message
+
+
+def test_a_kernel_unsafe_on_one_dataset_earns_no_performance_points():
+    ds = RECT.correctness_datasets[0].name
+    s = score_stage(RECT, "sub", _rect_results(finding=ds), backend="emu")
+    assert _perf_row(s).points == 0 and f"unsafe on {ds}" in _perf_row(s).message
+
+
+def test_a_wrong_hidden_dataset_withholds_performance_points_too():
+    r = _rect_results()
+    r["sub.04-rectangular.hidden1.emu"] = {"verdict": "wrong"}
+    r["sub.04-rectangular.hidden0.emu"] = {"verdict": "pass"}
+    s = score_stage(RECT, "sub", r, hidden_count=2, backend="emu")
+    assert _perf_row(s).points == 0 and "hidden1 (hidden)" in _perf_row(s).message
+
+
+def test_a_kernel_right_everywhere_keeps_its_performance_points():
+    s = score_stage(RECT, "sub", _rect_results(), backend="emu")
+    assert _perf_row(s).points == RECT.points.performance
+
+
+def test_requires_all_correct_false_credits_the_timed_check_alone():
+    import dataclasses
+
+    lax = dataclasses.replace(RECT, performance=dataclasses.replace(RECT.performance, requires_all_correct=False))
+    s = score_stage(lax, "sub", _rect_results(wrong=RECT.correctness_datasets[3].name), backend="emu")
+    assert _perf_row(s).points == RECT.points.performance
+
+
+def test_the_gpu_timed_check_is_gated_the_same_way():
+    r = _results()
+    r["solution.01-basic.w17.correct"]["verdict"] = "wrong"
+    s = score_stage(STAGE, "solution", r)
+    assert s.check("perf").points == 0 and "w17" in s.check("perf").message
+
+
+# ---- #26: the grader's own failure is a grading error, never the student's crash ----
+
+def test_the_judges_bad_input_is_a_grading_error_not_a_verdict_on_the_code():
+    r = _results()
+    r["solution.01-basic.w17.correct"] = {"verdict": "bad_input", "exit_code": 4,
+                                           "message": "the grader's command line for this check is bad: --seed"}
+    c = next(c for c in score_stage(STAGE, "solution", r).checks if c.dataset == "w17")
+    assert c.verdict == "grading_error" and c.points == 0
+    assert "not a verdict on the submission" in c.message and "instructor" in c.hint

@@ -163,7 +163,9 @@ def test_a_gpu_sanitizer_finding_costs_the_gpu_correctness_points():
     s = score_stage(STAGE, "submission", results)
     w33 = next(c for c in s.checks if c.dataset == "w33" and c.check == "correct")
     assert w33.points == 0 and "racecheck: race at matmul.cu:31" in w33.message
-    assert s.points == pytest.approx(NO_HIDDEN - w33.withheld) and w33.withheld > 0
+    # and the performance points: they go only to a kernel safe on every dataset (#26)
+    assert s.points == pytest.approx(NO_HIDDEN - w33.withheld - STAGE.points.performance) and w33.withheld > 0
+    assert s.check("perf").points == 0 and "w33" in s.check("perf").message
 
 
 def test_withheld_points_survive_the_grade_json_round_trip():

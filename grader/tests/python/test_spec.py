@@ -168,3 +168,40 @@ def test_the_grid_y_limit_admits_exactly_65535_tiles_of_rows(tmp_path):
 def test_questions_points_load_and_count_in_the_total(tmp_path):
     s = spec.load(_write(tmp_path, GOOD.replace("performance = 1", "performance = 1\nquestions = 10")))
     assert s.points.questions == 10 and s.points.total == 12
+
+
+# ---- #26 item 6: the model's shape is of the stage's own class; the performance switch ----
+
+MODEL = "[performance.model]\nshape = {shape}\nfull_credit_ratio = 0.9\nzero_credit_ratio = 0.5\n"
+RECT_GOOD = GOOD.replace('api = "square"', 'api = "rect"').replace("width = 4", "shape = [3, 4, 5]")
+
+
+@pytest.mark.parametrize("stage", spec.load_all(ROOT), ids=lambda s: s.id)
+def test_each_stage_models_a_shape_of_its_own_class(stage):
+    """A rectangular stage's modelled (and checked) product has J, K and L all different, so a
+    kernel that confuses two of them -- right on every square -- cannot earn its points there."""
+    m = stage.performance.model
+    assert m is not None
+    assert len(set(m.shape)) == (1 if stage.api == "square" else 3), m.shape
+
+
+@pytest.mark.parametrize("text, shape, msg", [
+    (RECT_GOOD, "[256, 256, 256]", "all different"),
+    (RECT_GOOD, "[256, 192, 256]", "all different"),
+    (GOOD, "[256, 192, 384]", "must be square"),
+])
+def test_a_model_shape_of_another_class_is_refused(tmp_path, text, shape, msg):
+    with pytest.raises(spec.SpecError, match=msg):
+        spec.load(_write(tmp_path, text + MODEL.format(shape=shape)))
+
+
+def test_a_model_shape_of_the_stage_class_loads(tmp_path):
+    assert spec.load(_write(tmp_path, RECT_GOOD + MODEL.format(shape="[256, 192, 384]"))).performance.model
+
+
+def test_performance_requires_every_dataset_correct_unless_the_stage_says_otherwise(tmp_path):
+    assert spec.load(_write(tmp_path, GOOD)).performance.requires_all_correct is True
+    lax = GOOD.replace("zero_credit_ratio = 0.5\n", "zero_credit_ratio = 0.5\nrequires_all_correct = false\n", 1)
+    assert spec.load(_write(tmp_path, lax)).performance.requires_all_correct is False
+    with pytest.raises(spec.SpecError, match="requires_all_correct"):
+        spec.load(_write(tmp_path, lax.replace("= false", '= "no"')))

@@ -6,14 +6,17 @@
 
 expect.toml has, per backend, a table ([emu]) or several ([[emu]]), each a case:
 
-    dataset   = "w17"                  # a dataset of the stage (required)
+    dataset   = "w17"                  # a dataset of the stage (required, unless shape is given)
+    shape     = "model"                # instead: the stage's [performance.model] shape, made in memory
+                                       # (the product the emulator's performance check verifies)
     verdict   = "error"                # the runner's verdict and exit code (required)
     hint_code = "barrier-skipped"      # optional: the result's hint_code
     finding   = "race"                 # optional: a finding of this kind must be reported ...
+    warning   = "duplicate-store"      # optional: a warning of this kind must be reported (it fails nothing)
     line      = 31                     # ... optionally at this line of the submission (its matmul.cu)
     message_contains = "..."           # optional: text the result's message must contain
     hint_contains = ["..."]            # optional: texts the result's hint must contain
-    no_findings = true                 # optional: the emulator must report nothing
+    no_findings = true                 # optional: the emulator must report nothing (warnings aside)
     diagnosis = ["barrier", "40"]      # optional: words the first diagnosis shown must contain
 
 Registered by grader/cmake/TilelabEmu.cmake as kit.emu.<bug>.<backend>. Exits 0 when every case
@@ -37,12 +40,20 @@ from tilelab.runresult import Result  # noqa: E402
 
 def check_case(case: dict, a: argparse.Namespace) -> list[str]:
     """Runs one case; returns what did not match (empty when it held)."""
+    if case.get("shape") not in (None, "model"):
+        return [f"expect.toml: a [{a.backend}] case's shape must be \"model\", got {case['shape']!r}"]
     for key in ("dataset", "verdict"):
-        if key not in case:
+        if key not in case and not (key == "dataset" and "shape" in case):
             return [f"expect.toml: a [{a.backend}] case has no '{key}'"]
     want = ExitCode[case["verdict"].upper()]
     a.json.unlink(missing_ok=True)
-    cmd = [*judge.command(a.runner), "--spec", str(a.spec), "--dataset", str(a.datasets / case["dataset"]),
+    if "shape" in case:   # the shape the perf-model check counts, read from the resolved spec
+        shape = json.loads(a.spec.read_text())["performance"]["model"]["shape"]
+        case = {**case, "dataset": "x".join(map(str, shape))}
+        data = ["--shape", *map(str, shape), "--seed", "1"]
+    else:
+        data = ["--dataset", str(a.datasets / case["dataset"])]
+    cmd = [*judge.command(a.runner), "--spec", str(a.spec), *data,
            "--check", "correct", "--json", str(a.json), "--timeout", "60"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     sys.stdout.write(proc.stdout)
@@ -73,6 +84,13 @@ def check_case(case: dict, a: argparse.Namespace) -> list[str]:
             bad.append(f"'{case['finding']}' reported at lines {[f['line'] for f in kinds]}, expected {case['line']}")
         elif "line" in case and not any(Path(f.get("file", "")).name == "matmul.cu" for f in kinds):
             bad.append(f"'{case['finding']}' names {[f.get('file') for f in kinds]}, not the student's matmul.cu")
+    if "warning" in case:
+        warnings = [w for w in r.get("emulator", {}).get("warnings", []) if w.get("kind") == case["warning"]]
+        if not warnings:
+            bad.append(f"no '{case['warning']}' warning; got "
+                       f"{[w.get('kind') for w in r.get('emulator', {}).get('warnings', [])]}")
+        elif "line" in case and "finding" not in case and not any(w.get("line") == case["line"] for w in warnings):
+            bad.append(f"'{case['warning']}' warned at lines {[w.get('line') for w in warnings]}, expected {case['line']}")
     if "diagnosis" in case:
         ds = diagnoses.of_result(Result.parse(r))
         if lost := diagnoses.missing_words(ds, case["diagnosis"]):

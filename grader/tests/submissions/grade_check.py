@@ -30,6 +30,8 @@ expect.toml has a [grade] table, or several [[grade]] tables, each a case:
     timeout = 5                        # the runner's --timeout (default 60)
     memory_mib = 2048                  # the sandbox's memory limit (default 4096)
     max_seconds = 60                   # optional: the case's wall time must stay below this
+    judge_seed = "abc"                 # optional: a --seed the check's judge is given as it is (the
+                                       # grader's own bad input: the verdict must be grading_error)
 
 Registered by grader/cmake/TilelabSubmissions.cmake as kit.grade.<name>. Exits 0 when every case
 holds and 1, saying what differed, otherwise.
@@ -114,7 +116,7 @@ def write_ctest_file(work: Path, tree: Path, impl: str, stage: spec.Stage, datas
         runner = tree / "runners" / f"run-{impl}-{stage.id}-{suffix}"
         cmd = [*judge.command(runner), "--spec", str(spec_file), "--dataset", str(datasets / stage.id / ds), "--check",
                "perf" if kind == "perf" else "correct", "--json", str(work / "results" / f"{name}.json"),
-               "--timeout", str(timeout)]
+               "--timeout", str(timeout), *(["--seed", str(case["judge_seed"])] if "judge_seed" in case else [])]
         labels = ";".join([impl, stage.id, kind, "emu", "public"])
         text += (f"add_test({name} {' '.join(cmake_quote(c) for c in cmd)})\n"
                  f"set_tests_properties({name} PROPERTIES LABELS {cmake_quote(labels)} TIMEOUT {int(timeout) + 30} "
