@@ -32,6 +32,9 @@ struct Finding {
   std::string message;  // one sentence, without the file:line prefix
   std::string hint_code;  // refines kind for the hint, e.g. missing-barrier-before-use
   long count = 1;
+  // A warning: reported, but no safety violation -- it fails nothing (an uninitialised shared value
+  // that reaches no stored element; two blocks storing the same bits to one element).
+  bool warning = false;
 };
 
 // "emu", "emu-asan", "emu-race" or "emu-count": which build of the runtime this is.

@@ -53,15 +53,22 @@ std::string advice(const tlemu::Finding& f) {
     return "A __syncthreads() is missing at the end of the loop, after the tiles are used and before the next "
            "phase overwrites them: without it a fast thread replaces elements others still need.";
   if (c == "race-between-blocks")
-    return "Two blocks store to the same element of P: each block must write only its own tile. Check the row "
-           "and column of every store (a thread's strips must stay inside its block's tile). On a GPU the "
-           "blocks run in any order, so which value P keeps changes from run to run.";
+    return "Two blocks store different values to the same element of P: each block must write only its own "
+           "tile. Check the row and column of every store (a thread's strips must stay inside its block's "
+           "tile). On a GPU the blocks run in any order, so P may keep either value.";
+  if (c == "duplicate-store")
+    return "Blocks whose tiles overlap store the same bits to the elements they share, so P is the same "
+           "whatever order the blocks run in: no points are lost, but those elements are computed twice.";
   if (c == "race-write-write")
     return "Two threads write the same shared element between two barriers: each element of a tile should "
            "have exactly one writer per phase.";
+  if (c == "uninitialized-shared" && f.warning)
+    return "Only values that are never stored depend on it, so no points are lost; still, loading 0 outside "
+           "the matrix keeps every tile element defined.";
   if (c == "uninitialized-shared")
-    return "A thread reads a tile element that no thread of its block stored: does every thread load its "
-           "element (0 when it lies outside the matrix), and is there a __syncthreads() before the reads?";
+    return "A value read from a tile element that no thread of its block stored reaches P: does every thread "
+           "load its element (0 when it lies outside the matrix), and is there a __syncthreads() before the "
+           "reads?";
   if (c == "out-of-bounds-global" || c == "global-overrun") return kOverrunAdvice;
   if (c == "out-of-bounds-shared")
     return "An index runs past the end of a __shared__ tile: tile indices must stay below TILE_WIDTH.";
@@ -92,8 +99,19 @@ std::string where(const tlemu::Finding& f) {
 }
 
 // The "emulator" object of the result: every finding, and the hint about the first to fix.
-nlohmann::json findings_json(std::vector<tlemu::Finding> fs) {
+// Warnings (Finding::warning) go to "warnings", with the advice each: they fail nothing.
+nlohmann::json findings_json(std::vector<tlemu::Finding> all) {
   nlohmann::json j = {{"build", tlemu::backend_name()}, {"findings", nlohmann::json::array()}};
+  std::vector<tlemu::Finding> fs;
+  for (auto& f : all) {
+    if (!f.warning) {
+      fs.push_back(std::move(f));
+      continue;
+    }
+    if (!j.contains("warnings")) j["warnings"] = nlohmann::json::array();
+    j["warnings"].push_back({{"kind", f.kind}, {"file", f.file}, {"line", f.line}, {"message", f.message},
+                             {"hint_code", f.hint_code}, {"count", f.count}, {"advice", advice(f)}});
+  }
   std::stable_sort(fs.begin(), fs.end(), [](const auto& a, const auto& b) { return priority(a.kind) < priority(b.kind); });
   for (const auto& f : fs)
     j["findings"].push_back({{"kind", f.kind},

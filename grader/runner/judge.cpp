@@ -179,6 +179,9 @@ std::string implausible_timing(nlohmann::json& r, const nlohmann::json& mine, co
 bool record_findings(nlohmann::json& r, const nlohmann::json& found) {
   if (found.is_null()) return false;
   r[found.value("build", "") == "gpu" ? "guard" : "emulator"] = found;
+  for (const auto& f : found.value("warnings", nlohmann::json::array()))  // reported; they fail nothing
+    std::cout << f.value("file", "") << ":" << f.value("line", 0) << ": warning: " << f.value("kind", "")
+              << ": " << f.value("message", "") << "\n";
   if (found["findings"].empty()) return false;
   for (const auto& f : found["findings"]) {
     const std::string file = f.value("file", "");
