@@ -191,3 +191,44 @@ TEST_CASE("emu: a host pointer passed to a kernel is reported and fails like an 
     CHECK(pinned[15] == 17.f);
     CHECK(cudaFreeHost(pinned) == cudaSuccess);
 }
+
+// ---- progress (grader/emu/progress.hpp): what the judge reads when a run passes its time limit ----
+#include "progress.hpp"
+namespace tlemu {
+Progress* progress_page();  // runtime/internal.hpp
+}
+namespace {
+
+__global__ void phases_kernel(float* out, int phases) {
+    __shared__ float t[8];
+    float s = 0;
+    for (int ph = 0; ph < phases; ++ph) {
+        t[threadIdx.x] = float(ph);
+        __syncthreads();  // the phase barrier: the first released in each block
+        s += t[(threadIdx.x + 1) % 8];
+        __syncthreads();
+    }
+    out[blockIdx.x * 8 + threadIdx.x] = s;
+}
+constexpr int kPhaseLine = __LINE__ - 6;
+
+TEST_CASE("emu: progress counts finished blocks and each block's phases (issue #26, item 2)") {
+    float* out = nullptr;
+    REQUIRE(cudaMalloc(&out, 6 * 8 * sizeof(float)) == cudaSuccess);
+    const tlemu::Progress& p = *tlemu::progress_page();
+    const uint64_t launches = p.launches;
+    phases_kernel<<<6, 8>>>(out, 5);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(p.attached == 1);
+    CHECK(p.launches == launches + 1);
+    CHECK(p.blocks_total == 6);
+    CHECK(p.blocks_done == 6);
+    CHECK(p.phases_per_block == 5);   // the first barrier's releases, not both barriers' (10)
+    CHECK(p.phase_line == kPhaseLine);
+    CHECK(p.threads_done == 8);       // of the last block
+    CHECK(p.last_progress_ns >= p.launch_start_ns);
+    CHECK(std::string(p.kernel) == "phases_kernel");
+    cudaFree(out);
+}
+
+}  // namespace
