@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "tilelab/contract.hpp"
 
 namespace tilelab {
 
@@ -17,10 +18,9 @@ inline void check(cudaError_t e, const char* what) {
     throw DeviceError(std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
 }
 
-// What to do about a store outside M, N or P; both backends' "global-overrun" hint.
-inline const char* kOverrunAdvice =
-    "An index runs past the end of M, N or P: check the bounds test (Row < Width && Col < Width) "
-    "before the loop and the store, and the row*Width + col indexing.";
+// What to do about a store outside M, N or P; both backends' "global-overrun" hint (contract.toml:
+// worded for square and rectangular stages alike, and never inviting a guard around a barrier).
+inline const char* kOverrunAdvice = hints::kGlobalOverrun.text;
 
 // A device buffer owning its memory, freed on scope exit (errors there are ignored on purpose:
 // a sticky error has already been reported). With guard > 0 (the GPU backend) `guard` elements of

@@ -34,6 +34,7 @@ namespace tilelab {
 namespace {
 
 std::string g_result_path;
+bool g_host_function = false;  // the stage grades matmul_host: a crash's hint may point there
 
 // Timed calls whose P the judge checked, and how many of them were wrong.
 struct Audit {
@@ -201,7 +202,9 @@ Diagnosis refine(const Diagnosis& d, const nlohmann::json& launch, const Shape& 
   const int64_t launches = launch.value("launches", int64_t(0));
   if (d.code == "grid-too-small" && launch.contains("grid") && launch.contains("block"))
     return grid_coverage(s, launch["grid"].get<std::array<int64_t, 3>>(), launch["block"].get<std::array<int64_t, 3>>());
-  if (d.code == "nothing-written" && launches > 0 && right_with_zero_P()) return reads_p(launches);
+  // nan-computed too: a GPU stores the canonical NaN of NaN + x, not the grader's fill pattern.
+  if ((d.code == "nothing-written" || d.code == "nan-computed") && launches > 0 && right_with_zero_P())
+    return reads_p(launches);
   return d;
 }
 
@@ -583,7 +586,7 @@ int worker_gone(nlohmann::json& r, const WorkerGone& g, double timeout, const Sh
     case WorkerGone::kTimeout:
       return timed_out(r, g, timeout, s, tile);
     case WorkerGone::kCrashed:
-      set_hint(r, hints::kCrash);
+      set_hint(r, g_host_function ? hints::kCrash : hints::kCrashKernel);
       return finish(r, kError, std::string("the program crashed (") + g.what() + ") during the run");
     case WorkerGone::kExited:
       set_hint(r, hints::kExitedEarly);
@@ -634,6 +637,7 @@ int run(int argc, char** argv, nlohmann::json& r) {
     r = base_result("?", "?", "?");
     return finish(r, kBadInput, std::string("the grader's command line for this check is bad: ") + e.what());
   }
+  g_result_path = json_path;
   if (dataset_dir.empty() && hidden_index < 0 && shape.empty()) {
     r = base_result("?", "?", check);
     return finish(r, kBadInput, "the grader's command line for this check is bad: give --dataset DIR, "
@@ -644,12 +648,12 @@ int run(int argc, char** argv, nlohmann::json& r) {
   std::string dataset_name = hidden_index >= 0 ? "hidden" + std::to_string(hidden_index)
                              : !shape.empty()  ? "shape"
                                                : std::filesystem::path(dataset_dir).filename().string();
-  g_result_path = json_path;
   r = base_result(stage_id, dataset_name, check);
   StageSpec spec;
   Dataset d;
   try {
     spec = load_stage_spec(spec_path);
+    g_host_function = spec.host_function;
     r["stage"] = stage_id = spec.id;
     if (hidden_index >= 0) {
       d = make_dataset(spec.hidden_dataset(seed, hidden_index));

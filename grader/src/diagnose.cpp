@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <set>
 
 #include "tilelab/dataset.hpp"
@@ -32,6 +33,17 @@ std::pair<Matrix, Matrix> first_terms(const Matrix& M, const Matrix& N, int64_t 
   return {Mk, Nk};
 }
 
+// The NaN the grader fills P with before a run: 0xFF bytes on the device (DeviceBuffer::poison),
+// the default quiet NaN in host buffers. Any other NaN or Inf in P was stored by the code under
+// test -- computed from a value read outside M and N (the emulator's guard zones hold a
+// signalling NaN, which arithmetic quiets but keeps the payload of) or from a tile element that
+// was never loaded.
+bool unwritten(float v) {
+  uint32_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b == 0xFFFFFFFFu || b == 0x7FC00000u;
+}
+
 Matrix transposed(const Matrix& A) {
   Matrix T(A.cols, A.rows);
   for (int64_t i = 0; i < A.rows; ++i)
@@ -45,7 +57,9 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
                    const std::vector<double>& absMN, const CheckReport& r, const Shape& s) {
   if (r.pass) return {"", ""};
   const int64_t J = s.J, L = s.L;
-  if (r.not_finite == r.checked)
+  int64_t stored_nan = 0;  // NaN or Inf that the code under test stored (not the grader's fill)
+  for (float v : P.data) stored_nan += !std::isfinite(v) && !unwritten(v);
+  if (r.not_finite == r.checked && stored_nan == 0)
     return {"nothing-written",
             "P was never written: it still holds the NaN the grader put there. Is the kernel "
             "launched, with a non-empty grid and at most 1024 threads per block? Check "
@@ -53,7 +67,7 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
 
   if (r.not_finite > 0) {
     // The unwritten set is exactly {i >= r0 or j >= c0}: the grid stops short of P's edge.
-    auto nan_at = [&](int64_t i, int64_t j) { return !std::isfinite(P.at(i, j)); };
+    auto nan_at = [&](int64_t i, int64_t j) { return unwritten(P.at(i, j)); };
     int64_t r0 = J, c0 = L;
     for (int64_t i = J - 1; i >= 0; --i) {
       bool all = true;
@@ -78,6 +92,14 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
                   " of P were never written: the grid does not cover P. Compute the number of "
                   "blocks with a ceiling division, (size + BLOCK - 1) / BLOCK, in x for the "
                   "columns and in y for the rows."};
+    if (stored_nan > 0)
+      return {"nan-computed",
+              "P was written, but " + count(stored_nan, "element") + " of it " +
+                  (stored_nan == 1 ? "is" : "are") +
+                  " NaN or Inf that the kernel computed: its sums read values from outside M or N (past "
+                  "the end of a row or of the matrix, where there is no data) or a __shared__ tile element "
+                  "that was never loaded. Guard each tile load with its own row and column against the "
+                  "size of M or N, and load 0 where it falls outside."};
     return {"partly-unwritten",
             "Some elements of P were never written (they still hold NaN): threads returned early, "
             "or the store of P is guarded by the wrong condition."};
@@ -101,6 +123,11 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
       return {"swapped-index-M",
               "P = M-transposed times N: M is read as M[k*Width + Row]; the k-th element of "
               "row Row is M[Row*Width + k]."};
+    if (match_fraction(P, product_f64(N, M), product_f64(N, M, true), s.K) > 0.99)
+      return {"swapped-operands",
+              "P = N times M: the operands are swapped (in the kernel's loads, or in the order the "
+              "launch passes them). P[Row][Col] is row Row of M times column Col of N: M's element "
+              "k of the row is M[Row*K + k], N's element k of the column is N[k*L + Col]."};
   }
 
   bool all_zero = true;

@@ -135,8 +135,9 @@ def _display(f: dict) -> str:
 
 
 HINTS = {
-    "memcheck": "An access outside an allocation: check the bounds test (Row < Width && Col < Width) and "
-                "every index of M, N and P, and of the shared tiles.",
+    "memcheck": "An access outside an allocation: check the bounds test of the store of P (its row against "
+                "P's rows, its column against P's columns), of each tile load of M and N (against that "
+                "matrix's own size), and the indices of the shared tiles.",
     "racecheck": "Threads of a block read and write the same shared memory without a barrier between: "
                  "a __syncthreads() is missing after loading the tiles, or before overwriting them.",
     "synccheck": "A __syncthreads() that not every thread of the block reaches (inside an if, or after "

@@ -251,6 +251,34 @@ TEST_CASE("diagnosis names the likely bug") {
   CHECK(diag(race) == "race");
 }
 
+TEST_CASE("diagnosis: swapped operands; NaN the kernel stored is not 'never written' (#26)") {
+  const Case c = make(40, 40, 40, 13);
+  const Shape& s = c.d.spec.shape;
+  auto diag = [&](const Matrix& P) {
+    return diagnose(c.d.M, c.d.N, P, c.d.P, c.absMN, check_product(P, c.d.P, c.absMN, s), s).code;
+  };
+  CHECK(diag(multiply(c.d.N, c.d.M, sequential(true))) == "swapped-operands");  // P = N M
+  auto bits = [](uint32_t b) {
+    float f;
+    std::memcpy(&f, &b, sizeof f);
+    return f;
+  };
+  const Matrix good = multiply(c.d.M, c.d.N, sequential(true));
+  Matrix filled = good;  // the device buffer's fill, 0xFF bytes: never written
+  std::fill(filled.data.begin(), filled.data.end(), bits(0xFFFFFFFFu));
+  CHECK(diag(filled) == "nothing-written");
+  Matrix computed = good;  // sums of the emulator's guard word 0x7FA5A5A5, quieted by arithmetic
+  std::fill(computed.data.begin(), computed.data.end(), bits(0x7FE5A5A5u));
+  CHECK(diag(computed) == "nan-computed");
+  Matrix canonical = good;  // a GPU's NaN from arithmetic
+  for (int64_t i = 0; i < 40; i += 3) canonical.at(i, 5) = bits(0x7FFFFFFFu);
+  CHECK(diag(canonical) == "nan-computed");
+  Matrix edge = good;  // the grid stops short (never written) and is told apart from stored NaN
+  for (int64_t i = 0; i < 40; ++i)
+    for (int64_t j = 32; j < 40; ++j) edge.at(i, j) = bits(0xFFFFFFFFu);
+  CHECK(diag(edge) == "grid-too-small");
+}
+
 // ---------------------------------------------------------------------------------------------
 // The sweep: many seeds and shapes, every correct float32 order must pass, every reduced-precision
 // or phase-dropping product must fail. It prints the worst margins (docs/grading.md quotes them).

@@ -16,6 +16,7 @@ expect.toml has, per backend, a table ([emu]) or several ([[emu]]), each a case:
     line      = 31                     # ... optionally at this line of the submission (its matmul.cu)
     message_contains = "..."           # optional: text the result's message must contain
     hint_contains = ["..."]            # optional: texts the result's hint must contain
+    hint_lacks = ["..."]               # optional: texts it must not contain (a hint pointing the wrong way)
     no_findings = true                 # optional: the emulator must report nothing (warnings aside)
     diagnosis = ["barrier", "40"]      # optional: words the first diagnosis shown must contain
 
@@ -73,6 +74,9 @@ def check_case(case: dict, a: argparse.Namespace) -> list[str]:
     for text in case.get("hint_contains", []):
         if text not in r.get("hint", ""):
             bad.append(f"hint '{r.get('hint')}' lacks '{text}'")
+    for text in case.get("hint_lacks", []):
+        if text in r.get("hint", ""):
+            bad.append(f"hint '{r.get('hint')}' contains '{text}', which points the wrong way here")
     findings = r.get("emulator", {}).get("findings", [])
     if case.get("no_findings") and findings:
         bad.append(f"expected no findings, got {[f['kind'] for f in findings]}")
