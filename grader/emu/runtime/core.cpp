@@ -99,7 +99,10 @@ bool Runtime::pinned_at(const void* p) const {
 void Runtime::add(Finding f, const std::string& key) {
   auto it = finding_index.find(key);
   if (it != finding_index.end()) {
-    findings[it->second].count += f.count;
+    Finding& had = findings[it->second];
+    f.count += had.count;
+    if (had.warning && !f.warning) had = std::move(f);  // a violation outranks a warning of the same key
+    else had.count = f.count;
     return;
   }
   if (findings.size() >= 50) return;  // enough to act on

@@ -358,7 +358,8 @@ const char* backend_name() { return "emu-race"; }
 size_t stack_bytes() { return 128 * 1024; }
 
 void runtime_created(Runtime& r) { race().shadow.resize(r.arena_size); }
-void shared_declared(Runtime& r, size_t off, size_t bytes) { fill_unwritten(r.arena + off, bytes); }
+// The gap after each variable too: a read just past a tile's end gets the NaN as well.
+void shared_declared(Runtime& r, size_t off, size_t bytes) { fill_unwritten(r.arena + off, bytes + kRedzone); }
 void launch_begin(Runtime& r, size_t dynamic_shared) {
   ++g_launch;
   g_unwritten_stored = 0;
@@ -380,7 +381,7 @@ void launch_end(Runtime& r, const LaunchSite& site, size_t) {
   guard_zones::check(r, &site);
 }
 void block_begin(Runtime& r) {  // each block starts with every byte of shared memory unwritten
-  fill_unwritten(r.arena, r.static_used);
+  fill_unwritten(r.arena, std::min(r.static_used + kRedzone, kStaticArena));
   fill_unwritten(r.arena + kStaticArena, r.dynamic_bytes);
 }
 void block_end(Runtime&) { settle_block(); }
