@@ -4,7 +4,7 @@ Gradescope/PrairieLearn configuration (tilelab-autograder.json) and `quiz-codes`
 through `text`, and the build tree receives only `number(text)` (tree.configure), so no spelling of
 a seed can reach the judge as something it cannot read (docs/instructor.md, "The grading seed").
 
-Any text is a seed. A decimal integer below 2^64 ("20261122") is that number, so a class graded
+Any text is a seed. A decimal integer below 2^64 ("31415926") is that number, so a class graded
 with an integer seed keeps the hidden datasets it always had; any other text ("fall-2026", "abc",
 "-5", a number too large) is turned into a number by SHA-256, the same on every machine. The quiz
 codes (quiz.code_for) are derived from the text itself.

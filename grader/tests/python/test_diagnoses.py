@@ -171,7 +171,7 @@ def test_the_removed_cudaThreadSynchronize_points_to_cudaDeviceSynchronize_not_t
 def test_a_grading_error_comes_first_and_is_not_worded_as_the_students_failure():
     results = fakes.results_for(STAGE, backend="emu")
     ds0 = STAGE.correctness_datasets[0].name
-    results[f"submission.{STAGE.id}.{ds0}.emu"] = {"schema": "tilelab.result/1", "verdict": "bad_input",
+    results[f"submission.{STAGE.id}.{ds0}.emu"] = {"verdict": "bad_input",
                                                    "exit_code": 4,
                                                    "message": "the grader's command line for this check is bad"}
     ds = diagnoses.of_stage(score_stage(STAGE, "submission", results, backend="emu"))
