@@ -77,6 +77,7 @@ def cmd_setup(args) -> int:
     return bootstrap.setup(run_main_job=not args.no_grade, assume_yes=args.yes)
 
 
+SEED_HELP = "the grading seed for the hidden datasets: any text (an integer is used as it is; other text gives a number, grader/tilelab/seed.py)"
 PERF_BASIS_HELP = ("performance points from the GPU's timed check or the emulator's modelled counts "
                    "([performance.model]); auto: gpu on a GPU, model on the emulator")
 
@@ -376,7 +377,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--backend", choices=["gpu", "emu", "auto"], default="auto")
     p.add_argument("--perf-basis", choices=["gpu", "model", "auto"], default="auto", help=PERF_BASIS_HELP)
     p.add_argument("--hidden", action="store_true", help="also run the hidden datasets")
-    p.add_argument("--seed", help="grading seed for --hidden")
+    p.add_argument("--seed", help=SEED_HELP)
     p.add_argument("--build-dir", help="build tree to use (default: a scratch folder under build/)")
     p.add_argument("--out", help="where results.json and grade.json go (default: the build tree)")
     p.add_argument("--format", action="append", choices=formats.names(),
@@ -410,7 +411,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--perf-basis", choices=["gpu", "model", "auto"], default="auto", help=PERF_BASIS_HELP)
     p.add_argument("--stage", action="append", help="grade only this stage (repeatable)")
     p.add_argument("--hidden", action="store_true")
-    p.add_argument("--seed")
+    p.add_argument("--seed", help=SEED_HELP)
     p.add_argument("--timeout", type=float, default=1200, help="seconds per stage, for the build and the checks each")
     p.add_argument("--memory-mib", type=float, default=8192, help="memory limit per build or check run (0: none)")
     p.add_argument("--allow-network", action="store_true", help="do not cut the network for student code")
@@ -488,7 +489,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--make-zip", metavar="ZIP", help="write the Gradescope autograder zip and stop")
     # These override the kit's tilelab-autograder.json (which --make-zip writes from them).
     p.add_argument("--stage", action="append", help="a stage graded (repeatable; default: every stage handed in)")
-    p.add_argument("--seed", help="the grading seed for the hidden datasets")
+    p.add_argument("--seed", help=SEED_HELP)
     p.add_argument("--timeout", type=float, help="seconds per stage for the build and for the checks, each")
     p.add_argument("--backend", choices=["gpu", "emu", "auto"])
     p.add_argument("--perf-basis", choices=["gpu", "model", "auto"], help=PERF_BASIS_HELP)
