@@ -147,6 +147,10 @@ BUG_CLASSES = {
     "compile error": "compile-error",
     "hang": "hang",
     "cheat (a forbidden library call)": "cublas-call",
+    "swapped operands (P = N M)": "02-swapped-operands",
+    "NaN read from outside M and N": "04-nan-from-guard-zone",
+    "a removed CUDA call": "01-thread-synchronize",
+    "the grader's own bad input (a grading error)": "04-grader-bad-input",
 }
 
 
