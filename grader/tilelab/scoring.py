@@ -255,8 +255,9 @@ def _gate_performance(out: StageScore, stage: Stage, kind: str) -> None:
     perf = next((c for c in out.checks if c.check in PERF_CHECKS), None)
     if perf is None or perf.points <= 0:
         return
+    # (a grading error says nothing about the kernel: the grader's failure costs it nothing more)
     wrong = [c for c in out.checks if c.check == kind and c.dataset != "matmul_host"
-             and c.verdict not in ("pass", "skipped")]
+             and c.verdict not in ("pass", "skipped", GRADING_ERROR)]
     unsafe = [c for c in out.checks if (c.check == kind and c.withheld) or safety_finding(c)]
     names: list[str] = []
     for c in wrong + unsafe:

@@ -168,6 +168,8 @@ def test_the_judges_bad_input_is_a_grading_error_not_a_verdict_on_the_code():
     r = _results()
     r["solution.01-basic.w17.correct"] = {"verdict": "bad_input", "exit_code": 4,
                                            "message": "the grader's command line for this check is bad: --seed"}
-    c = next(c for c in score_stage(STAGE, "solution", r).checks if c.dataset == "w17")
+    s = score_stage(STAGE, "solution", r)
+    c = next(c for c in s.checks if c.dataset == "w17")
     assert c.verdict == "grading_error" and c.points == 0
     assert "not a verdict on the submission" in c.message and "instructor" in c.hint
+    assert s.check("perf").points == STAGE.points.performance   # the grader's failure costs nothing more
