@@ -380,9 +380,10 @@ def write_outputs(report: GradeReport, out: Path, formats: tuple[str, ...] = ("g
 
 
 def exit_status(report: GradeReport) -> int:
-    """0: everything passed; 1: something failed or did not compile; 2: the grader could not run;
-    77: nothing could be checked here (every check skipped: no GPU, or a tool missing)."""
-    if report.status == "error":
+    """0: everything passed; 1: something failed or did not compile; 2: the grader could not run
+    (the whole grade, or a check: a grading error); 77: nothing could be checked here (every check
+    skipped: no GPU, or a tool missing)."""
+    if report.status == "error" or any(c.verdict == results_mod.GRADING_ERROR for s in report.stages for c in s.checks):
         return ExitCode.ERROR
     if report.stages and all(s.all_skipped for s in report.stages):
         return ExitCode.SKIPPED

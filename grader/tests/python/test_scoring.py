@@ -173,3 +173,17 @@ def test_the_judges_bad_input_is_a_grading_error_not_a_verdict_on_the_code():
     assert c.verdict == "grading_error" and c.points == 0
     assert "not a verdict on the submission" in c.message and "instructor" in c.hint
     assert s.check("perf").points == STAGE.points.performance   # the grader's failure costs nothing more
+
+
+def test_a_grade_with_a_grading_error_exits_as_the_grader_could_not_run():
+    """`grade --impl solution --hidden --seed ...` must not exit 1 ("something failed") for the
+    grader's own failure: it exits 2, as when the grader could not run at all."""
+    from tilelab.contract import ExitCode
+    from tilelab.grade import exit_status
+    from tilelab.model import GradeReport
+
+    r = _results()
+    assert exit_status(GradeReport("s", "solution", "gpu", stages=[score_stage(STAGE, "solution", r)])) == 0
+    r["solution.01-basic.w17.correct"] = {"verdict": "bad_input", "exit_code": 4, "message": "bad --seed"}
+    report = GradeReport("s", "solution", "gpu", stages=[score_stage(STAGE, "solution", r)])
+    assert exit_status(report) == ExitCode.ERROR
