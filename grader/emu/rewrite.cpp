@@ -6,6 +6,7 @@
 #include <cctype>
 #include <regex>
 #include <sstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -105,6 +106,7 @@ class Rewriter {
   Rewriter(const std::string& s) : s_(s), k_(classify(s)) {}
 
   std::string run(const std::string& path) {
+    check_host_constexpr_calls();
     struct Edit {
       size_t begin, end;
       std::string text;
@@ -204,6 +206,104 @@ class Rewriter {
       }
     }
     fail(open, "unbalanced brackets");
+  }
+
+  // ---- calls nvcc refuses: a plain constexpr (host) function called from device code ----
+  // g++ compiles every function for the host, so a __global__ or __device__ function may call a
+  // constexpr function that has no __device__; nvcc refuses the call ("calling a constexpr __host__
+  // function from a __global__ function is not allowed", unless --expt-relaxed-constexpr, which the
+  // kit does not pass). Found by reading the source: the constexpr functions declared without
+  // __device__, then their calls in the bodies of __global__ and __device__-only functions outside
+  // constant expressions (a statement with constexpr, static_assert, __shared__ or case).
+  bool word_at(size_t i, const char* w) const {
+    const size_t n = std::char_traits<char>::length(w);
+    return code(i) && s_.compare(i, n, w) == 0 && (i == 0 || !is_ident(s_[i - 1])) &&
+           (i + n >= s_.size() || !is_ident(s_[i + n]));
+  }
+  // The start of the declaration or statement holding position p: after the previous ; { } or
+  // preprocessor line, at brace/paren depth 0 relative to p.
+  size_t statement_start(size_t p) const {
+    int depth = 0;
+    for (size_t i = p; i-- > 0;) {
+      if (k_[i] == Kind::Directive) return i + 1;
+      if (!code(i)) continue;
+      const char c = s_[i];
+      if (c == ')' || c == ']') ++depth;
+      if ((c == '(' || c == '[') && depth > 0) --depth;
+      if (depth == 0 && (c == ';' || c == '{' || c == '}')) return i + 1;
+    }
+    return 0;
+  }
+  bool has_word(size_t b, size_t e, const char* w) const {
+    for (size_t i = b; i < e; ++i)
+      if (word_at(i, w)) return true;
+    return false;
+  }
+  std::string ident_before(size_t p) const {  // the identifier ending right before p (spaces skipped)
+    size_t j = skip_back(p - 1);
+    if (j == std::string::npos || !is_ident(s_[j])) return "";
+    size_t b = j;
+    while (b > 0 && is_ident(s_[b - 1])) --b;
+    return s_.substr(b, j + 1 - b);
+  }
+  void check_host_constexpr_calls() const {
+    std::set<std::string> host;  // constexpr functions without __device__
+    for (size_t i = 0; i < s_.size(); ++i) {
+      if (!word_at(i, "constexpr")) continue;
+      size_t j = i + 9;
+      while (j < s_.size() && !(code(j) && (s_[j] == '(' || s_[j] == '=' || s_[j] == ';' || s_[j] == '{'))) ++j;
+      if (j >= s_.size() || s_[j] != '(') continue;  // a variable
+      const std::string name = ident_before(j);
+      const size_t b = statement_start(i);
+      if (name.empty() || name == "operator" || name == "constexpr" || has_word(b, j, "__device__") ||
+          has_word(b, j, "__global__"))
+        continue;  // not a function (if constexpr), or one nvcc compiles for the device
+      host.insert(name);
+    }
+    if (host.empty()) return;
+    for (size_t i = 0; i < s_.size(); ++i) {
+      const bool global = word_at(i, "__global__");
+      if (!global && !word_at(i, "__device__")) continue;
+      // The function this qualifies: its parameter list, then a body before any ; or =.
+      size_t j = i;
+      while (j < s_.size() && !(code(j) && (s_[j] == '(' || s_[j] == ';' || s_[j] == '=' || s_[j] == '{'))) ++j;
+      if (j >= s_.size() || s_[j] != '(') continue;
+      if (ident_before(j) == "__launch_bounds__") {
+        j = match_fwd(j) + 1;
+        while (j < s_.size() && !(code(j) && (s_[j] == '(' || s_[j] == ';' || s_[j] == '{'))) ++j;
+        if (j >= s_.size() || s_[j] != '(') continue;
+      }
+      const std::string fn = ident_before(j);
+      const size_t b = statement_start(i);
+      if (!global && has_word(b, j, "__host__")) continue;  // __host__ __device__: nvcc only warns
+      size_t k = match_fwd(j) + 1;
+      while (k < s_.size() && !(code(k) && (s_[k] == '{' || s_[k] == ';'))) ++k;
+      if (k >= s_.size() || s_[k] != '{') continue;
+      const size_t end = match_fwd(k);
+      for (size_t c = k + 1; c < end; ++c) {
+        if (!code(c) || !is_ident(s_[c]) || is_ident(s_[c - 1])) continue;
+        size_t e = c;
+        while (e < end && is_ident(s_[e])) ++e;
+        const std::string id = s_.substr(c, e - c);
+        const size_t open = skip_fwd(e);
+        const size_t prev = skip_back(c - 1);
+        if (!host.count(id) || open >= end || s_[open] != '(' ||
+            (prev != std::string::npos && (s_[prev] == '.' || (s_[prev] == '>' && prev > 0 && s_[prev - 1] == '-')))) {
+          c = e;
+          continue;
+        }
+        const size_t st = statement_start(c);
+        if (has_word(st, c, "constexpr") || has_word(st, c, "static_assert") || has_word(st, c, "__shared__") ||
+            has_word(st, c, "case")) {
+          c = e;
+          continue;
+        }
+        fail(c, "calling a constexpr __host__ function (\"" + id + "\") from a " +
+                    (global ? "__global__" : "__device__") + " function (\"" + fn +
+                    "\") is not allowed: nvcc refuses it; declare " + id +
+                    " __host__ __device__ constexpr (an emulator check: g++ alone would accept it)");
+      }
+    }
   }
 
   // The kernel expression ending right before `<<<` at p: [::]name[<...>][::name[<...>]]...

@@ -127,3 +127,30 @@ TEST_CASE("set_constant: the trace build's TILE_WIDTH 2, as a macro or a constan
   CHECK_THROWS_WITH_AS(set_constant("#define TW 16\n", {"BLOCK_WIDTH", "TILE_WIDTH"}, "2"),
                        doctest::Contains("no `#define BLOCK_WIDTH ...` or `#define TILE_WIDTH ...`"), RewriteError);
 }
+
+TEST_CASE("rewrite: a constexpr host function called from device code is refused, as nvcc refuses it (#26)") {
+  const std::string host_fn = "constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }\n";
+  // Called at run time in a kernel: nvcc's "calling a constexpr __host__ function from a __global__
+  // function is not allowed"; the emulator says the same, at the call's line.
+  try {
+    rw(host_fn + "__global__ void k(float* P, int K) {\n  for (int ph = 0; ph < ceil_div(K, 16); ++ph) P[ph] = 0;\n}\n");
+    FAIL("not refused");
+  } catch (const RewriteError& e) {
+    CHECK(has(e.what(), "line 3: calling a constexpr __host__ function (\"ceil_div\") from a __global__ function (\"k\")"));
+    CHECK(has(e.what(), "__host__ __device__ constexpr"));
+  }
+  CHECK_THROWS_AS(rw(host_fn + "__device__ __forceinline__ int f(int K) { return ceil_div(K, 16); }\n"), RewriteError);
+  CHECK_THROWS_AS(rw(host_fn + "__global__ void __launch_bounds__(256) k(int* o) { *o = ceil_div(3, 2); }\n"),
+                  RewriteError);
+  // What nvcc accepts: a __host__ __device__ or __device__ constexpr function; a call in a constant
+  // expression; from host code; a constexpr variable; if constexpr; a member call of the same name.
+  CHECK_NOTHROW(rw("__host__ __device__ constexpr int cd(int a, int b) { return (a + b - 1) / b; }\n"
+                   "__global__ void k(int* o, int K) { *o = cd(K, 16); }\n"));
+  CHECK_NOTHROW(rw("__device__ constexpr int cd(int a) { return a; }\n__global__ void k(int* o) { *o = cd(1); }\n"));
+  CHECK_NOTHROW(rw(host_fn + "__global__ void k(float* o) {\n  __shared__ float t[ceil_div(32, 16)];\n"
+                   "  constexpr int n = ceil_div(8, 2);\n  static_assert(ceil_div(4, 2) == 2, \"\");\n  o[0] = t[0] * n;\n}\n"));
+  CHECK_NOTHROW(rw(host_fn + "void launch(int K) { int g = ceil_div(K, 16); k<<<g, 16>>>(K); }\n"));
+  CHECK_NOTHROW(rw("constexpr int TILE = 16;\n__global__ void k(int* o) { if constexpr (TILE > 8) { *o = TILE; } }\n"));
+  CHECK_NOTHROW(rw(host_fn + "struct S { __device__ int ceil_div(int a, int b) const { return a / b; } };\n"
+                   "__global__ void k(int* o, S s) { *o = s.ceil_div(4, 2); }\n"));
+}
