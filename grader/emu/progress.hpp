@@ -28,7 +28,7 @@ struct Progress {
   uint64_t phases_per_block;  // the same, in the last block that finished (0: none yet)
   int64_t phase_line;      // the line of that __syncthreads() (0: none)
   int64_t launch_start_ns;    // CLOCK_MONOTONIC (steady_clock on Linux) when the launch began
-  int64_t last_progress_ns;   // when a thread last finished, a barrier was last released or a block finished
+  int64_t last_progress_ns;   // when a thread last finished, a barrier or a warp operation was last released, or a block finished
   char kernel[64];         // the kernel of the launch (NUL-terminated)
   char phase_file[192];    // the file of phase_line
 };

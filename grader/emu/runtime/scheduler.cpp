@@ -237,6 +237,7 @@ bool release_warp(Runtime& r, size_t base, bool forced) {
     if (present >> l & 1u) r.threads[base + l].warp_result = warp_result(r, base, n, l, r.threads[base + l], present);
   for (size_t l = 0; l < n; ++l)
     if (present >> l & 1u) r.threads[base + l].state = State::Ready;
+  r.progress->last_progress_ns = now_ns();  // a warp operation done is progress too (progress.hpp)
   return true;
 }
 
