@@ -346,7 +346,8 @@ def _apply_safety_penalty(out: StageScore, stage: Stage, kind: str) -> None:
         c.withheld = take
         cost[c.dataset] = take
         c.message += (f"; {take:g} of its points withheld: unsafe code ({'; '.join(found[c.dataset])}) "
-                      "-- the handout forbids out-of-bounds accesses and races")
+                      "-- the handout forbids out-of-bounds accesses, races, and values read from shared "
+                      "memory no thread wrote that reach P")
     for c in out.checks:
         if c.check in SAFETY_CHECKS and c.dataset in cost and safety_finding(c):
             c.message += f"; costs {cost[c.dataset]:g} points of {c.dataset}'s correctness check"
