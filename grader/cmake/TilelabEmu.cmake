@@ -49,7 +49,9 @@ endif()
 # through runtime/instrument.hpp) implements the __asan_load*/__asan_store* callbacks, so no
 # sanitizer library is linked.
 set(_emu_flags_plain -O2 -g)
-set(_emu_flags_asan -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all)
+# -gdwarf-4 where the worker names lines through addr2line (runtime/symbolize.cpp): binutils 2.40's
+# addr2line reads a DWARF 5 line table's file 0 for the file of a #line, naming the rewritten .cpp.
+set(_emu_flags_asan -O1 -gdwarf-4 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all)
 # -fno-tree-sra: g++ would otherwise split a float4 load whose components are used one by one into
 # four 4-byte loads, where nvcc makes one 16-byte load; the count build counts what the GPU does.
 set(_emu_flags_race -O1 -fno-tree-sra -gdwarf-4 -fno-omit-frame-pointer -fsanitize=kernel-address
@@ -75,10 +77,10 @@ target_compile_options(tilelab-emu-rewrite PRIVATE -Wall -Wextra)
 # per build its hooks file (the interface `hooks` of internal.hpp) with the helpers it uses. A new
 # build adds a hooks_<build>.cpp, a _emu_rt_sources_<build>, its _emu_flags_<build> and
 # _emu_suffix_<build> above, and appends itself to TILELAB_EMU_BUILDS.
-set(_emu_rt_common core.cpp scheduler.cpp cuda_api.cpp)
+set(_emu_rt_common core.cpp scheduler.cpp cuda_api.cpp symbolize.cpp)
 set(_emu_rt_sources_plain hooks_plain.cpp guard_zones.cpp)
 set(_emu_rt_sources_asan hooks_asan.cpp)
-set(_emu_rt_sources_race hooks_race.cpp guard_zones.cpp symbolize.cpp)
+set(_emu_rt_sources_race hooks_race.cpp guard_zones.cpp)
 set(_emu_rt_sources_count hooks_count.cpp guard_zones.cpp)
 set(_emu_rt_builds ${TILELAB_EMU_BUILDS} count)  # every runtime library built
 

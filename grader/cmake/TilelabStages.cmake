@@ -141,7 +141,7 @@ target_link_libraries(tilelab_worker_headers INTERFACE nlohmann_json::nlohmann_j
 function(tilelab_worker_main backend role out)
   set(target tilelab_worker_${backend}_${role})
   if(NOT TARGET ${target})
-    add_library(${target} OBJECT "${_runner_dir}/worker.cpp")
+    add_library(${target} OBJECT "${_runner_dir}/worker.cpp" "${_runner_dir}/sandbox.cpp")
     target_link_libraries(${target} PRIVATE tilelab_worker_headers)
     if(role STREQUAL "under_test")
       target_compile_definitions(${target} PRIVATE TILELAB_UNDER_TEST)

@@ -12,7 +12,7 @@
 # The stages with a book figure to trace: trace.STAGES (trace_check.py fails if the two differ).
 set(TILELAB_TRACE_STAGES 01-basic 02-tiled 03-boundary 04-rectangular)
 
-set(_trace_rt_sources hooks_trace.cpp guard_zones.cpp symbolize.cpp)
+set(_trace_rt_sources hooks_trace.cpp guard_zones.cpp)
 set(srcs "")
 foreach(f IN LISTS _emu_rt_common _trace_rt_sources)
   list(APPEND srcs "${_emu_dir}/runtime/${f}")

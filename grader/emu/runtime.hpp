@@ -72,6 +72,10 @@ size_t take_host_copies();
 // draws for each check; other builds ignore it.
 void set_sample_seed(uint64_t seed);
 
+// Starts the helper process that names source lines for findings (addr2line), so that a process
+// that then enters a sandbox without exec (the worker's) can still name them.
+void start_symbolizer();
+
 // The counts since the last call (and forgets them); false in a build that does not count.
 bool take_counts(TrafficCounts& out);
 

@@ -64,6 +64,10 @@ class Backend {
   // The emulator's count build: the seed of the blocks it samples (the judge's, per check).
   virtual void set_sample_seed(uint64_t) {}
   virtual bool timings_meaningful() const = 0;
+  // Called once before the worker enters its sandbox (sandbox.hpp): open now whatever the backend
+  // will need later (the GPU's context and library handle, the emulator's symbolizer), since no
+  // file can be opened after.
+  virtual void before_sandbox() {}
   // What the backend found during the runs since the last call -- the CPU emulator's analyses, the
   // GPU's guard zones (a store outside M, N or P): {"build", "findings": [{kind, file, line,
   // message, hint_code, count}, ...], "hint_code", "hint", "message"}; null when nothing was found

@@ -140,6 +140,7 @@ class EmuBackend final : public Backend {
   const char* name() const override { return tlemu::backend_name(); }
   bool timings_meaningful() const override { return false; }
   std::string unavailable() override { return ""; }
+  void before_sandbox() override { tlemu::start_symbolizer(); }
 
   nlohmann::json device() override {
     cudaDeviceProp p;

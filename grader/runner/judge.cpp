@@ -591,6 +591,10 @@ int worker_gone(nlohmann::json& r, const WorkerGone& g, double timeout, const Sh
     case WorkerGone::kExited:
       set_hint(r, hints::kExitedEarly);
       return finish(r, kError, "the program exited (code " + std::to_string(g.exit_code) + ") before it reported a result");
+    case WorkerGone::kSandboxed:
+      set_hint(r, hints::kSandbox);
+      return finish(r, kError, std::string("the sandbox stopped the program at a system call grading does not allow (") +
+                                   g.what() + ")");
     case WorkerGone::kGarbled:
       break;
   }

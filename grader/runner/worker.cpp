@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "backend.hpp"
+#include "sandbox.hpp"
 #include "tilelab/contract.hpp"
 #include "wire.hpp"
 
@@ -135,6 +136,17 @@ void handle(Backend& backend, wire::Message& m) {
 int serve() {
   auto backend = make_backend();
   backend->on_fatal_findings = [](const nlohmann::json& found) { reply({{"fatal_findings", found}}); };
+  // Before the first request, and so before any code under test is called (its static
+  // initializers, which run earlier, are checked by the allow-list).
+  try {
+    backend->before_sandbox();
+    enter_sandbox();
+  } catch (const std::exception& e) {  // the machine's fault, never the submission's: say so
+    wire::Message m;
+    if (wire::receive(wire::kWorkerIn, m, wire::Deadline::max(), 0) == wire::Read::kOk)
+      reply({{"error", std::string("runner error: ") + e.what()}});
+    return kError;
+  }
   const auto never = wire::Deadline::max();
   for (;;) {
     wire::Message m;

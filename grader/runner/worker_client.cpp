@@ -43,6 +43,8 @@ Worker::Worker(const std::string& path, wire::Deadline deadline) : deadline_(dea
       const int pg = high(page);
       if (pg < 0 || ::dup2(pg, tlemu::kProgressFd) < 0) ::_exit(127);
     }
+    // none of the judge's other files reach the worker (the progress page, fd 5, is the last it gets)
+    ::close_range(progress_ ? tlemu::kProgressFd + 1 : wire::kWorkerOut + 1, ~0u, 0);
     char* argv[] = {const_cast<char*>(path.c_str()), const_cast<char*>("--serve"), nullptr};
     ::execv(path.c_str(), argv);
     std::fprintf(stderr, "tilelab-judge: cannot run %s: %s\n", path.c_str(), std::strerror(errno));
@@ -87,6 +89,10 @@ void Worker::gone(wire::Read why) {
     throw g;
   }
   if (why == wire::Read::kGarbage) throw WorkerGone(WorkerGone::kGarbled, "garbled channel");
+  // SIGSYS is the sandbox's (sandbox.hpp): its handler names the call, unless signals were blocked
+  // (posix_spawn blocks them), when the kernel ends the process with the signal itself.
+  if (reaped && WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS)
+    throw WorkerGone(WorkerGone::kSandboxed, "a call made with signals blocked, as starting a program does");
   if (reaped && WIFSIGNALED(status))
     throw WorkerGone(WorkerGone::kCrashed, strsignal(WTERMSIG(status)), WTERMSIG(status));
   throw WorkerGone(WorkerGone::kExited, "exited", 0, reaped && WIFEXITED(status) ? WEXITSTATUS(status) : -1);
@@ -101,11 +107,13 @@ wire::Message Worker::call(const nlohmann::json& head, const std::vector<const s
   if (r != wire::Read::kOk) gone(r);
   for (const auto& mat : m.mats)
     if (mat.size() != expect_floats) gone(wire::Read::kGarbage);
-  if (m.head.contains("fatal_findings")) {  // the worker exits after this message
+  if (m.head.contains("fatal_findings") || m.head.contains("sandbox")) {  // the worker exits after these
     ::kill(-pid_, SIGKILL);
     ::waitpid(pid_, nullptr, 0);
     pid_ = -1;
-    throw FatalFindings(m.head["fatal_findings"]);
+    if (m.head.contains("fatal_findings")) throw FatalFindings(m.head["fatal_findings"]);
+    const auto& call = m.head["sandbox"];
+    throw WorkerGone(WorkerGone::kSandboxed, call.is_string() ? call.get<std::string>() : "a system call");
   }
   if (m.head.contains("device_error") && m.head["device_error"].is_string())
     throw DeviceError(m.head["device_error"].get<std::string>());

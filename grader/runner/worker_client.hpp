@@ -16,7 +16,7 @@
 namespace tilelab {
 
 struct WorkerGone : std::runtime_error {
-  enum Kind { kTimeout, kCrashed, kExited, kGarbled } kind;
+  enum Kind { kTimeout, kCrashed, kExited, kGarbled, kSandboxed } kind;  // kSandboxed: what() is the call
   int signal = 0, exit_code = -1;
   // kTimeout: what the worker's emulator said of its progress at the deadline (attached == 0: nothing).
   tlemu::Progress progress{};

@@ -9,60 +9,55 @@
 #include <unistd.h>
 
 #include <cstring>
-#include <sstream>
+#include <set>
 
 #include "internal.hpp"
 #include "tilelab/contract.hpp"  // TILELAB_EXIT_ERROR_TEXT: a finding exits as the runner's error code
 
 namespace tlemu {
 namespace {
-std::string g_report_prefix;  // where the sanitizers write their report
+// The report, from the sanitizers' own interfaces (asan_interface.h, UBSan's report data), never
+// from their text: the worker's sandbox lets them print (to stderr, for the log) but not open a
+// report file or start a symbolizer, so the lines come from symbolize(), through the helper that
+// was started before the sandbox.
+struct UbsanReport {
+  bool present = false;
+  std::string message, file;
+  unsigned line = 0;
+} g_ubsan;
 
-// "    #3 0x55d0c1 in MatrixMulKernel(...) /path/matmul.cu:27:31" -> the first frame in a .cu file.
-bool first_cu_frame(const std::string& text, std::string& file, int& line) {
-  std::istringstream in(text);
-  std::string l;
-  while (std::getline(in, l)) {
-    const size_t hash = l.find('#');
-    if (hash == std::string::npos || l.find(" in ", hash) == std::string::npos) continue;
-    const size_t cu = l.find(".cu:");
-    if (cu == std::string::npos) continue;
-    size_t b = l.rfind(' ', cu);
-    b = b == std::string::npos ? 0 : b + 1;
-    file = l.substr(b, cu + 3 - b);
-    line = std::atoi(l.c_str() + cu + 4);
-    return true;
+// The first frame in a .cu file: the report's pc (the return address of the instrumentation's
+// call, as ASan prints it less one), then the frame-pointer chain from bp (every frame of the
+// runner and of the student's code keeps its frame pointer).
+void first_cu_frame(uintptr_t pc, uintptr_t bp, std::string& file, int& line) {
+  std::vector<const void*> calls{reinterpret_cast<const void*>(pc)};  // return addresses, innermost first
+  for (int i = 0; i < 64 && bp && bp % sizeof(void*) == 0; ++i) {
+    const auto* frame = reinterpret_cast<const uintptr_t*>(bp);
+    if (!frame[1]) break;
+    calls.push_back(reinterpret_cast<const void*>(frame[1]));
+    if (frame[0] <= bp || frame[0] - bp > (uintptr_t(1) << 24)) break;
+    bp = frame[0];
   }
-  return false;
+  const auto where = symbolize(std::set<const void*>(calls.begin(), calls.end()));
+  for (const void* a : calls) {
+    const auto w = where.find(a);
+    if (w == where.end() || w->second.second <= 0) continue;
+    const std::string& f = w->second.first;
+    if (f.size() < 3 || f.compare(f.size() - 3, 3, ".cu") != 0) continue;
+    file = f, line = w->second.second;
+    return;
+  }
 }
 
 void on_death() {
   Runtime& r = rt();
-  std::string text;
-  if (!g_report_prefix.empty()) {  // each runtime writes <prefix>.<pid>
-    const std::string path = g_report_prefix + "." + std::to_string(::getpid());
-    if (FILE* in = std::fopen(path.c_str(), "rb")) {
-      char buf[4096];
-      size_t n;
-      while ((n = std::fread(buf, 1, sizeof buf, in)) > 0) text.append(buf, n);
-      std::fclose(in);
-    }
-    std::remove(path.c_str());
-    ssize_t ignored = ::write(2, text.data(), text.size());  // the full report, for the log
-    (void)ignored;
-  }
   Finding f;
   f.kind = "memory-error";
-  const size_t ub = text.find(": runtime error: ");
-  if (ub != std::string::npos) {  // UBSan: "file.cu:27:14: runtime error: message"
+  if (g_ubsan.present) {
     f.kind = f.hint_code = "undefined-behavior";
-    const size_t ls = text.rfind('\n', ub) == std::string::npos ? 0 : text.rfind('\n', ub) + 1;
-    const std::string where = text.substr(ls, ub - ls);
-    const size_t c1 = where.find(':');
-    f.file = where.substr(0, c1);
-    f.line = c1 == std::string::npos ? 0 : std::atoi(where.c_str() + c1 + 1);
-    const size_t le = text.find('\n', ub);
-    const std::string what = text.substr(ub + 17, le == std::string::npos ? std::string::npos : le - ub - 17);
+    f.file = g_ubsan.file;
+    f.line = int(g_ubsan.line);
+    const std::string& what = g_ubsan.message;
     if (what.find("out of bounds for type") != std::string::npos) {  // -fsanitize=bounds: a declared array
       f.kind = f.hint_code = "out-of-bounds-index";
       f.message = what + (r.in_kernel ? " (thread " + fmt_idx(threadIdx, blockDim) + " of block " +
@@ -71,17 +66,13 @@ void on_death() {
     } else {
       f.message = "undefined behaviour: " + what;
     }
-  } else {
-    first_cu_frame(text, f.file, f.line);
-    const size_t e = text.find("ERROR: AddressSanitizer: ");
-    std::string desc = e == std::string::npos ? "memory error" : text.substr(e + 25, text.find(' ', e + 25) - e - 25);
-    const bool write = text.find("WRITE of size") != std::string::npos;
-    const size_t sz = text.find(write ? "WRITE of size " : "READ of size ");
-    const int bytes = sz == std::string::npos ? 0 : std::atoi(text.c_str() + sz + (write ? 14 : 13));
-    const size_t at = text.find(" on address 0x");
-    const uintptr_t addr = at == std::string::npos ? 0 : std::strtoull(text.c_str() + at + 12, nullptr, 16);
+  } else if (__asan_report_present()) {
+    first_cu_frame(uintptr_t(__asan_get_report_pc()), uintptr_t(__asan_get_report_bp()), f.file, f.line);
+    const std::string desc = __asan_get_report_description() ? __asan_get_report_description() : "memory error";
+    const bool write = __asan_get_report_access_type() != 0;
+    const size_t bytes = __asan_get_report_access_size();
     bool shared = false;
-    const std::string near = r.describe_outside(addr, shared);
+    const std::string near = r.describe_outside(uintptr_t(__asan_get_report_address()), shared);
     if (shared)
       f.kind = "out-of-bounds-shared";
     else if (desc == "heap-buffer-overflow")
@@ -93,22 +84,21 @@ void on_death() {
                 (r.in_kernel ? ", in thread " + fmt_idx(threadIdx, blockDim) + " of block " + fmt_idx(blockIdx, gridDim)
                              : std::string(", in host code")) +
                 ")";
+  } else {
+    f.message = "the sanitizers stopped the run";
   }
   r.add(f, "fatal");
   if (r.fatal) r.fatal(r.findings);
 }
 
 // g++ links AddressSanitizer and UBSan as two libraries, each with its own copy of the common
-// sanitizer runtime: the report file and the death callback are set in both.
+// sanitizer runtime: the death callback is set in both.
 int set_hooks_in(struct dl_phdr_info* info, size_t, void*) {
   const char* name = info->dlpi_name;
   if (!name || (!std::strstr(name, "libubsan") && !std::strstr(name, "libasan"))) return 0;
   void* lib = ::dlopen(name, RTLD_NOW | RTLD_NOLOAD);
   if (!lib) return 0;
-  using SetPath = void (*)(const char*);
   using SetDeath = void (*)(void (*)());
-  if (auto path = reinterpret_cast<SetPath>(::dlsym(lib, "__sanitizer_set_report_path")))
-    path(g_report_prefix.c_str());
   if (auto death = reinterpret_cast<SetDeath>(::dlsym(lib, "__sanitizer_set_death_callback"))) death(on_death);
   ::dlclose(lib);
   return 0;
@@ -116,9 +106,6 @@ int set_hooks_in(struct dl_phdr_info* info, size_t, void*) {
 
 struct AsanSetup {
   AsanSetup() {
-    const char* tmp = std::getenv("TMPDIR");
-    g_report_prefix = std::string(tmp && *tmp ? tmp : "/tmp") + "/tilelab-emu-sanitizer";
-    __sanitizer_set_report_path(g_report_prefix.c_str());
     __sanitizer_set_death_callback(on_death);
     ::dl_iterate_phdr(set_hooks_in, nullptr);
   }
@@ -172,7 +159,18 @@ void free_buffer(Runtime&, Buffer& b) { std::free(b.ptr); }
 
 }  // namespace tlemu
 
-extern "C" const char* __asan_default_options() {
-  return "detect_leaks=0:exitcode=" TILELAB_EXIT_ERROR_TEXT ":halt_on_error=1:allocator_may_return_null=1:detect_stack_use_after_return=0";
+// UBSan calls this as it reports an error (before it halts): the report's fields, kept for on_death.
+extern "C" void __ubsan_get_current_report_data(const char** kind, const char** message, const char** file,
+                                               unsigned* line, unsigned* column, char** address);
+extern "C" void __ubsan_on_report() {
+  const char *kind = nullptr, *message = nullptr, *file = nullptr;
+  unsigned line = 0, column = 0;
+  char* address = nullptr;
+  __ubsan_get_current_report_data(&kind, &message, &file, &line, &column, &address);
+  tlemu::g_ubsan = {true, message ? message : "", file ? file : "", line};
 }
-extern "C" const char* __ubsan_default_options() { return "halt_on_error=1:print_stacktrace=1:exitcode=" TILELAB_EXIT_ERROR_TEXT; }
+
+extern "C" const char* __asan_default_options() {
+  return "detect_leaks=0:symbolize=0:exitcode=" TILELAB_EXIT_ERROR_TEXT ":halt_on_error=1:allocator_may_return_null=1:detect_stack_use_after_return=0";
+}
+extern "C" const char* __ubsan_default_options() { return "halt_on_error=1:print_stacktrace=1:symbolize=0:exitcode=" TILELAB_EXIT_ERROR_TEXT; }

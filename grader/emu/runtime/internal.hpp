@@ -163,7 +163,9 @@ void run_block(Runtime& r);
 
 // ---- code addresses to source lines (symbolize.cpp) ----
 // Return addresses (of instrumentation callbacks) to {file, line} of the access before each.
-std::map<const void*, std::pair<std::string, int>> symbolize(const std::set<const void*>& pcs);
+// return_addresses: the pcs are return addresses (the call is the instruction before), not exact.
+std::map<const void*, std::pair<std::string, int>> symbolize(const std::set<const void*>& pcs,
+                                                              bool return_addresses = true);
 
 // ---- the per-build hooks: one hooks_<build>.cpp per build ----
 // Each build of the runtime links exactly one file that defines every function below; the common
