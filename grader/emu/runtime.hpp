@@ -68,6 +68,9 @@ std::vector<LaunchRecord> stop_recording();
 // start_recording(), as the GPU backend's launch probe counts them.
 void watch_host_copies(const void* device_ptr, size_t bytes);
 size_t take_host_copies();
+// Stores the host made through device pointers while recording (a GPU crashes on them; here
+// device memory is host memory), found by comparing the buffers between device operations.
+size_t take_host_stores();
 // The count build's sampled blocks (runtime/hooks_count.cpp) depend on this seed, which the judge
 // draws for each check; other builds ignore it.
 void set_sample_seed(uint64_t seed);

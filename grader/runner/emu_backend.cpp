@@ -168,6 +168,7 @@ class EmuBackend final : public Backend {
     impl.launch(dM.p, dN.p, dP.p, int(s.J), int(s.K), int(s.L));
     out.launch = report(tlemu::stop_recording());
     out.launch["host_copies_into_P"] = tlemu::take_host_copies();
+    out.launch["host_stores_into_device"] = tlemu::take_host_stores();
     tlemu::watch_host_copies(nullptr, 0);
     // Count build: the counts of the first run of each implementation, the one whose P the runner
     // checks (a kernel cannot be counted doing less work than the one that was verified).

@@ -438,6 +438,13 @@ int run_checks(Session& w, nlohmann::json& r, const StageSpec& spec, const Datas
     r["hint"] = diag.hint;
     const nlohmann::json found = w.findings();
     if (record_findings(r, found)) return finish(r, kError, found.value("message", "the backend found an error"));
+    // Host code that stores through a device pointer crashes on a GPU; the emulator, whose device
+    // memory is host memory, finds the stores between device operations and gives the same verdict.
+    if (out.launch.value("host_stores_into_device", int64_t(0)) > 0) {
+      if (r.contains("host")) r["host"]["pass"] = false;
+      set_hint(r, hints::kHostStoredDevice);
+      return finish(r, kError, "host code stored through a device pointer during launch_matmul (a GPU crashes there)");
+    }
     if (!pass) return finish(r, kWrong, "wrong result on " + d.spec.name + " (" + s.str() + ")");
     // The product is the kernels' work: a right P from a call that launched nothing was computed on
     // the host (on the emulator, host code can reach P; on a GPU it copies P back and forth).

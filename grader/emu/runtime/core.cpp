@@ -214,11 +214,40 @@ void name_buffer(const void* p, const std::string& name, size_t row_length) {
   }
 }
 
-void start_recording() {
-  rt().records.clear();
-  rt().host_copies = 0;
-  rt().recording = true;
+namespace {
+uint64_t device_fingerprint(const Runtime& r) {
+  uint64_t h = 0x9e3779b97f4a7c15ull;
+  for (const auto& [start, b] : r.buffers) {
+    h = (h ^ start ^ b.size) * 0x100000001b3ull;
+    const char* p = b.ptr;
+    size_t n = b.size, i = 0;
+    for (; i + 8 <= n; i += 8) {
+      uint64_t w;
+      std::memcpy(&w, p + i, 8);
+      h = (h ^ w) * 0x100000001b3ull;
+    }
+    for (; i < n; ++i) h = (h ^ uint8_t(p[i])) * 0x100000001b3ull;
+  }
+  return h;
 }
+}  // namespace
+
+DeviceOp::DeviceOp(Runtime& rt_) : r(rt_) {
+  if (r.recording && device_fingerprint(r) != r.device_print) ++r.host_stores;
+}
+DeviceOp::~DeviceOp() {
+  if (r.recording) r.device_print = device_fingerprint(r);
+}
+
+void start_recording() {
+  Runtime& r = rt();
+  r.records.clear();
+  r.host_copies = 0;
+  r.host_stores = 0;
+  r.device_print = device_fingerprint(r);
+  r.recording = true;
+}
+size_t take_host_stores() { return std::exchange(rt().host_stores, 0); }
 void watch_host_copies(const void* device_ptr, size_t bytes) {
   rt().watched = reinterpret_cast<uintptr_t>(device_ptr);
   rt().watched_bytes = bytes;
@@ -226,6 +255,7 @@ void watch_host_copies(const void* device_ptr, size_t bytes) {
 size_t take_host_copies() { return std::exchange(rt().host_copies, 0); }
 void set_sample_seed(uint64_t seed) { rt().sample_seed = seed; }
 std::vector<LaunchRecord> stop_recording() {
+  { DeviceOp last(rt()); }  // what the host stored after the last operation
   rt().recording = false;
   return std::move(rt().records);
 }
@@ -291,6 +321,7 @@ void* dynamic_shared_base(const char* name, size_t elem_bytes) {
 void launch_erased(const LaunchSite& site, dim3 grid, dim3 block, size_t dynamic_shared, cudaStream_t stream,
                    void (*body)(void*), void* body_ctx, const void* const* pointers, int n_pointers) {
   Runtime& r = rt();
+  DeviceOp op(r);
   LaunchRecord rec;
   rec.kernel = site.kernel;
   rec.file = site.file;

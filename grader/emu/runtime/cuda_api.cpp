@@ -160,6 +160,7 @@ cudaError_t tlemu_func_set_attribute(const void* key, cudaFuncAttribute attr, in
 }
 
 cudaError_t cudaMalloc(void** ptr, size_t size) {
+  tlemu::DeviceOp op(rt());
   TLEMU_STICKY();
   if (!ptr) return set_error(cudaErrorInvalidValue);
   // More than the emulated device holds fails as it would on the GPU, before any guard zone
@@ -178,6 +179,7 @@ cudaError_t cudaMalloc(void** ptr, size_t size) {
 }
 
 cudaError_t cudaFree(void* ptr) {
+  tlemu::DeviceOp op(rt());
   TLEMU_STICKY();
   if (!ptr) return cudaSuccess;
   auto& r = rt();
@@ -208,6 +210,7 @@ bool device_range(const void* p, size_t n) { return rt().find_buffer(p, n) != nu
 }  // namespace
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
+  tlemu::DeviceOp op(rt());
   TLEMU_STICKY();
   if (count == 0) return cudaSuccess;
   if (!dst || !src) return set_error(cudaErrorInvalidValue);
@@ -235,6 +238,7 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpy
   return cudaMemcpy(dst, src, count, kind);
 }
 cudaError_t cudaMemset(void* ptr, int value, size_t count) {
+  tlemu::DeviceOp op(rt());
   TLEMU_STICKY();
   if (count == 0) return cudaSuccess;
   if (!device_range(ptr, count)) return set_error(cudaErrorInvalidValue);

@@ -113,6 +113,11 @@ struct Runtime {
   uint64_t sample_seed = 0;    // set_sample_seed(): which blocks the count build counts
   uintptr_t watched = 0;       // watch_host_copies(): P of the run
   size_t watched_bytes = 0, host_copies = 0;
+  // Host code storing through a device pointer (which a GPU does not allow: the worker crashes
+  // there): while recording, a fingerprint of every buffer is taken after each device operation
+  // and compared before the next one and at the end (DeviceOp, core.cpp).
+  uint64_t device_print = 0;
+  size_t host_stores = 0;
 
   // The launch that runs.
   bool in_kernel = false;
@@ -205,5 +210,13 @@ void free_buffer(Runtime& r, Buffer& b);
 // Optional (a weak default in core.cpp returns false): runtime.hpp's take_counts().
 bool take_counts(TrafficCounts& out);
 }  // namespace hooks
+
+// Brackets an operation that changes device memory legitimately (a launch, a copy, a set, an
+// allocation): what changed between two of them was stored by the host (Runtime::host_stores).
+struct DeviceOp {
+  explicit DeviceOp(Runtime& r);
+  ~DeviceOp();
+  Runtime& r;
+};
 
 }  // namespace tlemu
