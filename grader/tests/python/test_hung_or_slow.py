@@ -4,11 +4,12 @@ grade._hung, which stops a stage's other checks and marks them "not run", ignore
 import json
 
 from tilelab import grade
+from tilelab.contract import SCHEMAS
 
 
 def write(d, name, verdict, hint_code):
     (d / f"{name}.json").write_text(json.dumps({
-        "schema": "tilelab.result/1", "stage": "04-rectangular", "dataset": name.split(".")[2], "check": "correct",
+        "schema": SCHEMAS["result"], "stage": "04-rectangular", "dataset": name.split(".")[2], "check": "correct",
         "verdict": verdict, "exit_code": 3, "message": f"{hint_code} run", "hint_code": hint_code, "hint": "h"}))
 
 
