@@ -3,6 +3,7 @@
 // line), and the two constructs are then matched on code characters only, with brackets balanced.
 #include "rewrite.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <regex>
 #include <sstream>
@@ -113,9 +114,16 @@ class Rewriter {
     };
     std::vector<Edit> edits;
     size_t covered = 0;  // edits do not overlap: nothing before this is matched again
+    const std::vector<MemCall> mem = device_mem_calls();
+    size_t next_mem = 0;
     for (size_t i = 0; i < s_.size(); ++i) {
       if (i < covered || !code(i)) continue;
-      if (s_.compare(i, 3, "<<<") == 0 && code(i + 1) && code(i + 2)) {
+      while (next_mem < mem.size() && mem[next_mem].begin < i) ++next_mem;
+      if (next_mem < mem.size() && mem[next_mem].begin == i) {
+        edits.push_back({mem[next_mem].begin, mem[next_mem].end, mem[next_mem].text});
+        covered = mem[next_mem].end;
+        i = covered - 1;
+      } else if (s_.compare(i, 3, "<<<") == 0 && code(i + 1) && code(i + 2)) {
         Edit e;
         e.text = launch(i, e.begin, e.end);
         if (e.begin < covered) fail(i, "a kernel launch overlaps an earlier construct");
@@ -246,6 +254,87 @@ class Rewriter {
     while (b > 0 && is_ident(s_[b - 1])) --b;
     return s_.substr(b, j + 1 - b);
   }
+  // The __global__ and __device__ functions with a body: the qualifier's position, the name, the
+  // body's braces, and whether it is __host__ __device__.
+  struct DeviceFunction {
+    size_t at;
+    bool global, host;
+    std::string name;
+    size_t open, close;
+  };
+  std::vector<DeviceFunction> device_functions() const {
+    std::vector<DeviceFunction> out;
+    for (size_t i = 0; i < s_.size(); ++i) {
+      const bool global = word_at(i, "__global__");
+      if (!global && !word_at(i, "__device__")) continue;
+      // The function this qualifies: its parameter list, then a body before any ; or =.
+      size_t j = i;
+      while (j < s_.size() && !(code(j) && (s_[j] == '(' || s_[j] == ';' || s_[j] == '=' || s_[j] == '{'))) ++j;
+      if (j >= s_.size() || s_[j] != '(') continue;
+      if (ident_before(j) == "__launch_bounds__") {
+        j = match_fwd(j) + 1;
+        while (j < s_.size() && !(code(j) && (s_[j] == '(' || s_[j] == ';' || s_[j] == '{'))) ++j;
+        if (j >= s_.size() || s_[j] != '(') continue;
+      }
+      const std::string fn = ident_before(j);
+      const bool host = !global && has_word(statement_start(i), j, "__host__");
+      size_t k = match_fwd(j) + 1;
+      while (k < s_.size() && !(code(k) && (s_[k] == '{' || s_[k] == ';'))) ++k;
+      if (k >= s_.size() || s_[k] != '{') continue;
+      out.push_back({i, global, host, fn, k, match_fwd(k)});
+    }
+    return out;
+  }
+
+  // ---- memcpy, memset and memmove in device code: the emulator's, whose accesses are seen ----
+  // In the body of a __global__ or __device__ function (a lambda in it included), a call of
+  // memcpy, memset or memmove -- plain, std::, ::, ::std:: or __builtin_ -- names
+  // ::tlemu::device_memcpy (memset, memmove) instead (tilelab_emu.h): g++ would call libc, whose
+  // loads and stores no build sees. Returns the replacements, [begin, end) and the new name.
+  struct MemCall {
+    size_t begin, end;
+    std::string text;
+  };
+  std::vector<MemCall> device_mem_calls() const {
+    std::vector<MemCall> out;
+    for (const DeviceFunction& f : device_functions()) {
+      for (size_t c = f.open + 1; c < f.close; ++c) {
+        if (!code(c) || !is_ident(s_[c]) || is_ident(s_[c - 1])) continue;
+        size_t e = c;
+        while (e < f.close && is_ident(s_[e])) ++e;
+        std::string id = s_.substr(c, e - c);
+        const size_t at = c;
+        c = e - 1;
+        if (id.rfind("__builtin_", 0) == 0) id = id.substr(10);
+        if (id != "memcpy" && id != "memset" && id != "memmove") continue;
+        const size_t open = skip_fwd(e);
+        if (open >= f.close || s_[open] != '(') continue;  // not a call
+        // A qualifier before it: ::, std::, ::std:: (a member .memcpy( or ->memcpy( is left alone).
+        size_t begin = at;
+        size_t p = skip_back(at - 1);
+        if (p != std::string::npos && (s_[p] == '.' || (s_[p] == '>' && p > 0 && s_[p - 1] == '-'))) continue;
+        if (p != std::string::npos && p > 0 && s_[p] == ':' && s_[p - 1] == ':') {
+          begin = p - 1;
+          const size_t q = p > 1 ? skip_back(p - 2) : std::string::npos;
+          if (q != std::string::npos && q >= 2 && s_.compare(q - 2, 3, "std") == 0 &&
+              (q < 3 || !is_ident(s_[q - 3]))) {
+            begin = q - 2;
+            const size_t r = q > 2 ? skip_back(q - 3) : std::string::npos;
+            if (r != std::string::npos && r > 0 && s_[r] == ':' && s_[r - 1] == ':') begin = r - 1;
+          } else if (q != std::string::npos && (is_ident(s_[q]) || s_[q] == '>')) {
+            continue;  // another namespace's or class's memcpy
+          }
+        }
+        out.push_back({begin, e, "::tlemu::device_" + id + std::string(size_t(newlines(begin, e)), '\n')});
+      }
+    }
+    // In source order, once each (a __device__ lambda's body lies in its kernel's too).
+    std::sort(out.begin(), out.end(), [](const MemCall& a, const MemCall& b) { return a.begin < b.begin; });
+    out.erase(std::unique(out.begin(), out.end(), [](const MemCall& a, const MemCall& b) { return a.begin == b.begin; }),
+              out.end());
+    return out;
+  }
+
   void check_host_constexpr_calls() const {
     std::set<std::string> host;  // constexpr functions without __device__
     for (size_t i = 0; i < s_.size(); ++i) {
@@ -261,25 +350,11 @@ class Rewriter {
       host.insert(name);
     }
     if (host.empty()) return;
-    for (size_t i = 0; i < s_.size(); ++i) {
-      const bool global = word_at(i, "__global__");
-      if (!global && !word_at(i, "__device__")) continue;
-      // The function this qualifies: its parameter list, then a body before any ; or =.
-      size_t j = i;
-      while (j < s_.size() && !(code(j) && (s_[j] == '(' || s_[j] == ';' || s_[j] == '=' || s_[j] == '{'))) ++j;
-      if (j >= s_.size() || s_[j] != '(') continue;
-      if (ident_before(j) == "__launch_bounds__") {
-        j = match_fwd(j) + 1;
-        while (j < s_.size() && !(code(j) && (s_[j] == '(' || s_[j] == ';' || s_[j] == '{'))) ++j;
-        if (j >= s_.size() || s_[j] != '(') continue;
-      }
-      const std::string fn = ident_before(j);
-      const size_t b = statement_start(i);
-      if (!global && has_word(b, j, "__host__")) continue;  // __host__ __device__: nvcc only warns
-      size_t k = match_fwd(j) + 1;
-      while (k < s_.size() && !(code(k) && (s_[k] == '{' || s_[k] == ';'))) ++k;
-      if (k >= s_.size() || s_[k] != '{') continue;
-      const size_t end = match_fwd(k);
+    for (const DeviceFunction& f : device_functions()) {
+      if (f.host) continue;  // __host__ __device__: nvcc only warns
+      const bool global = f.global;
+      const std::string& fn = f.name;
+      const size_t k = f.open, end = f.close;
       for (size_t c = k + 1; c < end; ++c) {
         if (!code(c) || !is_ident(s_[c]) || is_ident(s_[c - 1])) continue;
         size_t e = c;

@@ -248,6 +248,92 @@ inline long long clock64() {
 }
 inline void __nanosleep(unsigned) {}
 
+// ---- memcpy, memset and memmove in device code ----
+// grader/emu/rewrite turns these calls (memcpy, std::memcpy, ::memcpy, __builtin_memcpy, and the
+// same of memset and memmove) in the bodies of __global__ and __device__ functions into calls of
+// these, so that the copy is made of loads and stores of the student's file: counted by the count
+// build, checked by the asan and race builds, as a GPU's copy loop is a kernel's own accesses. A
+// libc call would be none of that. Each access is as wide as both pointees' alignment (4 bytes for
+// float, 16 for float4; 1 through void*), as a GPU compiler widens a copy; a tail that is shorter,
+// or an address the type does not align, goes byte by byte. Always inlined: each call site has
+// loads and stores of its own, as on a GPU.
+namespace tlemu {
+template <size_t W> struct MemWord;
+template <> struct MemWord<1> { typedef unsigned char __attribute__((may_alias)) type; };
+template <> struct MemWord<2> { typedef uint16_t __attribute__((may_alias)) type; };
+template <> struct MemWord<4> { typedef uint32_t __attribute__((may_alias)) type; };
+template <> struct MemWord<8> { typedef uint64_t __attribute__((may_alias)) type; };
+template <> struct MemWord<16> { typedef unsigned int __attribute__((vector_size(16), may_alias)) type; };
+template <class T>
+constexpr size_t mem_width() {
+  if constexpr (std::is_void<T>::value || !std::is_object<T>::value) return 1;
+  else return alignof(T) < 16 ? alignof(T) : 16;
+}
+template <size_t W>
+__attribute__((always_inline)) inline void mem_copy(unsigned char* d, const unsigned char* s, size_t n, bool backward) {
+  using T = typename MemWord<W>::type;
+  const size_t words = n / W * W;
+  if (!backward) {
+    for (size_t i = 0; i < words; i += W) *reinterpret_cast<T*>(d + i) = *reinterpret_cast<const T*>(s + i);
+    for (size_t i = words; i < n; ++i) d[i] = s[i];
+  } else {
+    for (size_t i = n; i > words; --i) d[i - 1] = s[i - 1];
+    for (size_t i = words; i > 0; i -= W) *reinterpret_cast<T*>(d + i - W) = *reinterpret_cast<const T*>(s + i - W);
+  }
+}
+template <size_t W>
+__attribute__((always_inline)) inline void mem_set(unsigned char* d, unsigned char b, size_t n) {
+  using T = typename MemWord<W>::type;
+  T v;
+  if constexpr (W == 16) v = T{} + 0x01010101u * b;
+  else v = T(0x0101010101010101ull * b);
+  const size_t words = n / W * W;
+  for (size_t i = 0; i < words; i += W) *reinterpret_cast<T*>(d + i) = v;
+  for (size_t i = words; i < n; ++i) d[i] = b;
+}
+__attribute__((always_inline)) inline void mem_move(size_t w, void* d, const void* s, size_t n, bool backward) {
+  auto* dd = static_cast<unsigned char*>(d);
+  auto* ss = static_cast<const unsigned char*>(s);
+  const uintptr_t a = reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s);
+  if (w >= 16 && a % 16 == 0) return mem_copy<16>(dd, ss, n, backward);
+  if (w >= 8 && a % 8 == 0) return mem_copy<8>(dd, ss, n, backward);
+  if (w >= 4 && a % 4 == 0) return mem_copy<4>(dd, ss, n, backward);
+  if (w >= 2 && a % 2 == 0) return mem_copy<2>(dd, ss, n, backward);
+  mem_copy<1>(dd, ss, n, backward);
+}
+template <class D, class S>
+__attribute__((always_inline)) inline void* device_memcpy(D* d, S* s, size_t n) {
+  constexpr size_t w = mem_width<D>() < mem_width<S>() ? mem_width<D>() : mem_width<S>();
+  mem_move(w, static_cast<void*>(d), static_cast<const void*>(s), n, false);
+  return d;
+}
+template <class D, class S>
+__attribute__((always_inline)) inline void* device_memmove(D* d, S* s, size_t n) {
+  constexpr size_t w = mem_width<D>() < mem_width<S>() ? mem_width<D>() : mem_width<S>();
+  const bool backward = reinterpret_cast<uintptr_t>(static_cast<const void*>(s)) <
+                        reinterpret_cast<uintptr_t>(static_cast<void*>(d));
+  mem_move(w, static_cast<void*>(d), static_cast<const void*>(s), n, backward);
+  return d;
+}
+template <class D>
+__attribute__((always_inline)) inline void* device_memset(D* d, int value, size_t n) {
+  constexpr size_t w = mem_width<D>();
+  auto* dd = static_cast<unsigned char*>(static_cast<void*>(d));
+  const uintptr_t a = reinterpret_cast<uintptr_t>(dd);
+  const auto b = static_cast<unsigned char>(value);
+  if (w >= 16 && a % 16 == 0) mem_set<16>(dd, b, n);
+  else if (w >= 8 && a % 8 == 0) mem_set<8>(dd, b, n);
+  else if (w >= 4 && a % 4 == 0) mem_set<4>(dd, b, n);
+  else if (w >= 2 && a % 2 == 0) mem_set<2>(dd, b, n);
+  else mem_set<1>(dd, b, n);
+  return d;
+}
+// Arguments that are not pointers (nullptr, a class that converts to one): byte by byte.
+inline void* device_memcpy(void* d, const void* s, size_t n) { return device_memcpy<void, const void>(d, s, n); }
+inline void* device_memmove(void* d, const void* s, size_t n) { return device_memmove<void, const void>(d, s, n); }
+inline void* device_memset(void* d, int value, size_t n) { return device_memset<void>(d, value, n); }
+}  // namespace tlemu
+
 // ---- barriers: the call site names the barrier in findings ----
 namespace tlemu {
 // Blocks the calling emulated thread until every thread of its block has arrived at a barrier (or

@@ -139,10 +139,15 @@ std::map<const void*, std::pair<std::string, int>> symbolize(const std::set<cons
       continue;
     }
     if (!want || k >= order.size()) continue;
-    want = false;
     const size_t d = l.find(" (discriminator");
     if (d != std::string::npos) l.resize(d);
     const size_t c = l.rfind(':');
+    // A frame inlined from the emulator's headers (tlemu::device_memcpy of a kernel's memcpy, an
+    // atomic) is named by its caller's line, the next frame, where there is one.
+    const size_t slash = l.rfind('/', c);
+    const bool last = at >= text.size() || text.compare(at, 2, "0x") == 0;
+    if (!last && l.compare(slash == std::string::npos ? 0 : slash + 1, 11, "tilelab_emu") == 0) continue;
+    want = false;
     int ln = 0;
     if (c != std::string::npos) ln = std::atoi(l.c_str() + c + 1);
     out[order[k++]] = {c == std::string::npos ? l : l.substr(0, c), ln};

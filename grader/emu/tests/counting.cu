@@ -41,6 +41,22 @@ __global__ void shared_float4(float* out, int group) {
     out[threadIdx.x] = v.x + v.y + v.z + v.w;
 }
 
+// Each lane copies a row of 16 floats (64 bytes) of M into a shared tile, with memcpy or element by
+// element, then writes it back with memset and stores: a kernel's memcpy is its own loads and stores
+// (#25), counted as the same loop of 4-byte accesses, not a libc call that nothing sees.
+__global__ void rows_to_shared(const float* in, float* out, bool with_memcpy) {
+    __shared__ float s[32 * 16];
+    float* row = &s[threadIdx.x * 16];
+    if (with_memcpy) {
+        memcpy(row, &in[threadIdx.x * 16], 16 * sizeof(float));
+        std::memset(&out[threadIdx.x * 16], 0, 16 * sizeof(float));
+    } else {
+        for (int j = 0; j < 16; ++j) row[j] = in[threadIdx.x * 16 + j];
+        for (int j = 0; j < 16; ++j) out[threadIdx.x * 16 + j] = 0.0f;
+    }
+    out[threadIdx.x] += row[threadIdx.x % 16];
+}
+
 struct Device {
     float *in = nullptr, *out = nullptr;
     Device() {
@@ -119,4 +135,26 @@ TEST_CASE("count: a float4 shared load returns 512 bytes in 4 wavefronts, 2 when
         CHECK(c.shared_loads == 1);
         CHECK(c.shared_wavefronts - c.shared_stores == k.wavefronts);  // stores: 4 conflict-free of 32 lanes
     }
+}
+
+TEST_CASE("count: a kernel's memcpy and memset are its own loads and stores, as an element loop's (#25)") {
+    Device d;
+    forget();
+    rows_to_shared<<<1, 32>>>(d.in, d.out, false);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    const tlemu::TrafficCounts loop = counted();
+    rows_to_shared<<<1, 32>>>(d.in, d.out, true);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    const tlemu::TrafficCounts copy = counted();
+    float out[32];
+    REQUIRE(cudaMemcpy(out, d.out, sizeof out, cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK(out[5] == 1.0f);
+    CHECK(loop.global_load_bytes == 32 * 64 + 32 * 4);  // the rows, then out[] read by +=
+    CHECK(copy.global_load_bytes == loop.global_load_bytes);
+    CHECK(copy.global_loads == loop.global_loads);
+    CHECK(copy.global_load_sectors == loop.global_load_sectors);
+    CHECK(copy.global_stores == loop.global_stores);
+    CHECK(copy.global_store_sectors == loop.global_store_sectors);
+    CHECK(copy.shared_stores == loop.shared_stores);
+    CHECK(copy.shared_wavefronts == loop.shared_wavefronts);
 }

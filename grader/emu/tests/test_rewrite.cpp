@@ -154,3 +154,18 @@ TEST_CASE("rewrite: a constexpr host function called from device code is refused
   CHECK_NOTHROW(rw(host_fn + "struct S { __device__ int ceil_div(int a, int b) const { return a / b; } };\n"
                    "__global__ void k(int* o, S s) { *o = s.ceil_div(4, 2); }\n"));
 }
+
+TEST_CASE("rewrite: memcpy, memset and memmove in device code are the emulator's, whose accesses are seen (#25)") {
+    const std::string out = rw("__device__ void h(float* d, const float* s) { std::memcpy(d, s, 64); }\n"
+                               "__global__ void k(float* d, const float* s, int n) {\n"
+                               "  memcpy(d, s, n); ::memset(d, 0, n);\n"
+                               "  :: std ::\n    memmove(d, s, n); __builtin_memcpy(d, s, 4);\n"
+                               "  x.memcpy(d); ns::memcpy(d, s, n);\n}\n"
+                               "void host(float* d, const float* s) { memcpy(d, s, 4); }\n");
+    CHECK(has(out, "{ ::tlemu::device_memcpy(d, s, 64); }"));
+    CHECK(has(out, "  ::tlemu::device_memcpy(d, s, n); ::tlemu::device_memset(d, 0, n);\n"));
+    CHECK(has(out, "  ::tlemu::device_memmove\n(d, s, n); ::tlemu::device_memcpy(d, s, 4);\n"));
+    CHECK(has(out, "  x.memcpy(d); ns::memcpy(d, s, n);\n"));  // a member, another namespace's
+    CHECK(has(out, "void host(float* d, const float* s) { memcpy(d, s, 4); }"));  // host code: libc's
+    CHECK(lines(out) == 1 + 8);
+}
