@@ -307,7 +307,8 @@ endforeach()
 
 # ---- the kit's own tests of the emulator ----
 # Known-bad kernels: grader/tests/submissions/<bug>/<stage>/matmul.cu, with expect.toml naming, per
-# backend ([emu], [emu-asan], [emu-race]), the dataset and the verdict, hint or finding it must get.
+# backend ([emu], [emu-asan], [emu-race]; [emu-count]: the perf check on the count build), the
+# dataset and the verdict, hint or finding it must get.
 set(_subs_dir "${PROJECT_SOURCE_DIR}/grader/tests/submissions")
 set(_expects "")
 if(TILELAB_KIT_SUITE)   # instructor material: not in the student repository
@@ -318,7 +319,7 @@ foreach(expect IN LISTS _expects)
   if(NOT bug)
     continue()
   endif()
-  file(STRINGS "${expect}" sections REGEX "^\\[\\[?emu(-asan|-race)?\\]")
+  file(STRINGS "${expect}" sections REGEX "^\\[\\[?emu(-asan|-race|-count)?\\]")
   set(builds "")
   foreach(sec IN LISTS sections)
     string(REGEX MATCH "emu[-a-z]*" backend "${sec}")
@@ -329,7 +330,7 @@ foreach(expect IN LISTS _expects)
   list(REMOVE_DUPLICATES builds)
   tilelab_emu_runners(run-kit-${bug}-${stage} submission ${stage} "${bug_dir}/${stage}/matmul.cu" "${builds}")
   foreach(build IN LISTS builds)
-    if(NOT build IN_LIST TILELAB_EMU_BUILDS)
+    if(NOT build IN_LIST TILELAB_EMU_BUILDS AND NOT build STREQUAL "count")   # [emu-count]: the perf-model check
       continue()
     endif()
     set(backend ${_emu_suffix_${build}})

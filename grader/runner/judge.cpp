@@ -174,6 +174,30 @@ std::string implausible_timing(nlohmann::json& r, const nlohmann::json& mine, co
   return "";
 }
 
+// Global loads of M and N per multiply-add of the product, from a model's counts: the 4-byte floats
+// the lanes asked for (global_load_bytes / 4) over J*K*L. Untiled 2; tiles of width T, 2/T.
+double loads_per_fma(const nlohmann::json& model, const Shape& s) {
+  return model.at("counts").value("global_load_bytes", 0.0) / 4.0 / (double(s.J) * double(s.K) * double(s.L));
+}
+
+// What shared memory is for (docs/integrity.md): where the count build counted the kernels' loads,
+// they must fall as the stage's tiles promise (stage.toml max_global_loads_per_fma). Returns the
+// verdict's message, or "" when they do (or nothing was counted).
+std::string untiled_loads(nlohmann::json& r, const TimingStats& t, const StageSpec& spec, const Shape& s) {
+  if (spec.max_global_loads_per_fma <= 0 || t.model.is_null()) return "";
+  const double got = loads_per_fma(t.model, s), limit = spec.max_global_loads_per_fma;
+  if (got <= limit) return "";
+  char buf[400];
+  std::snprintf(buf, sizeof buf, " Here: %.3g global loads per multiply-add where tiles of %d need at most %.3g.",
+                got, spec.tile, limit);
+  set_hint(r, hints::kNoSharedMemory);
+  r["hint"] = r["hint"].get<std::string>() + buf;
+  std::snprintf(buf, sizeof buf, "the kernels made %.3g global loads of M and N per multiply-add on %s "
+                "where tiles of %d need at most %.3g: the tiles in shared memory do not cut the global loads; "
+                "no performance credit", got, s.str().c_str(), spec.tile, limit);
+  return buf;
+}
+
 // A backend's findings (Backend::findings): the emulator's kept under "emulator", the GPU guard
 // zones' under "guard"; true when there is one, which fails the check with the hint about the
 // first to fix.
@@ -480,7 +504,10 @@ int run_checks(Session& w, nlohmann::json& r, const StageSpec& spec, const Datas
     nlohmann::json timing = {{"meaningful", w.meaningful()}, {"flops", s.flops()}};
     for (const auto& t : stats) {
       timing["impls"][t.name] = stats_json(t, s, peak);
-      if (!t.model.is_null()) timing["basis"] = "model";  // modelled times (the emulator's count build)
+      if (!t.model.is_null()) {
+        timing["basis"] = "model";  // modelled times (the emulator's count build)
+        timing["impls"][t.name]["global_loads_per_fma"] = loads_per_fma(t.model, s);
+      }
     }
     auto median = [&](const std::string& name) {
       return timing["impls"].contains(name) ? timing["impls"][name].value("median_ms", 0.0) : 0.0;
@@ -506,6 +533,10 @@ int run_checks(Session& w, nlohmann::json& r, const StageSpec& spec, const Datas
     const std::string implausible =
         stats.empty() ? "" : implausible_timing(r, timing["impls"][w.impl()], stats.front(), audit, s, peak);
     if (!implausible.empty()) return finish(r, kWrong, implausible);
+    if (spec.max_global_loads_per_fma > 0 && timing.value("basis", "") == "model")
+      r["timing"]["max_global_loads_per_fma"] = spec.max_global_loads_per_fma;
+    const std::string untiled = stats.empty() ? "" : untiled_loads(r, stats.front(), spec, s);
+    if (!untiled.empty()) return finish(r, kWrong, untiled);
     std::printf("%-12s %10s %10s %9s\n", "impl", "median ms", "GFLOP/s", "% peak");
     for (const auto& [name, t] : timing["impls"].items())
       std::printf("%-12s %10.4f %10.1f %8.1f%%\n", name.c_str(), t.value("median_ms", 0.0),

@@ -148,6 +148,19 @@ def assert_grades(result: Path, stage_id: str) -> int:
                             f"it must earn nothing (<= {m.zero_credit_ratio})")
         else:
             print(f"{stage_id}: previous stage's kernel models at {prev_ratio:.2f} of the reference: no credit")
+    # What shared memory is for (stage.toml max_global_loads_per_fma): the judge failed the check if
+    # the solution loaded more; said here with the margin, and the previous stage's kernel beside it.
+    if st.max_global_loads_per_fma:
+        impls = t.get("impls") or {}
+        loads = {n: (impls.get(n) or {}).get("global_loads_per_fma") for n in (r.get("impl"), "previous")}
+        mine = loads[r.get("impl")]
+        if mine is None:
+            problems.append("the result has no global_loads_per_fma: the judge did not count the loads")
+        else:
+            prev_loads = loads["previous"]
+            print(f"{stage_id}: global loads per multiply-add: solution {mine:.4f} (limit "
+                  f"{st.max_global_loads_per_fma:.4f}, margin {st.max_global_loads_per_fma / mine:.2f}x)"
+                  + (f", previous stage's kernel {prev_loads:.4f}" if prev_loads is not None else ""))
     for p in problems:
         print(f"{stage_id}: {p}")
     if not problems:

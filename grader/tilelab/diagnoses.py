@@ -44,7 +44,7 @@ TITLES = {
     "low-precision": "the arithmetic is in reduced precision", "last-phase-missing": "the last tile phase is missing",
     "boundary": "the last row or column of tiles is wrong (boundary)", "wrong-sum": "every element is wrong",
     "race": "some tiles are wrong and others right", "inputs-modified": "the kernel changes M or N",
-    "no-shared-memory": "the kernel uses no shared memory", "stale-result": "the result does not depend on the inputs",
+    "no-shared-memory": "the tiles do not cut the global loads", "stale-result": "the result does not depend on the inputs",
     "work-skipped": "timed calls launched no kernel", "faster-than-peak": "a timing faster than the hardware can run",
     "cuda-error": "a CUDA call failed", "forged-result": "a result file not written by the grader",
     "swapped-operands": "P = N times M: the operands are swapped",

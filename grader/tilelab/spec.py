@@ -133,6 +133,10 @@ class Stage:
     timeouts: dict[str, int] = field(default_factory=lambda: dict(TIMEOUTS))
     previous: str = ""
     requires_shared_memory: bool = False
+    # The most global loads of M and N (4-byte floats the lanes asked for, as the emulator's count
+    # build counts them) per multiply-add of the product, on [performance.model]'s shape: what tiles
+    # in shared memory promise (untiled 2, tiles of width T 2/T). None: no limit.
+    max_global_loads_per_fma: float | None = None
     width_multiple: int = 1
     path: Path | None = None
 
@@ -345,12 +349,40 @@ def load(path: Path) -> Stage:
         timeouts=_timeouts(doc.get("timeouts", dict, {}), f"{where} [timeouts]"),
         previous=s.get("previous", str, ""),
         requires_shared_memory=s.get("requires_shared_memory", bool, False),
+        max_global_loads_per_fma=s.get("max_global_loads_per_fma", float, None),
         width_multiple=multiple,
         path=path,
     )
     s.done()
     doc.done()
+    _check_max_loads(stage, f"{where} [stage]")
     return stage
+
+
+def tiled_loads_per_fma(shape: tuple[int, int, int], tile: int) -> float:
+    """Global loads of M and N per multiply-add of a kernel with square tiles of width `tile`, each
+    element loaded once per tile and the loads past the edges skipped: every tile row of M is
+    loaded once per block column, every tile column of N once per block row."""
+    J, K, L = shape
+    return -(-L // tile) / L + -(-J // tile) / J
+
+
+def _check_max_loads(stage: Stage, where: str) -> None:
+    limit = stage.max_global_loads_per_fma
+    if limit is None:
+        return
+    model = stage.performance.model
+    if model is None:
+        raise SpecError(f"{where}: 'max_global_loads_per_fma' is judged from the emulator's counts on "
+                        "[performance.model]'s shape, and this stage has no [performance.model]")
+    if not 0 < limit < 2:
+        raise SpecError(f"{where}: 'max_global_loads_per_fma' must be in (0, 2): the untiled kernel loads 2 "
+                        f"floats per multiply-add, so a limit of 2 or more catches nothing; got {limit!r}")
+    need = tiled_loads_per_fma(model.shape, stage.tile)
+    if limit < need:
+        raise SpecError(f"{where}: 'max_global_loads_per_fma' = {limit} is below the {need:.4g} loads per "
+                        f"multiply-add that tiles of {stage.tile} (the stage's tile) make on the model shape "
+                        f"{list(model.shape)}: the stage's own kernel would fail it")
 
 
 def resolved(stage: Stage) -> dict:

@@ -100,7 +100,8 @@ fs::path write_resolved(const std::string& file, const std::string& api, const n
   const nlohmann::json doc = {
       {"schema", kSpecSchema}, {"id", "99-test"}, {"title", "t"}, {"book", ""}, {"api", api},
       {"host_function", false}, {"tile", 16}, {"width_multiple", 1}, {"previous", ""},
-      {"requires_shared_memory", false}, {"datasets", datasets}, {"hidden", hidden},
+      {"requires_shared_memory", false}, {"max_global_loads_per_fma", nullptr},
+      {"datasets", datasets}, {"hidden", hidden},
       {"performance", {{"dataset", "a"}, {"full_credit_ratio", 0.9}, {"zero_credit_ratio", 0.5},
                        {"basis", "reference"}, {"min_runs", 3}, {"max_runs", 7}, {"target_rel_stderr", 0.02}}},
       {"points", {{"public", 1.0}, {"hidden", 1.0}, {"host_function", 0.0}, {"performance", 1.0},

@@ -205,3 +205,37 @@ def test_performance_requires_every_dataset_correct_unless_the_stage_says_otherw
     assert spec.load(_write(tmp_path, lax)).performance.requires_all_correct is False
     with pytest.raises(spec.SpecError, match="requires_all_correct"):
         spec.load(_write(tmp_path, lax.replace("= false", '= "no"')))
+
+
+# ---- max_global_loads_per_fma: what shared memory is for (docs/integrity.md) ----
+MODEL_256 = "\n[performance.model]\nshape = [256, 256, 256]\nfull_credit_ratio = 0.9\nzero_credit_ratio = 0.8\n"
+
+
+@pytest.mark.parametrize("limit, msg", [
+    ("0.1875", None),                          # 1.5 x 2/16, as 02-tiled
+    ("0.125", None),                           # exactly what tiles of 16 load on 256^3
+    ("0.12", "below the 0.125 loads per multiply-add that tiles of 16"),
+    ("2", "must be in \\(0, 2\\)"),
+    ("0", "must be in \\(0, 2\\)"),
+    ('"0.2"', "'max_global_loads_per_fma' must be float"),
+])
+def test_max_global_loads_per_fma_is_bounded_by_the_tile(tmp_path, limit, msg):
+    text = GOOD.replace('api = "square"', f'api = "square"\nmax_global_loads_per_fma = {limit}', 1) + MODEL_256
+    if msg is None:
+        assert spec.load(_write(tmp_path, text)).max_global_loads_per_fma == float(limit)
+        return
+    with pytest.raises(spec.SpecError, match=msg):
+        spec.load(_write(tmp_path, text))
+
+
+def test_max_global_loads_per_fma_needs_the_counts_of_a_model(tmp_path):
+    text = GOOD.replace('api = "square"', 'api = "square"\nmax_global_loads_per_fma = 0.2', 1)
+    with pytest.raises(spec.SpecError, match="has no \\[performance.model\\]"):
+        spec.load(_write(tmp_path, text))
+
+
+def test_the_stages_that_require_shared_memory_limit_the_loads_to_one_and_a_half_times_their_tiles():
+    for s in spec.load_all():
+        if s.requires_shared_memory:
+            assert s.max_global_loads_per_fma == 1.5 * 2 / s.tile, s.id
+        assert s.max_global_loads_per_fma is None or s.requires_shared_memory, s.id

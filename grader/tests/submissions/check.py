@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Asserts the diagnosis of one known-bad submission under one emulator build.
 
-    check.py --expect <bug>/expect.toml --backend emu|emu-asan|emu-race --runner RUNNER
+    check.py --expect <bug>/expect.toml --backend emu|emu-asan|emu-race|emu-count --runner RUNNER
              --spec BUILD/generated/stages/<stage>.json --datasets DATASETS_DIR/<stage> --json RESULT
 
-expect.toml has, per backend, a table ([emu]) or several ([[emu]]), each a case:
+expect.toml has, per backend, a table ([emu]) or several ([[emu]]), each a case. The cases of
+[emu-count] run the perf check on the count build (the perf-model check, whose counts the judge reads:
+the reference worker runners/ref-<stage>-emu-count beside the runner); the others the correct check.
 
     dataset   = "w17"                  # a dataset of the stage (required, unless shape is given)
     shape     = "model"                # instead: the stage's [performance.model] shape, made in memory
@@ -54,8 +56,9 @@ def check_case(case: dict, a: argparse.Namespace) -> list[str]:
         data = ["--shape", *map(str, shape), "--seed", "1"]
     else:
         data = ["--dataset", str(a.datasets / case["dataset"])]
+    check = "perf" if a.backend == "emu-count" else "correct"
     cmd = [*judge.command(a.runner), "--spec", str(a.spec), *data,
-           "--check", "correct", "--json", str(a.json), "--timeout", "60"]
+           "--check", check, "--json", str(a.json), "--timeout", "60"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     sys.stdout.write(proc.stdout)
     try:
@@ -107,7 +110,7 @@ def check_case(case: dict, a: argparse.Namespace) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="check.py", description=__doc__.splitlines()[0])
     ap.add_argument("--expect", required=True, type=Path)
-    ap.add_argument("--backend", required=True, choices=["emu", "emu-asan", "emu-race"])
+    ap.add_argument("--backend", required=True, choices=["emu", "emu-asan", "emu-race", "emu-count"])
     ap.add_argument("--runner", required=True, type=Path)
     ap.add_argument("--spec", required=True, type=Path)
     ap.add_argument("--datasets", required=True, type=Path)
