@@ -180,6 +180,11 @@ def _skip(path: Path, tool: str, why: str) -> int:
     return int(ExitCode.SKIPPED)
 
 
+MEMCHECK_PADDING = 1 << 20
+"""Bytes compute-sanitizer leaves after each allocation under memcheck: more than a tile's rows past
+the last row of the largest matrix a check runs memcheck on."""
+
+
 def run(tool: str, json_path: Path, cmd: list[str], timeout: float | None = None) -> int:
     """Run cmd under the sanitizer; write the merged result; return the exit code to report."""
     sanitizer = find_sanitizer()
@@ -191,11 +196,18 @@ def run(tool: str, json_path: Path, cmd: list[str], timeout: float | None = None
     json_path.unlink(missing_ok=True)
     full = [sanitizer, "--tool", tool, "--error-exitcode", str(SANITIZER_ERROR_EXIT), "--print-limit",
             str(PRINT_LIMIT), "--target-processes", "all", "--log-file", str(log)]
+    env = None
     if tool == "racecheck":
         full += ["--racecheck-report", "all"]
+    if tool == "memcheck":
+        # The worker's buffers without its guard zones, each allocation padded: a read past the end
+        # of M or N then lies outside every allocation, where memcheck sees it, as the emulator's
+        # AddressSanitizer build does (issue #26, item 5); stores there it finds as well.
+        full += ["--padding", str(MEMCHECK_PADDING)]
+        env = {**os.environ, "TILELAB_EXACT_BUFFERS": "1"}
     full += cmd
     try:
-        p = subprocess.run(full, timeout=timeout)
+        p = subprocess.run(full, timeout=timeout, env=env)
         rc = p.returncode
     except subprocess.TimeoutExpired:
         rc = int(ExitCode.TIMEOUT)
