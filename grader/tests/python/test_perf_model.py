@@ -125,8 +125,11 @@ def test_the_validations_rank_correlation_and_bands():
                                              (1.0, 1.1, False), (1.0, None, False)])
 def test_kit_model_asserts_full_credit_and_none_for_the_previous_kernel(tmp_path, ratio, back, ok):
     """kit.model.02-tiled: the solution at full credit, the basic kernel (CGMA 1 < 16) at none."""
-    r = {"verdict": "pass", "message": "", "timing": {"basis": "model", "ratio_to_reference": ratio,
-                                                     "ratio_to_previous": back}}
+    r = {"verdict": "pass", "message": "", "impl": "solution",
+         "timing": {"basis": "model", "ratio_to_reference": ratio, "ratio_to_previous": back,
+                    # the counted global loads per multiply-add (stage.toml max_global_loads_per_fma)
+                    "impls": {"solution": {"global_loads_per_fma": 0.125},
+                              "previous": {"global_loads_per_fma": 2.0}}}}
     f = tmp_path / "r.json"
     f.write_text(__import__("json").dumps(r))
     assert (_validation().assert_grades(f, "02-tiled") == 0) == ok
