@@ -123,12 +123,13 @@ class Finding:
     hint_code: str = ""
     count: int = 1
     function: str = ""
+    advice: str = ""                    # a warning's: what to change (findings carry the analysis's hint)
 
     @classmethod
     def parse(cls, d: dict) -> "Finding":
         return cls(_str(d.get("kind")) or "finding", _str(d.get("file")), _int(d.get("line")),
                    _str(d.get("message")), _str(d.get("hint_code")), _int(d.get("count")) or 1,
-                   _str(d.get("function")))
+                   _str(d.get("function")), _str(d.get("advice")))
 
     @property
     def where(self) -> str:
@@ -138,19 +139,23 @@ class Finding:
 
 @dataclass(frozen=True)
 class Analysis:
-    """`emulator`, `guard` or `sanitizer`: what a backend found, each finding failing the check."""
+    """`emulator`, `guard` or `sanitizer`: what a backend found, each finding failing the check;
+    warnings (the emulator's: a duplicate store of equal values, shared memory read unwritten
+    where it reaches no stored element) fail nothing and are shown beside the verdict."""
     findings: tuple[Finding, ...] = ()
     hint_code: str = ""
     hint: str = ""
     message: str = ""
     tool: str = ""                      # sanitizer only
+    warnings: tuple[Finding, ...] = ()
 
     @classmethod
     def parse(cls, v: Any) -> "Analysis | None":
         if not isinstance(v, dict):
             return None
         return cls(tuple(Finding.parse(f) for f in _list(v.get("findings")) if isinstance(f, dict)),
-                   _str(v.get("hint_code")), _str(v.get("hint")), _str(v.get("message")), _str(v.get("tool")))
+                   _str(v.get("hint_code")), _str(v.get("hint")), _str(v.get("message")), _str(v.get("tool")),
+                   tuple(Finding.parse(f) for f in _list(v.get("warnings")) if isinstance(f, dict)))
 
 
 @dataclass(frozen=True)
@@ -301,6 +306,11 @@ class Result:
     def findings(self) -> tuple[Finding, ...]:
         """The findings of the first analysis that has any (the order of `analyses`)."""
         return next((a.findings for a in self.analyses if a.findings), ())
+
+    @property
+    def warnings(self) -> tuple[Finding, ...]:
+        """Every analysis's warnings: things worth changing that cost no points."""
+        return tuple(w for a in self.analyses for w in a.warnings)
 
     @property
     def comparisons(self) -> dict[str, Comparison]:

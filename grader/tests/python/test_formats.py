@@ -177,3 +177,34 @@ def test_write_outputs_writes_every_registered_format(tmp_path):
     assert all(p.stat().st_size > 0 for p in written)
     with pytest.raises(ValueError, match="unknown output format"):
         grade.write_outputs(fakes.report(), tmp_path, ("nope",))
+
+
+def test_emulator_warnings_reach_every_report_and_cost_nothing():
+    """A warning (issue #26: a duplicate store of equal values, shared memory read unwritten where
+    no stored element depends on it) fails nothing and is shown in the terminal, the HTML report
+    and Gradescope's output, once per kind and line."""
+    st = next(s for s in fakes.stages() if s.id == "04-rectangular")
+    res = fakes.results_for(st, backend="emu")
+    warned = 0
+    for key, r in res.items():
+        if r["check"] in ("emu", "emu-race"):
+            r["emulator"] = {"build": r["check"], "findings": [], "warnings": [{
+                "kind": "duplicate-store", "file": "/k/matmul.cu", "line": 71, "count": 4,
+                "message": "blocks (1,0) and (2,0) store the same values to P[0][16]",
+                "advice": "each element of P needs one thread: check the grid"}]}
+            warned += 1
+    assert warned > 1
+    r = GradeReport("carol", "submission", "emu")
+    r.stages.append(fakes.score_stage(st, "submission", res, 0, "emu"))
+    s = r.stages[0]
+    assert s.points == s.max_points, "a warning costs no points"
+    want = "Warning (no points lost): duplicate-store at matmul.cu:71"
+    import io
+    buf = io.StringIO()
+    table.print_report(r, file=buf)
+    assert buf.getvalue().count(want) == 1, buf.getvalue()
+    page = html_report.render(r)
+    assert page.count("duplicate-store at matmul.cu:71") == 1
+    gs = gradescope_format.results(r)
+    assert want in gs["output"]
+    assert any(want in t["output"] for t in gs["tests"])

@@ -8,6 +8,7 @@ import textwrap
 
 from .. import diagnoses, metrics
 from ..model import GradeReport
+from ..runresult import Finding
 from ..scoring import CheckScore, StageScore
 
 
@@ -45,6 +46,7 @@ def test_output(c: CheckScore) -> str:
         lines.append(f"kernel: {m.registers} registers/thread, {m.shared_bytes or 0} B shared/block, "
                      f"{m.blocks_per_sm} blocks/SM (limited by {m.binding_limit})")
     lines += metrics.model_lines(c)
+    lines += [warning_text(w) for w in (c.result.warnings if c.result else ())]
     return "\n".join(lines)
 
 
@@ -119,7 +121,26 @@ def diagnosis_lines(s: StageScore, width: int | None = None, shown: int | None =
             put(d.hint, "     Hint: ", "           ", 5)
     if shown is not None and len(ds) > shown:
         out.append(f"  ... and {len(ds) - shown} more (./tilelab grade --table, or the HTML report)")
+    for w in warnings_of(s):
+        put(warning_text(w), "  ", "    ", 4)
     return out
+
+
+def warnings_of(s: StageScore) -> list[Finding]:
+    """The stage's warnings (the emulator's: they cost no points), one per kind and line, in the
+    order the checks ran."""
+    seen: dict[tuple[str, str], Finding] = {}
+    for c in s.checks:
+        for w in (c.result.warnings if c.result else ()):
+            seen.setdefault((w.kind, w.where), w)
+    return list(seen.values())
+
+
+def warning_text(w: Finding) -> str:
+    """'Warning (no points lost): duplicate-store at matmul.cu:40: <message> <advice>'."""
+    where = f" at {w.where}" if w.where else ""
+    body = " ".join(x for x in (w.message, w.advice) if x)
+    return f"Warning (no points lost): {w.kind}{where}" + (f": {body}" if body else "")
 
 
 def report_lines(r: GradeReport) -> list[str]:

@@ -10,7 +10,7 @@ from pathlib import Path
 from .. import diagnoses, metrics, plot, wrongmap
 from ..model import GradeReport
 from . import Format, register
-from .common import stage_model_lines, stage_style, stage_verdict, style, summary_line, verdict
+from .common import stage_model_lines, stage_style, stage_verdict, style, summary_line, verdict, warning_text, warnings_of
 
 TEMPLATES = Path(__file__).parents[1] / "templates"
 
@@ -40,7 +40,8 @@ def context(r: GradeReport) -> dict:
             checks.append({"c": c, "m": m, "fmt": metrics.fmt, "wrong": metrics.first_wrong_lines(c),
                            "verdict": verdict(c), "style": style(c)})
         perf = s.check("perf")
-        stages.append({"s": s, "checks": checks, "diagnoses": diagnoses.of_stage(s), "verdict": stage_verdict(s), "style": stage_style(s),
+        stages.append({"s": s, "checks": checks, "diagnoses": diagnoses.of_stage(s),
+                       "warnings": [warning_text(w) for w in warnings_of(s)], "verdict": stage_verdict(s), "style": stage_style(s),
                        "map": _map(s), "speed": plot.data_url(plot.stage_png(s.stage, perf)),
                        "occupancy": _occupancy(s), "model": stage_model_lines(s),
                        "resources": metrics.of(perf) if perf and perf.result else None})
