@@ -224,8 +224,12 @@ bool record_findings(nlohmann::json& r, const nlohmann::json& found) {
 template <class RightWithZeroP>
 Diagnosis refine(const Diagnosis& d, const nlohmann::json& launch, const Shape& s, RightWithZeroP right_with_zero_P) {
   const int64_t launches = launch.value("launches", int64_t(0));
-  if (d.code == "grid-too-small" && launch.contains("grid") && launch.contains("block"))
-    return grid_coverage(s, launch["grid"].get<std::array<int64_t, 3>>(), launch["block"].get<std::array<int64_t, 3>>());
+  if (d.code == "grid-too-small" && launch.contains("grid") && launch.contains("block")) {
+    // Said from the launch only where its threads do not reach P's edge; a grid that does (a
+    // coarsened kernel has fewer threads than elements) keeps what P showed.
+    const auto grid = launch["grid"].get<std::array<int64_t, 3>>(), block = launch["block"].get<std::array<int64_t, 3>>();
+    if (grid[0] * block[0] < s.L || grid[1] * block[1] < s.J) return grid_coverage(s, grid, block);
+  }
   // nan-computed too: a GPU stores the canonical NaN of NaN + x, not the grader's fill pattern.
   if ((d.code == "nothing-written" || d.code == "nan-computed") && launches > 0 && right_with_zero_P())
     return reads_p(launches);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <set>
 
 #include "tilelab/dataset.hpp"
@@ -44,6 +45,35 @@ bool unwritten(float v) {
   return b == 0xFFFFFFFFu || b == 0x7FC00000u;
 }
 
+// {r0, c0} when pred holds exactly on {i >= r0 or j >= c0} and that set is neither empty nor all
+// of P: the last rows and columns, the elements a grid that stops short of P's edge never computes.
+template <class Pred>
+std::optional<std::pair<int64_t, int64_t>> trailing_edge(int64_t J, int64_t L, Pred pred) {
+  int64_t r0 = J, c0 = L;
+  for (int64_t i = J - 1; i >= 0; --i) {
+    bool all = true;
+    for (int64_t j = 0; j < L && all; ++j) all = pred(i, j);
+    if (!all) break;
+    r0 = i;
+  }
+  for (int64_t j = L - 1; j >= 0; --j) {
+    bool all = true;
+    for (int64_t i = 0; i < J && all; ++i) all = pred(i, j);
+    if (!all) break;
+    c0 = j;
+  }
+  if ((r0 == J && c0 == L) || r0 == 0 || c0 == 0) return std::nullopt;
+  for (int64_t i = 0; i < J; ++i)
+    for (int64_t j = 0; j < L; ++j)
+      if (pred(i, j) != (i >= r0 || j >= c0)) return std::nullopt;
+  return std::pair<int64_t, int64_t>{r0, c0};
+}
+
+std::string edge_text(int64_t J, int64_t L, int64_t r0, int64_t c0) {
+  return "The last " + (r0 < J ? std::to_string(J - r0) + " rows" : std::string()) + (r0 < J && c0 < L ? " and " : "") +
+         (c0 < L ? std::to_string(L - c0) + " columns" : std::string()) + " of P";
+}
+
 Matrix transposed(const Matrix& A) {
   Matrix T(A.cols, A.rows);
   for (int64_t i = 0; i < A.rows; ++i)
@@ -67,29 +97,9 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
 
   if (r.not_finite > 0) {
     // The unwritten set is exactly {i >= r0 or j >= c0}: the grid stops short of P's edge.
-    auto nan_at = [&](int64_t i, int64_t j) { return unwritten(P.at(i, j)); };
-    int64_t r0 = J, c0 = L;
-    for (int64_t i = J - 1; i >= 0; --i) {
-      bool all = true;
-      for (int64_t j = 0; j < L && all; ++j) all = nan_at(i, j);
-      if (!all) break;
-      r0 = i;
-    }
-    for (int64_t j = L - 1; j >= 0; --j) {
-      bool all = true;
-      for (int64_t i = 0; i < J && all; ++i) all = nan_at(i, j);
-      if (!all) break;
-      c0 = j;
-    }
-    bool exact = r0 < J || c0 < L;
-    for (int64_t i = 0; i < J && exact; ++i)
-      for (int64_t j = 0; j < L && exact; ++j) exact = nan_at(i, j) == (i >= r0 || j >= c0);
-    if (exact)
+    if (const auto edge = trailing_edge(J, L, [&](int64_t i, int64_t j) { return unwritten(P.at(i, j)); }))
       return {"grid-too-small",
-              "The last " + (r0 < J ? std::to_string(J - r0) + " rows" : std::string()) +
-                  (r0 < J && c0 < L ? " and " : "") +
-                  (c0 < L ? std::to_string(L - c0) + " columns" : std::string()) +
-                  " of P were never written: the grid does not cover P. Compute the number of "
+              edge_text(J, L, edge->first, edge->second) + " were never written: the grid does not cover P. Compute the number of "
                   "blocks with a ceiling division, (size + BLOCK - 1) / BLOCK, in x for the "
                   "columns and in y for the rows."};
     if (stored_nan > 0)
@@ -138,9 +148,30 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
             "the phase (or k) loop run at all? Check its bound, e.g. a rounded-down "
             "Width / TILE_WIDTH that is 0 for small sizes."};
 
+  // The same edge, where P was set before the launch (cudaMemset(P, 0, ...) is common): the wrong
+  // elements are exactly the last rows and columns, and all hold one value -- what was there
+  // before, not a sum. A kernel wrong at the edge tiles computes sums that differ.
+  const ToleranceRule rule;
+  const auto wrong_at = [&](int64_t i, int64_t j) {
+    const size_t e = size_t(i * L + j);
+    return !(std::fabs(P.data[e] - Pref[e]) <= rule.allowed(absMN[e], s.K));
+  };
+  if (const auto edge = trailing_edge(J, L, wrong_at)) {
+    const float first = P.at(J - 1, L - 1);
+    bool one_value = true;
+    for (int64_t i = 0; i < J && one_value; ++i)
+      for (int64_t j = (i >= edge->first ? 0 : edge->second); j < L && one_value; ++j)
+        one_value = std::memcmp(&P.data[size_t(i * L + j)], &first, sizeof first) == 0;
+    if (one_value)
+      return {"grid-too-small",
+              edge_text(J, L, edge->first, edge->second) + " are wrong and all hold " + std::to_string(first) +
+                  ", as if no thread stored a sum there (P was set before the launch). Does the grid cover P -- "
+                  "a ceiling division, (size + BLOCK - 1) / BLOCK, in x for the columns and in y for the rows -- "
+                  "and do the threads of the last rows and columns store their sums?"};
+  }
+
   // Out-of-range threads that store anyway write their sum (0, from zero-padded tiles) past the
   // end of their row, i.e. over the first columns of the next row.
-  const ToleranceRule rule;
   bool zeros_at_row_starts = r.wrong > 0;
   for (int64_t i = 0; i < J && zeros_at_row_starts; ++i)
     for (int64_t j = 0; j < L; ++j) {

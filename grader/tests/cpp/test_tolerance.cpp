@@ -219,6 +219,16 @@ TEST_CASE("diagnosis names the likely bug") {
       if (i >= 32 || j >= 32) edge.at(i, j) = std::numeric_limits<float>::quiet_NaN();
   CHECK(diag(edge) == "grid-too-small");
 
+  // P zeroed before the launch (cudaMemset): the rows the grid never computed hold 0, not NaN --
+  // the grid, not a missing __syncthreads() (issue #26). Sums that differ there are not the grid.
+  Matrix zeroed = good;
+  for (int64_t i = 36; i < 40; ++i)
+    for (int64_t j = 0; j < 40; ++j) zeroed.at(i, j) = 0.0f;
+  CHECK(diag(zeroed) == "grid-too-small");
+  Matrix edge_sums = zeroed;
+  for (int64_t j = 0; j < 40; ++j) edge_sums.at(38, j) = 1.0f + float(j);
+  CHECK(diag(edge_sums) != "grid-too-small");
+
   Matrix t(40, 40);
   for (int64_t i = 0; i < 40; ++i)
     for (int64_t j = 0; j < 40; ++j) t.at(i, j) = good.at(j, i);
