@@ -5,10 +5,15 @@
     differential.py run --tree BUILD --variants DIR --backends emu,emu-race,emu-asan --out emu.json
     differential.py check-emu emu.json       # the CPU half's assertions
     differential.py ci --tree BUILD --variants DIR --out emu.json   # run + check-emu (CTest kit.emu.differential)
+    differential.py run --tree BUILD --variants DIR --backends gpu,gpu-sanitizer --out gpu.json
     differential.py compare emu.json gpu.json [--md table.md]   # the GPU half (gpu-differential.sh)
 
 `run` runs BUILD/runners/run-variants-<stage>-<backend> once per variant and dataset, the variant
-chosen by TILELAB_VARIANT, and writes one record per run: verdict, hint_code, findings' kinds.
+chosen by TILELAB_VARIANT, and writes one record per run: verdict, hint_code, findings' kinds,
+their hint codes and lines. The pseudo-backend `gpu-sanitizer` runs the GPU runner of each variant
+whose bug SAFETY gives a tool under compute-sanitizer, through `python3 -m tilelab.sanitize` as the
+kit's own sanitizer checks do (memcheck with exact, padded buffers), on the dataset the emulator's
+asan and race builds run; its records' backend is gpu-<tool>.
 
 `check-emu`: every good variant passes every emulator build with no finding; every variant with a
 bug is caught by at least one build (not `pass`), and by the build its bug calls for (EMU_CATCH).
@@ -16,7 +21,9 @@ bug is caught by at least one build (not `pass`), and by the build its bug calls
 `compare`: per variant and dataset, the emulator's plain verdict against the GPU's. A difference is
 explained only where the emulator found what a GPU run alone cannot see (EXPLAINED: a race, a
 skipped barrier, an out-of-bounds shared access the plain build reads as zeros); anything else is
-unexplained and fails. Prints a short table.
+unexplained and fails. Prints a short table. Then the safety verdicts (SAFETY): per variant with a
+memory or race bug, the emulator's finding (any build) and the GPU tool's, agree or disagree; an
+out-of-bounds access one side finds and the other misses fails too.
 """
 
 from __future__ import annotations
@@ -54,25 +61,81 @@ EMU_CATCH = {
     "phases-rounded-down": ("emu", "wrong"),
     "k-off-by-one": ("emu-asan", "out-of-bounds-index"),
     "swapped-n-index": ("emu", "wrong"),
+    # right results; only the exact-size buffers of the asan build show the reads past the end
+    "m-load-past-end": ("emu-asan", "out-of-bounds-global"),
+    "n-load-past-end": ("emu-asan", "out-of-bounds-global"),
+    # wrong on every build (the last block's partial sum wins); the race build names it
+    "split-k-no-atomics": ("emu-race", "race-between-blocks"),
 }
 # Emulator findings that explain a verdict the GPU gives differently: the emulator sees the bug
 # and the GPU run alone does not (a race that timing hides, a barrier skipped by returned threads
 # that Volta and later count as arrived), or the plain build reads a shared array's overrun as
 # zeros where the GPU faults (the asan build names the line).
+# Not here: an out-of-bounds global access (out-of-bounds-global, global-overrun). Both backends'
+# plain runs have guard zones past M, N and P: a read there changes no stored result on either, and
+# a store there is an error on both; a verdict that differs all the same is unexplained.
 EXPLAINED = {"race", "barrier-skipped", "barrier-divergence", "uninitialized-shared",
              "out-of-bounds-index", "out-of-bounds-shared"}
+# The safety verdicts (issue #26, item 5): per bug, the class of finding it should give and the
+# compute-sanitizer tool that sees that class on the GPU (None: no GPU tool does).
+SAFETY = {
+    "no-barrier-1": ("shared-race", "racecheck"),
+    "no-barrier-2": ("shared-race", "racecheck"),
+    "k-off-by-one": ("shared-out-of-bounds", "memcheck"),
+    "unguarded-store": ("global-out-of-bounds", "memcheck"),
+    "m-load-past-end": ("global-out-of-bounds", "memcheck"),
+    "n-load-past-end": ("global-out-of-bounds", "memcheck"),
+    # racecheck watches shared memory only; no compute-sanitizer tool compares two blocks' stores
+    "split-k-no-atomics": ("race-between-blocks", None),
+}
+# Classes where a disagreement fails compare: memcheck and the asan build both see every access
+# outside an allocation, so one finding what the other misses is a bug in one of them (or in the
+# buffers the runner gives them). A racecheck disagreement is recorded, not failed.
+MUST_AGREE = {"global-out-of-bounds", "shared-out-of-bounds"}
+SANITIZER_TIMEOUT = 600
+
+
+def emu_class(kind: str, hint: str | None) -> str:
+    """The safety class of an emulator finding."""
+    if kind in ("out-of-bounds-global", "global-overrun"):
+        return "global-out-of-bounds"
+    if kind in ("out-of-bounds-shared", "out-of-bounds-index"):
+        return "shared-out-of-bounds"
+    if kind == "race":
+        return "race-between-blocks" if hint == "race-between-blocks" else "shared-race"
+    return kind
+
+
+def gpu_class(kind: str) -> str:
+    """The safety class of a compute-sanitizer finding (tilelab.sanitize's kinds)."""
+    if kind.startswith("invalid-global-"):
+        return "global-out-of-bounds"
+    if kind.startswith("invalid-shared-"):
+        return "shared-out-of-bounds"
+    if kind == "race":  # racecheck: shared memory hazards
+        return "shared-race"
+    return kind
 
 
 def run_one(tree: Path, stage: str, backend: str, vid: str, ds: str, timeout: int) -> dict:
-    runner = tree / "runners" / f"run-variants-{stage}-{backend}"
+    """One run; backend gpu-<tool> runs the GPU runner under compute-sanitizer's tool."""
+    tool = backend.removeprefix("gpu-") if backend.startswith("gpu-") else None
+    tree = tree.resolve()  # the sanitizer runs in grader/, where `-m tilelab.sanitize` is found
+    runner = tree / "runners" / f"run-variants-{stage}-{'gpu' if tool else backend}"
+    if tool:
+        timeout = max(timeout, SANITIZER_TIMEOUT)
     with tempfile.TemporaryDirectory() as tmp:
         res = Path(tmp) / "r.json"
         cmd = [*judge.command(runner), "--spec", str(resolved_path(tree, stage)),
                "--dataset", str(tree / "datasets" / stage / ds), "--check", "correct",
                "--json", str(res), "--timeout", str(timeout)]
+        if tool:  # the kit's sanitizer checks' wrapper (TilelabSanitizer.cmake): its log beside res
+            cmd = [sys.executable, "-m", "tilelab.sanitize", "--tool", tool, "--json", str(res),
+                   "--timeout", str(timeout), "--", *cmd]
         env = dict(os.environ, TILELAB_VARIANT=vid)
         try:
-            p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout + 30)
+            p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout + 60,
+                               cwd=ROOT / "grader" if tool else None)
             rc, out = p.returncode, p.stdout[-2000:] + p.stderr[-2000:]
         except subprocess.TimeoutExpired:
             rc, out = -9, "killed"
@@ -80,10 +143,16 @@ def run_one(tree: Path, stage: str, backend: str, vid: str, ds: str, timeout: in
             r = json.loads(res.read_text())
         except (OSError, ValueError):
             r = {"verdict": f"no-result(exit {rc})"}
-    emu = r.get("emulator") or {}
-    return {"id": vid, "stage": stage, "backend": backend, "dataset": ds, "verdict": r.get("verdict"),
-            "hint_code": r.get("hint_code"), "findings": sorted({f.get("kind") for f in emu.get("findings", [])}),
-            "rc": rc, "output": "" if r.get("verdict") in ("pass", "wrong") else out}
+    found = (r.get("sanitizer") if tool else r.get("emulator")) or {}
+    fs = found.get("findings", [])
+    rec = {"id": vid, "stage": stage, "backend": backend, "dataset": ds, "verdict": r.get("verdict"),
+           "hint_code": r.get("hint_code"), "findings": sorted({f.get("kind") for f in fs}),
+           "hints": sorted({f["hint_code"] for f in fs if f.get("hint_code")}),
+           "where": sorted({(f.get("kind") or "", f.get("line") or 0, f.get("hint_code") or "") for f in fs}),
+           "rc": rc, "output": "" if r.get("verdict") in ("pass", "wrong") else out}
+    if tool:
+        rec.update(tool=tool, errors=found.get("errors", 0))
+    return rec
 
 
 def cmd_run(a) -> int:
@@ -91,6 +160,11 @@ def cmd_run(a) -> int:
     jobs = []
     for v in manifest:
         for backend in a.backends.split(","):
+            if backend == "gpu-sanitizer":  # the bug's tool, on the slow builds' dataset
+                tool = SAFETY.get(v["bug"], (None, None))[1]
+                if tool:
+                    jobs.append((v["stage"], f"gpu-{tool}", v["id"], DATASETS[v["stage"]][0]))
+                continue
             for ds in DATASETS[v["stage"]][:1 if backend in SLOW_BUILDS else None]:
                 jobs.append((v["stage"], backend, v["id"], ds))
     with ThreadPoolExecutor(a.jobs) as pool:
@@ -103,7 +177,8 @@ def cmd_run(a) -> int:
 
 
 def caught(r: dict, what: str) -> bool:
-    return r["verdict"] == what or what in r["findings"] or r.get("hint_code") == what
+    return (r["verdict"] == what or what in r["findings"] or r.get("hint_code") == what
+            or what in r.get("hints", []))
 
 
 def cmd_check_emu(a) -> int:
@@ -137,6 +212,8 @@ def cmd_compare(a) -> int:
     emu_runs = emu["runs"]
     rows, counts = [], {"agree": 0, "explained": 0, "unexplained": 0}
     for g in gpu["runs"]:
+        if g["backend"] != "gpu":
+            continue
         e = next((r for r in emu_runs if r["id"] == g["id"] and r["dataset"] == g["dataset"] and r["backend"] == "emu"), None)
         if e is None:
             continue
@@ -154,11 +231,53 @@ def cmd_compare(a) -> int:
             f"(variant, dataset) pairs: {counts['agree']} same verdict, {counts['explained']} explained, "
             f"{counts['unexplained']} unexplained", "",
             "| variant | stage | bug | dataset | emulator | GPU | difference |", "|---|---|---|---|---|---|---|"]
-    text = "\n".join(head + rows) + "\n"
+    safety, failed = safety_table(meta, emu_runs, gpu["runs"])
+    text = "\n".join(head + rows) + "\n\n" + safety
     print(text)
     if a.md:
         a.md.write_text(text)
-    return 1 if counts["unexplained"] else 0
+    return 1 if counts["unexplained"] or failed else 0
+
+
+def _where(r: dict, want: str, classify) -> str:
+    """A run's findings of the safety class `want`, as kind:line."""
+    return ", ".join(sorted({f"{k}:{line}" if line else k
+                             for k, line, hint in r.get("where", []) if classify(k, hint) == want}))
+
+
+def safety_table(meta: dict, emu_runs: list[dict], gpu_runs: list[dict]) -> tuple[str, int]:
+    """The safety verdicts of the variants with a memory or race bug (SAFETY): the emulator's
+    findings of the bug's class (every build), the GPU tool's, and whether they agree. Returns
+    the table and the number of disagreements that fail (MUST_AGREE)."""
+    rows, counts = [], {"agree": 0, "disagree": 0, "no GPU tool": 0, "not run": 0}
+    failed = 0
+    for vid, v in sorted(meta.items()):
+        if v["good"] or v["bug"] not in SAFETY:
+            continue
+        want, tool = SAFETY[v["bug"]]
+        emu_hits = sorted({f"{r['backend']}: {w}" for r in emu_runs if r["id"] == vid
+                           for w in [_where(r, want, emu_class)] if w})
+        emu_text = "; ".join(emu_hits) or "none"
+        g = next((r for r in gpu_runs if r["id"] == vid and r["backend"] == f"gpu-{tool}"), None)
+        if tool is None:
+            status, gpu_text = "no GPU tool", "– (no compute-sanitizer tool compares two blocks' stores)"
+        elif g is None or g["verdict"] in (None, "skipped", "timeout") or str(g["verdict"]).startswith("no-result"):
+            status, gpu_text = "not run", f"{tool}: {g['verdict'] if g else 'no record'}"
+        else:
+            gw = _where(g, want, lambda k, hint: gpu_class(k))
+            gpu_text = f"{tool}: {gw or 'none'}" + (f" ({g['errors']} errors)" if g.get("errors") else "")
+            status = "agree" if bool(gw) == bool(emu_hits) else "disagree"
+        counts[status] += 1
+        if status == "disagree" and want in MUST_AGREE:
+            failed += 1
+            status = "disagree (fails)"
+        rows.append(f"| {vid} | {v['stage']} | {v['bug']} | {want} | {emu_text} | {gpu_text} | {status} |")
+    head = [f"Safety verdicts, {len(rows)} variants with a memory or race bug: {counts['agree']} agree, "
+            f"{counts['disagree']} disagree ({failed} failing), {counts['no GPU tool']} with no GPU tool, "
+            f"{counts['not run']} not run on the GPU", "",
+            "| variant | stage | bug | class | emulator (build: finding:line) | GPU (tool: finding:line) | verdict |",
+            "|---|---|---|---|---|---|---|"]
+    return "\n".join(head + rows) + "\n", failed
 
 
 def cmd_ci(a) -> int:

@@ -14,10 +14,14 @@
 #    known-good and known-bad submissions;
 # 2. every variant on every emulator build and on the GPU, on the same datasets
 #    (differential.py run), the CPU half's assertions (check-emu), then the comparison (compare);
+#    the variants with a memory or race bug also run under their compute-sanitizer tool (backend
+#    gpu-sanitizer: memcheck with exact, padded buffers or racecheck, as tilelab.sanitize runs the
+#    kit's sanitizer checks), and compare's second table sets their findings beside the emulator's;
 # 3. the known-good submissions of issue #13 (SUITE: names; SUITE=none skips) through gpu-suite.sh,
 #    in the same tree with EMU_JSON (gpu-suite.sh configures it the same way), else in BUILD-suite.
 # Writes $OUT/differential.md (the table for docs/emulator.md), $OUT/emu.json, $OUT/gpu.json,
-# $OUT/suite/summary.md and logs. Exit 0 when nothing is unexplained and every suite row is as expected.
+# $OUT/suite/summary.md and logs. Exit 0 when nothing is unexplained, memcheck and the emulator agree
+# on every out-of-bounds bug, and every suite row is as expected.
 set -u
 root=$(CDPATH= cd -- "$(dirname -- "$0")/../../.." && pwd)
 cd "$root"
@@ -60,7 +64,7 @@ fi
 "$py" "$d/differential.py" check-emu "$OUT/emu.json" | tee "$OUT/check-emu.txt"
 emu_rc=${PIPESTATUS[0]}
 "$py" "$d/differential.py" run --tree "$BUILD" --variants "$BUILD/generated/variants" \
-  --backends gpu --out "$OUT/gpu.json" --jobs 4
+  --backends gpu,gpu-sanitizer --out "$OUT/gpu.json" --jobs 4
 "$py" "$d/differential.py" compare "$OUT/emu.json" "$OUT/gpu.json" --md "$OUT/differential.md"
 cmp_rc=$?
 echo "   $((SECONDS - start)) s"

@@ -14,7 +14,10 @@ is still a complete kernel as a student would write it. Also writes manifest.jso
 Good variants are correct kernels written other ways (tile widths, block shapes, index orders,
 guards, min/max/ternaries in bounds, phase counts, dynamic shared memory, __ldg, float4 loads,
 fmaf); bad variants carry one bug each (a barrier removed or moved into a guard, a missing else,
-an unguarded store, phases rounded down, a tile loop one too long, a swapped index).
+an unguarded store, phases rounded down, a tile loop one too long, a swapped index; and the safety
+bugs of issue #26 item 5: a load of M or N whose guard misses a bound and reads past the end of
+the matrix while every result stays right, and a split-K launch whose two halves store their
+partial sums to P with plain stores, a race between blocks).
 
     variants.py --out DIR
 """
@@ -44,8 +47,20 @@ AXES = {
 }
 BUGS = ["no-barrier-1", "no-barrier-2", "barrier-in-guard", "no-else", "unguarded-store",
         "phases-rounded-down", "k-off-by-one", "swapped-n-index"]
+# Bugs added later (issue #26, item 5): numbered after every variant above, so that the ids the
+# GPU runs recorded in docs/emulator.md keep naming the same kernels.
+#   m-load-past-end: M's load tests the column but not the row; the threads below P's last row
+#     read past the end of M (the bugs' tile width 16 divides no J of 03/04's datasets);
+#   n-load-past-end: N's load tests the row but not the column; the threads right of P's last
+#     column read the next row of N, and on N's last row past its end (no L of 03/04's datasets is
+#     a multiple of 16). Only those threads use what they read and their P element is never stored:
+#     every result is right on both backends, and only the ASan build and memcheck see the reads;
+#   split-k-no-atomics: grid.z = 2, each half of the blocks runs half of the phases and stores its
+#     partial sum to P with a plain store: two blocks store different values to every element.
+ADDED_BUGS = ["m-load-past-end", "n-load-past-end", "split-k-no-atomics"]
 # Bugs a stage cannot show: every Width of 02 is a multiple of every tile width.
-NOT_IN = {"02-tiled": {"no-else", "unguarded-store", "phases-rounded-down", "barrier-in-guard"}}
+NOT_IN = {"02-tiled": {"no-else", "unguarded-store", "phases-rounded-down", "barrier-in-guard",
+                       "m-load-past-end", "n-load-past-end"}}
 
 
 def good_options(i: int, tws: list[int]) -> dict:
@@ -85,10 +100,15 @@ def kernel(vid: str, stage: str, o: dict, bug: str | None) -> str:
     if bug == "phases-rounded-down":
         phases = "K / TW"
     w("    float Pvalue = 0.0f;")
-    w(f"    for (int ph = 0; ph < {phases}; ++ph) {{")
+    if bug == "split-k-no-atomics":  # blockIdx.z = 0 runs the first half of the phases, 1 the rest
+        w(f"    const int nph = {phases}, half = (nph + 1) / 2, z = blockIdx.z;")
+        w("    for (int ph = z * half; ph < min(nph, (z + 1) * half); ++ph) {")
+    else:
+        w(f"    for (int ph = 0; ph < {phases}; ++ph) {{")
     w("        const int mc = ph * TW + tx, nr = ph * TW + ty;")
     mi, ni = "Row * K + mc", ("(ph * TW + tx) * L + Col" if bug == "swapped-n-index" else "nr * L + Col")
-    mg, ng = "Row < J && mc < K", "nr < K && Col < L"
+    mg = "mc < K" if bug == "m-load-past-end" else "Row < J && mc < K"
+    ng = "nr < K" if bug == "n-load-past-end" else "nr < K && Col < L"
     ld = o["load"]
     if bug == "no-else":
         w(f"        if ({mg}) Mds[ty][tx] = M[{mi}];")
@@ -139,7 +159,8 @@ def kernel(vid: str, stage: str, o: dict, bug: str | None) -> str:
     w("void launch(const float* M, const float* N, float* P, int J, int K, int L) {")
     w("    const unsigned rows = (J + TW - 1) / TW, cols = (L + TW - 1) / TW;")
     w("    const dim3 block = " + ("dim3(TW * TW);" if o["index"] == "linear-block" else "dim3(TW, TW);"))
-    w("    const dim3 grid = " + ("dim3(rows, cols);" if o["index"] == "yx-grid" else "dim3(cols, rows);"))
+    z = ", 2" if bug == "split-k-no-atomics" else ""
+    w("    const dim3 grid = " + (f"dim3(rows, cols{z});" if o["index"] == "yx-grid" else f"dim3(cols, rows{z});"))
     shm = ", 2 * TW * TW * sizeof(float)" if o["smem"] == "dynamic" else ""
     w(f"    MatrixMulKernel<<<grid, block{shm}>>>(M, N, P, J, K, L);")
     w("}")
@@ -150,33 +171,43 @@ def kernel(vid: str, stage: str, o: dict, bug: str | None) -> str:
 def generate(out: Path) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     manifest = {"variants": []}
-    n = 0
+    # Each stage's variants: the correct ones and those with a bug of BUGS, then ADDED_BUGS'.
+    first: dict[str, list] = {}
+    added: dict[str, list] = {}
     for stage, (square, tws, _) in STAGES.items():
-        items = []
-        for i in range(GOOD_PER_STAGE):
-            items.append((good_options(i, tws), None))
-        for j, bug in enumerate(b for b in BUGS if b not in NOT_IN.get(stage, set())):
+        first[stage] = [(good_options(i, tws), None) for i in range(GOOD_PER_STAGE)]
+        added[stage] = []
+        for j, bug in enumerate(b for b in BUGS + ADDED_BUGS if b not in NOT_IN.get(stage, set())):
             o = good_options(j * 7 + 3, tws)
-            o["tw"] = 16 if stage != "02-tiled" else 16
+            o["tw"] = 16
             if bug == "k-off-by-one":
                 o["smem"] = "static"
-            items.append((o, bug))
-        src = [f"// Generated by grader/tests/differential/variants.py: {len(items)} variants of {stage}.",
+            if bug in ("m-load-past-end", "n-load-past-end"):  # a guarded load (min-clamp never overruns)
+                o["load"] = "if-else" if bug == "m-load-past-end" else "ternary"
+            (added if bug in ADDED_BUGS else first)[stage].append((o, bug))
+    # Ids: every stage's first list, then every stage's added list (earlier ids stay as they were).
+    ids: dict[str, list] = {stage: [] for stage in STAGES}
+    n = 0
+    for lists in (first, added):
+        for stage, items in lists.items():
+            for o, bug in items:
+                vid = f"v{n:03d}"
+                n += 1
+                ids[stage].append((vid, o, bug))
+                manifest["variants"].append({"id": vid, "stage": stage, "good": bug is None, "bug": bug,
+                                             "options": o})
+    for stage, (square, _, _) in STAGES.items():
+        src = [f"// Generated by grader/tests/differential/variants.py: {len(ids[stage])} variants of {stage}.",
                "#include <cuda_runtime.h>", "#include <cstdlib>", ""]
-        ids = []
-        for o, bug in items:
-            vid = f"v{n:03d}"
-            n += 1
-            ids.append(vid)
+        for vid, o, bug in ids[stage]:
             src.append(kernel(vid, stage, o, bug))
-            manifest["variants"].append({"id": vid, "stage": stage, "good": bug is None, "bug": bug, "options": o})
         sig = "int Width" if square else "int J, int K, int L"
         args = "Width, Width, Width" if square else "J, K, L"
         src.append(f"void launch_matmul(const float* M, const float* N, float* P, {sig}) {{")
         src.append('    const char* v = std::getenv("TILELAB_VARIANT");')
         src.append("    const int id = v ? std::atoi(v + (v[0] == 'v')) : -1;")
         src.append("    switch (id) {")
-        for vid in ids:
+        for vid, _, _ in ids[stage]:
             src.append(f"        case {int(vid[1:])}: {vid}::launch(M, N, P, {args}); break;")
         src.append("        default: break;  // no variant: P stays unwritten and the check fails")
         src.append("    }")

@@ -43,10 +43,33 @@ def test_variants_count_and_axes(tmp_path):
     good = [v for v in m if v["good"]]
     for axis, values in variants.AXES.items():
         assert {v["options"][axis] for v in good} == set(values), axis
-    assert {v["bug"] for v in m if not v["good"]} == set(variants.BUGS)
+    assert {v["bug"] for v in m if not v["good"]} == set(variants.BUGS + variants.ADDED_BUGS)
+    # the added bugs' variants come after every other, so the ids docs/emulator.md names hold
+    added = [int(v["id"][1:]) for v in m if v["bug"] in variants.ADDED_BUGS]
+    assert min(added) == len(m) - len(added)
     ids = [v["id"] for v in m]
     assert len(set(ids)) == len(ids)
     for stage in variants.STAGES:
         src = (tmp_path / stage / "matmul.cu").read_text()
         assert src.count("__global__ void MatrixMulKernel") == sum(v["stage"] == stage for v in m)
     json.dumps(m)
+
+
+def test_load_past_end_variants_read_past_the_end(tmp_path):
+    """m-load-past-end and n-load-past-end read past the end of M or N on the dataset the asan
+    build and memcheck run (the first of the stage): some row of the last tile row lies past J, or
+    some column of the last tile column past L, and the variant's load has a guard to drop."""
+    variants = load(GRADER / "tests" / "differential" / "variants.py")
+    differential = load(GRADER / "tests" / "differential" / "differential.py")
+    m = variants.generate(tmp_path)["variants"]
+    seen = set()
+    for v in m:
+        if v["bug"] not in ("m-load-past-end", "n-load-past-end"):
+            continue
+        name = differential.DATASETS[v["stage"]][0].split("-")[0]
+        J, K, L = [int(name[1:])] * 3 if name.startswith("w") else map(int, name.split("x"))
+        tw = v["options"]["tw"]
+        assert (J if v["bug"] == "m-load-past-end" else L) % tw != 0, (v["id"], name)
+        assert v["options"]["load"] != "min-clamp"     # a clamped index never overruns
+        seen.add((v["stage"], v["bug"]))
+    assert seen == {(s, b) for s in ("03-boundary", "04-rectangular") for b in ("m-load-past-end", "n-load-past-end")}

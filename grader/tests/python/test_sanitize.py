@@ -126,7 +126,7 @@ a = sys.argv[1:]
 log = a[a.index('--log-file') + 1]
 shutil.copy({str(tmp_path / 'log.txt')!r}, log)
 i = a.index('--log-file') + 2
-if a[i:i + 2] == ['--racecheck-report', 'all']:
+while a[i] in ('--racecheck-report', '--padding'):   # the tool's own options, then the command
     i += 2
 r = subprocess.run(a[i:]).returncode
 sys.exit({rc} if {rc} else r)
@@ -202,3 +202,108 @@ def test_forbidden_thrust_kernels_are_found_by_their_defined_names():
     assert forbidden.classify_defined("void thrust::cuda_cub::core::_kernel_agent<...>(...)")
     assert forbidden.classify_defined("cub::DeviceReduceKernel<...>") is not None
     assert forbidden.classify_defined("MatrixMulKernel(float const*, float const*, float*, int)") is None
+
+
+# The differential check's safety verdicts (grader/tests/differential/differential.py; issue #26,
+# item 5): its GPU half runs the variants with a memory or race bug under compute-sanitizer through
+# this module, and `compare` sets the findings beside the emulator's. No GPU: the tools are faked.
+def _differential():
+    import importlib.util
+    path = Path(__file__).resolve().parents[1] / "differential" / "differential.py"
+    spec = importlib.util.spec_from_file_location("tilelab_differential", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _rec(vid, backend, dataset, verdict, where=(), **extra):
+    return {"id": vid, "stage": "03-boundary", "backend": backend, "dataset": dataset, "verdict": verdict,
+            "hint_code": where[0][2] if where else None, "findings": sorted({w[0] for w in where}),
+            "hints": sorted({w[2] for w in where if w[2]}), "where": [list(w) for w in where], "rc": 0,
+            "output": "", **extra}
+
+
+def _compare(tmp_path, meta, emu_runs, gpu_runs):
+    d = _differential()
+    (tmp_path / "emu.json").write_text(json.dumps({"variants": meta, "runs": emu_runs}))
+    (tmp_path / "gpu.json").write_text(json.dumps({"variants": meta, "runs": gpu_runs}))
+    md = tmp_path / "differential.md"
+    args = type("A", (), {"emu": tmp_path / "emu.json", "gpu": tmp_path / "gpu.json", "md": md})
+    return d.cmd_compare(args), md.read_text()
+
+
+def test_differential_compare_safety_table(tmp_path):
+    meta = {vid: {"id": vid, "stage": "03-boundary", "good": bug is None, "bug": bug, "options": {}}
+            for vid, bug in [("v000", None), ("v031", "no-barrier-2"), ("v111", "m-load-past-end"),
+                             ("v112", "n-load-past-end"), ("v113", "split-k-no-atomics")]}
+    oob = ("out-of-bounds-global", 42, "out-of-bounds-global")
+    emu = [_rec("v000", "emu", "w17", "pass"), _rec("v031", "emu", "w17", "wrong"),
+           _rec("v031", "emu-race", "w17", "error", [("race", 35, "missing-barrier-before-overwrite")]),
+           _rec("v111", "emu", "w17", "pass"), _rec("v111", "emu-asan", "w17", "error", [oob]),
+           _rec("v112", "emu", "w17", "pass"), _rec("v112", "emu-asan", "w17", "error", [oob]),
+           _rec("v113", "emu", "w17", "wrong"),
+           _rec("v113", "emu-race", "w17", "error", [("race", 50, "race-between-blocks")])]
+    gpu = [_rec("v000", "gpu", "w17", "pass"), _rec("v031", "gpu", "w17", "pass"),   # timing hid the race
+           _rec("v111", "gpu", "w17", "pass"), _rec("v112", "gpu", "w17", "pass"), _rec("v113", "gpu", "w17", "wrong"),
+           _rec("v031", "gpu-racecheck", "w17", "error", [("race", 35, "")], tool="racecheck", errors=1),
+           _rec("v111", "gpu-memcheck", "w17", "error", [("invalid-global-read", 42, "")], tool="memcheck", errors=7),
+           _rec("v112", "gpu-memcheck", "w17", "error", [("invalid-global-read", 42, "")], tool="memcheck", errors=3)]
+    rc, text = _compare(tmp_path, meta, emu, gpu)
+    assert rc == 0, text
+    assert "5 (variant, dataset) pairs: 4 same verdict, 1 explained, 0 unexplained" in text
+    assert "4 variants with a memory or race bug: 3 agree, 0 disagree (0 failing), 1 with no GPU tool" in text
+    rows = {line.split(" | ")[0].strip("| "): line for line in text.splitlines() if line.startswith("| v")}
+    assert "emu-asan: out-of-bounds-global:42 | memcheck: invalid-global-read:42 (7 errors) | agree" in rows["v111"]
+    assert "emu-race: race:35 | racecheck: race:35 (1 errors) | agree" in rows["v031"]
+    assert "race-between-blocks | emu-race: race:50 |" in rows["v113"] and "no GPU tool" in rows["v113"]
+
+    # memcheck misses the read past the end of N that the asan build found: the script fails
+    gpu[-1] = _rec("v112", "gpu-memcheck", "w17", "pass", tool="memcheck", errors=0)
+    rc, text = _compare(tmp_path, meta, emu, gpu)
+    assert rc == 1 and "1 disagree (1 failing)" in text and "memcheck: none | disagree (fails)" in text
+    # a sanitizer that did not run (no record, or skipped) is counted, not failed
+    rc, text = _compare(tmp_path, meta, emu, gpu[:5])
+    assert rc == 0 and "0 agree, 0 disagree (0 failing), 1 with no GPU tool, 3 not run" in text
+    # an out-of-bounds read explains no plain-verdict difference: both backends read a guard zone
+    gpu[2] = _rec("v111", "gpu", "w17", "wrong")
+    rc, text = _compare(tmp_path, meta, emu, gpu)
+    assert rc == 1 and "| v111 | 03-boundary | m-load-past-end | w17 | pass | wrong | unexplained: - |" in text
+
+
+def test_differential_runs_the_bugs_under_their_tool(tmp_path, monkeypatch):
+    """`run --backends gpu-sanitizer`: the bug's tool (SAFETY), through tilelab.sanitize, on the first
+    dataset; the variant reaches the runner, memcheck's exact buffers too."""
+    d = _differential()
+    monkeypatch.setenv("PATH", f"{_fake_tools(tmp_path, MEMCHECK, sanitize.SANITIZER_ERROR_EXIT)}:{os.environ['PATH']}")
+    tree = tmp_path / "tree"
+    (tree / "runners").mkdir(parents=True)
+    judge = tree / "runners" / "tilelab-judge"   # a fake judge: the result says what env it saw
+    judge.write_text(f"""#!{sys.executable}
+import json, os, sys
+a = sys.argv
+open({str(tmp_path / "seen.txt")!r}, "w").write(",".join([
+    os.environ.get("TILELAB_VARIANT", ""), os.environ.get("TILELAB_EXACT_BUFFERS", ""),
+    os.path.basename(a[a.index("--worker") + 1]), os.path.basename(a[a.index("--dataset") + 1])]))
+json.dump({{"schema": {sanitize.SCHEMA!r}, "verdict": "pass", "exit_code": 0, "message": "correct"}},
+          open(a[a.index("--json") + 1], "w"))
+""")
+    judge.chmod(judge.stat().st_mode | stat.S_IEXEC)
+    variants = tmp_path / "variants"
+    variants.mkdir()
+    meta = [{"id": vid, "stage": stage, "good": bug is None, "bug": bug, "options": {}}
+            for vid, stage, bug in [("v000", "03-boundary", None), ("v111", "03-boundary", "m-load-past-end"),
+                                    ("v116", "04-rectangular", "split-k-no-atomics")]]
+    (variants / "manifest.json").write_text(json.dumps({"variants": meta}))
+    seen = []
+    real = d.run_one
+    monkeypatch.setattr(d, "run_one", lambda *a: seen.append(a[1:5]) or real(*a))
+    args = type("A", (), {"tree": tree, "variants": variants, "backends": "gpu-sanitizer", "out": tmp_path / "gpu.json",
+                          "jobs": 2, "timeout": 60})
+    assert d.cmd_run(args) == 0
+    assert seen == [("03-boundary", "gpu-memcheck", "v111", "w17")]   # no tool for a race between blocks
+    r, = json.loads((tmp_path / "gpu.json").read_text())["runs"]
+    assert r["backend"] == "gpu-memcheck" and r["tool"] == "memcheck" and r["errors"] == 2
+    assert r["verdict"] == "error" and r["hint_code"] == "sanitizer-memcheck"
+    assert r["findings"] == ["invalid-global-read", "invalid-global-write"]
+    assert ["invalid-global-read", 24, ""] in r["where"]
+    assert (tmp_path / "seen.txt").read_text() == "v111,1,run-variants-03-boundary-gpu,w17"
