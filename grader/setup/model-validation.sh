@@ -10,8 +10,11 @@
 #          run, as the timed check) and $OUT/model-validation.md, the table for docs/performance.md
 #
 # BUILD_ONLY=1 stops after the build (a second call with the same BUILD then only runs).
-# The variants (grader/setup/model_variants.py) are edits of the solutions, written into the build
-# tree by both halves alike. Exit 0 when every run passed and (gpu) the targets are met.
+# SET=fitting|held-out|all (default all) picks the kernels built, run and compared: the fitting
+# variants (grader/setup/model_variants.py: edits of the solutions) and the frozen held-out kernels
+# (grader/setup/model-heldout, issue #26), both written into the build tree by both halves alike;
+# the comparison reports each set apart. Exit 0 when every run passed and (gpu) every set meets
+# the targets.
 set -u
 mode=${1:-}
 root=$(CDPATH= cd -- "$(dirname -- "$0")/../.." && pwd)
@@ -19,6 +22,8 @@ cd "$root"
 OUT=${OUT:-$root/gpu-out/model-validation}
 JOBS=${JOBS:-$(nproc)}
 SIZE=${SIZE:-4096}
+SET=${SET:-all}
+case "$SET" in fitting|held-out|all) ;; *) echo "SET must be fitting, held-out or all"; exit 2 ;; esac
 mkdir -p "$OUT/logs"
 if [ -d .deps/usr ]; then
   export CMAKE_PREFIX_PATH="$root/.deps/usr"
@@ -40,21 +45,22 @@ cmake -S "$root" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DTILELAB_CUDA=$cuda -DT
   -DTILELAB_MODEL_VARIANTS="$variants" -DPython3_EXECUTABLE="$py" \
   > "$OUT/logs/configure-$mode.log" 2>&1 || { tail -30 "$OUT/logs/configure-$mode.log"; exit 1; }
 targets=()
-for d in "$variants"/*/*/; do
-  v=$(basename "$(dirname "$d")"); s=$(basename "$d")
+while read -r v s; do
   targets+=("run-mv-$v-$s-$backend")
-done
+done < <("$py" -c 'import json, sys
+for n, v in json.load(open(sys.argv[1])).items():
+    if sys.argv[2] in ("all", v.get("set", "fitting")): print(n, v["stage"])' "$variants/variants.json" "$SET")
 cmake --build "$BUILD" --parallel "$JOBS" --target "${targets[@]}" > "$OUT/logs/build-$mode.log" 2>&1 \
   || { grep -E "error" "$OUT/logs/build-$mode.log" | head -20; exit 1; }
 echo "   built in $((SECONDS - start)) s"
 [ -n "${BUILD_ONLY:-}" ] && exit 0   # BUILD_ONLY=1: build now, run in a second call (same BUILD)
 echo "== run"
 "$py" grader/setup/model_validation.py run --tree "$BUILD" --variants "$variants" --backend $backend \
-  --out "$OUT/model-$mode.json" --size "$SIZE"
+  --out "$OUT/model-$mode.json" --size "$SIZE" --set "$SET"
 rc=$?
 if [ "$mode" = gpu ]; then
   echo "== modelled vs measured"
-  "$py" grader/setup/model_validation.py compare "$EMU_JSON" "$OUT/model-gpu.json" --md "$OUT/model-validation.md"
+  "$py" grader/setup/model_validation.py compare "$EMU_JSON" "$OUT/model-gpu.json" --md "$OUT/model-validation.md" --set "$SET"
   rc=$((rc | $?))
 fi
 echo "== done in $((SECONDS - start)) s; results in $OUT"

@@ -2,19 +2,25 @@
 """The performance model against measured times (docs/performance.md, "Validation").
 
     model_validation.py run --tree BUILD --variants DIR --backend emu-count|gpu --out X.json [--size N]
-        runs run-mv-<variant>-<stage>-<backend> of every variant (--check perf; the emulator on its
-        stage's [performance.model] shape, the GPU on N^3, default 4096) and saves each one's
-        ratio to the reference (and the model's counts) in X.json
+                            [--set fitting|held-out|all]
+        runs run-mv-<variant>-<stage>-<backend> of every variant of the set (default all; --check
+        perf; the emulator on its stage's [performance.model] shape, the GPU on N^3, default 4096)
+        and saves each one's ratio to the reference (and the model's counts, and its set) in X.json
     model_validation.py assert-grades RESULT.json STAGE
         (CTest kit.model.<stage>) the solution's perf-model result earns full credit and the
         previous stage's kernel none
-    model_validation.py compare EMU.json GPU.json [--md OUT.md]
-        modelled vs measured ratio to the reference, side by side: Spearman's rank correlation,
-        the median error of the ratio for stages 01-05, and whether each kernel lands in the same
-        credit band (none / partial / full) under the model's thresholds as under the timed check's
+    model_validation.py compare EMU.json GPU.json [--md OUT.md] [--set fitting|held-out|all]
+        modelled vs measured ratio to the reference, side by side, one table per set (the fitting
+        variants of model_variants.py, on which the model was fitted, and the frozen held-out
+        kernels of grader/setup/model-heldout, issue #26), each with its summary line: Spearman's
+        rank correlation, the median error of the ratio for stages 01-05, and whether each kernel
+        lands in the same credit band (none / partial / full) under the model's thresholds as under
+        the timed check's
 
-Exit status of compare: 0 when the targets of issue #16 are met (Spearman >= 0.9, median error
-<= 20% for 01-05, every band the same), 1 otherwise.
+Exit status of compare: 0 when the targets of issue #16 are met by every set compared (Spearman
+>= 0.9, median error <= 20% for 01-05, every band the same; a set with no kernels compared does
+not meet them), 1 otherwise. A kernel's set is the "set" of its row in EMU.json ("fitting" where
+a file written before the held-out set has none).
 """
 
 from __future__ import annotations
@@ -32,9 +38,21 @@ sys.path.insert(0, str(ROOT / "grader"))
 from tilelab import judge, spec  # noqa: E402
 from tilelab.scoring import perf_fraction  # noqa: E402
 
+SETS = ("fitting", "held-out")
 
-def run(tree: Path, variants: Path, backend: str, out: Path, size: int, timeout: float) -> int:
-    manifest = json.loads((variants / "variants.json").read_text())
+
+def set_of(row: dict) -> str:
+    return row.get("set", "fitting")
+
+
+def chosen(which: str) -> tuple[str, ...]:
+    return SETS if which == "all" else (which,)
+
+
+def run(tree: Path, variants: Path, backend: str, out: Path, size: int, timeout: float,
+        which: str = "all") -> int:
+    manifest = {n: v for n, v in json.loads((variants / "variants.json").read_text()).items()
+                if set_of(v) in chosen(which)}
     stages = {s.id: s for s in spec.load_all()}
     rows = {}
     logs = out.parent / "logs"
@@ -51,11 +69,12 @@ def run(tree: Path, variants: Path, backend: str, out: Path, size: int, timeout:
         r = json.loads(res.read_text()) if res.exists() else {}
         t = r.get("timing") or {}
         mine = (t.get("impls") or {}).get(r.get("impl", ""), {})
-        rows[name] = {"stage": st.id, "what": v["what"], "verdict": r.get("verdict", f"exit {p.returncode}"),
+        rows[name] = {"stage": st.id, "set": set_of(v), "what": v["what"], "verdict": r.get("verdict", f"exit {p.returncode}"),
                       "shape": shape, "ratio_to_reference": t.get("ratio_to_reference"),
                       "ratio_to_cublas": t.get("ratio_to_cublas"), "median_ms": mine.get("median_ms"),
                       "model": mine.get("model")}
-        print(f"{name:14s} {rows[name]['verdict']:8s} ratio {rows[name]['ratio_to_reference']}", flush=True)
+        print(f"{name:24s} {set_of(v):8s} {rows[name]['verdict']:8s} ratio {rows[name]['ratio_to_reference']}",
+              flush=True)
     out.write_text(json.dumps(rows, indent=1) + "\n")
     return 0 if all(r["verdict"] == "pass" for r in rows.values()) else 1
 
@@ -87,8 +106,27 @@ def band(fraction: float) -> str:
     return "none" if fraction <= 0 else "full" if fraction >= 1 else "partial"
 
 
-def compare(emu: dict, gpu: dict, md: Path | None) -> int:
+def compare(emu: dict, gpu: dict, md: Path | None, which: str = "all") -> int:
+    """One table and summary line per set; 0 when every set meets the targets."""
     stages = {s.id: s for s in spec.load_all()}
+    lines, ok = [], True
+    for name in chosen(which):
+        rows = {n: e for n, e in emu.items() if set_of(e) == name}
+        table, met = compare_set(rows, gpu, stages)
+        title = {"fitting": "Fitting set (the model's figures were set and checked on these)",
+                 "held-out": "Held-out set (frozen kernels the model was not fitted to: grader/setup/model-heldout)"}
+        lines += [f"#### {title[name]}", "", *table, ""]
+        ok = ok and met
+    lines.append(f"All sets: {'targets met' if ok else 'TARGETS NOT MET'}")
+    text = "\n".join(lines)
+    print(text)
+    if md:
+        md.write_text(text + "\n")
+    return 0 if ok else 1
+
+
+def compare_set(emu: dict, gpu: dict, stages: dict) -> tuple[list[str], bool]:
+    """The table and summary line of one set's kernels, and whether they meet the targets."""
     lines = ["| kernel | what | modelled ratio | measured ratio | error | bound (model) | band model / GPU |",
              "|---|---|---:|---:|---:|---|---|"]
     mod, mea, errors, agree = [], [], [], []
@@ -113,15 +151,11 @@ def compare(emu: dict, gpu: dict, md: Path | None) -> int:
                      f"{'' if bm == bg else ' **differs**'} |")
     rho = spearman(mod, mea) if len(mod) > 2 else 0.0
     med = statistics.median(errors) if errors else float("nan")
-    ok = rho >= 0.9 and med <= 0.20 and all(agree)
+    ok = bool(agree) and rho >= 0.9 and med <= 0.20 and all(agree)
     lines += ["", f"Spearman's rank correlation {rho:.3f} (target >= 0.9); median error of the ratio, stages "
               f"01-05: {med:.0%} (target <= 20%); same credit band: {sum(agree)}/{len(agree)} kernels; "
               f"{'targets met' if ok else 'TARGETS NOT MET'}"]
-    text = "\n".join(lines)
-    print(text)
-    if md:
-        md.write_text(text + "\n")
-    return 0 if ok else 1
+    return lines, ok
 
 
 def assert_grades(result: Path, stage_id: str) -> int:
@@ -178,6 +212,7 @@ def main(argv: list[str]) -> int:
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--size", type=int, default=4096)
     p.add_argument("--timeout", type=float, default=300)
+    p.add_argument("--set", dest="which", choices=[*SETS, "all"], default="all")
     p = sub.add_parser("assert-grades")
     p.add_argument("result", type=Path)
     p.add_argument("stage")
@@ -185,12 +220,13 @@ def main(argv: list[str]) -> int:
     p.add_argument("emu", type=Path)
     p.add_argument("gpu", type=Path)
     p.add_argument("--md", type=Path)
+    p.add_argument("--set", dest="which", choices=[*SETS, "all"], default="all")
     a = ap.parse_args(argv)
     if a.cmd == "assert-grades":
         return assert_grades(a.result, a.stage)
     if a.cmd == "run":
-        return run(a.tree, a.variants, a.backend, a.out, a.size, a.timeout)
-    return compare(json.loads(a.emu.read_text()), json.loads(a.gpu.read_text()), a.md)
+        return run(a.tree, a.variants, a.backend, a.out, a.size, a.timeout, a.which)
+    return compare(json.loads(a.emu.read_text()), json.loads(a.gpu.read_text()), a.md, a.which)
 
 
 if __name__ == "__main__":

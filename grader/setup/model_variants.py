@@ -1,20 +1,29 @@
 #!/usr/bin/env python3
-"""The kernels of the performance model's validation (docs/performance.md, "Validation"): each
-stage's solution and variants of them written as find/replace edits (each `find` must occur exactly
-once), so they follow the solutions as those change.
+"""The kernels of the performance model's validation (docs/performance.md, "Validation"), in two sets:
+
+- fitting (VARIANTS below): each stage's solution and variants of them written as find/replace
+  edits (each `find` must occur exactly once), so they follow the solutions as those change; the
+  model's figures were set and checked on these;
+- held-out (grader/setup/model-heldout/<name>/<stage>/matmul.cu, listed in heldout.toml): whole
+  kernels as students write them, frozen before the model was changed for the fitting set's
+  misses (issue #26), copied as they are.
 
     model_variants.py write OUT   # OUT/<variant>/<stage>/matmul.cu and OUT/variants.json
 
-A variant is graded against its stage's reference solution, as a student's kernel would be.
+variants.json gives each kernel its stage, what it shows and its "set" ("fitting" or "held-out";
+a fitting variant also its "base" solution). A kernel is graded against its stage's reference
+solution, as a student's kernel would be.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+HELDOUT = ROOT / "grader" / "setup" / "model-heldout"
 
 # The 06 reference places a thread's two 4-wide strips of rows and of columns half a block tile
 # apart, at the literal offset 64, with 16 threads across: these edits write the same code for any
@@ -45,6 +54,18 @@ VARIANTS: dict[str, tuple[str, str, list[tuple[str, str]], str]] = {
         ("int Row = blockIdx.y * blockDim.y + threadIdx.y;\n    int Col = blockIdx.x * blockDim.x + threadIdx.x;",
          "int Row = blockIdx.x * blockDim.x + threadIdx.x;\n    int Col = blockIdx.y * blockDim.y + threadIdx.y;")],
         "rows and columns swapped: a warp reads 32 rows of M and writes down a column of P (uncoalesced)"),
+    # The two misses of the first held-out run (issue #26): wide blocks modelled at partial credit
+    # that earned full credit on the H100.
+    "01-1d256": ("01-basic", "01-basic", [
+        ("int Row = blockIdx.y * blockDim.y + threadIdx.y;\n    int Col = blockIdx.x * blockDim.x + threadIdx.x;",
+         "int Row = blockIdx.y;\n    int Col = blockIdx.x * 256 + threadIdx.x;"),
+        ("dim3 dimBlock(BLOCK_WIDTH, BLOCK_WIDTH);\n    dim3 dimGrid((Width + BLOCK_WIDTH - 1) / BLOCK_WIDTH, (Width + BLOCK_WIDTH - 1) / BLOCK_WIDTH);",
+         "dim3 dimBlock(256);\n    dim3 dimGrid((Width + 255) / 256, Width);")],
+        "1-D blocks of 256 threads, one row of P per block row (Row = blockIdx.y, Col = blockIdx.x*256 + threadIdx.x)"),
+    "01-b32x8": ("01-basic", "01-basic", [
+        ("dim3 dimBlock(BLOCK_WIDTH, BLOCK_WIDTH);\n    dim3 dimGrid((Width + BLOCK_WIDTH - 1) / BLOCK_WIDTH, (Width + BLOCK_WIDTH - 1) / BLOCK_WIDTH);",
+         "dim3 dimBlock(32, 8);\n    dim3 dimGrid((Width + 31) / 32, (Width + 7) / 8);")],
+        "32x8 blocks"),
     "02-basic": ("02-tiled", "01-basic", [], "the basic kernel submitted for 02-tiled"),
     "02-tile4": ("02-tiled", "02-tiled", [("#define TILE_WIDTH 16", "#define TILE_WIDTH 4")],
                  "4x4 tiles (half-warp blocks: tests the latency term, which was fitted on 8x8)"),
@@ -85,16 +106,33 @@ def source(name: str) -> str:
     return text
 
 
+def heldout() -> dict[str, dict]:
+    """heldout.toml: name -> {"stage", "what"}; each name's <stage>/matmul.cu must exist."""
+    with open(HELDOUT / "heldout.toml", "rb") as f:
+        table = tomllib.load(f)
+    for name, v in table.items():
+        if name in VARIANTS:
+            raise SystemExit(f"model_variants: held-out kernel {name} has a fitting variant's name")
+        if not (HELDOUT / name / v["stage"] / "matmul.cu").is_file():
+            raise SystemExit(f"model_variants: held-out kernel {name}: no {name}/{v['stage']}/matmul.cu "
+                             f"in {HELDOUT}")
+    return table
+
+
+def _put(f: Path, text: str) -> None:
+    f.parent.mkdir(parents=True, exist_ok=True)
+    if not f.exists() or f.read_text() != text:  # unchanged files keep their time: no rebuild
+        f.write_text(text)
+
+
 def write(out: Path) -> None:
     manifest = {}
     for name, (stage, base, edits, what) in VARIANTS.items():
-        d = out / name / stage
-        d.mkdir(parents=True, exist_ok=True)
-        f = d / "matmul.cu"
-        text = source(name)
-        if not f.exists() or f.read_text() != text:
-            f.write_text(text)
-        manifest[name] = {"stage": stage, "base": base, "what": what}
+        _put(out / name / stage / "matmul.cu", source(name))
+        manifest[name] = {"stage": stage, "base": base, "what": what, "set": "fitting"}
+    for name, v in heldout().items():
+        _put(out / name / v["stage"] / "matmul.cu", (HELDOUT / name / v["stage"] / "matmul.cu").read_text())
+        manifest[name] = {"stage": v["stage"], "what": v["what"], "set": "held-out"}
     (out / "variants.json").write_text(json.dumps(manifest, indent=1) + "\n")
 
 

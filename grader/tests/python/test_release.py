@@ -83,6 +83,13 @@ def test_the_known_bad_suite_is_not_shipped(out):
     assert not (out / "grader" / "tests" / "submissions").exists()
 
 
+def test_the_models_held_out_kernels_are_not_shipped(out):
+    """Working kernels of every stage (docs/performance.md, "Validation"): instructor material."""
+    assert (ROOT / "grader" / "setup" / "model-heldout" / "heldout.toml").is_file()
+    assert not (out / "grader" / "setup" / "model-heldout").exists()
+    assert (out / "grader" / "setup" / "model_variants.py").is_file()
+
+
 def test_an_existing_folder_is_not_overwritten_by_accident(tmp_path):
     (tmp_path / "x").mkdir()
     (tmp_path / "x" / "keep").write_text("")
