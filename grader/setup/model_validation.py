@@ -73,6 +73,8 @@ def run(tree: Path, variants: Path, backend: str, out: Path, size: int, timeout:
                       "shape": shape, "ratio_to_reference": t.get("ratio_to_reference"),
                       "ratio_to_cublas": t.get("ratio_to_cublas"), "median_ms": mine.get("median_ms"),
                       "model": mine.get("model")}
+        # Written after every kernel: a run cut short by a time limit keeps what it measured.
+        out.write_text(json.dumps(rows, indent=1) + "\n")
         print(f"{name:24s} {set_of(v):8s} {rows[name]['verdict']:8s} ratio {rows[name]['ratio_to_reference']}",
               flush=True)
     out.write_text(json.dumps(rows, indent=1) + "\n")
