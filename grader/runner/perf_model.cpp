@@ -49,10 +49,10 @@ nlohmann::json perf_model(const tlemu::TrafficCounts& c, const Shape& s, const M
   const double requests = c.global_loads + c.global_stores + c.shared_loads + c.shared_stores;
   const double t_fma = warp_fmas / (g.fma_warp_insts_per_clk * per_clock);
   const double t_issue = (warp_fmas + requests) / (g.issue_per_clk * per_clock);
-  // A global sector costs the L1 data path as much as a shared wavefront: calibrated on the one
-  // ratio measured before the model (the basic kernel at 0.64x the tiled one on an H200); counting
-  // 128-byte lines instead would put it at 0.79x (docs/performance.md, "The model").
-  const double t_lsu = (c.shared_wavefronts + sectors) / (g.wavefronts_per_clk * per_clock);
+  // The L1 data path: a shared wavefront, or a global request's wavefronts -- one per distinct
+  // 128-byte line its lanes touch, as Nsight Compute counts them on an H100 (the basic kernel: 3 per
+  // warp FMA with 16x16 blocks, 2 with blocks 32 wide; docs/performance.md, "The model").
+  const double t_lsu = (c.shared_wavefronts + c.global_wavefronts) / (g.wavefronts_per_clk * per_clock);
   const double t_l2 = 32 * c.l2_sectors / g.l2_bytes_per_s;
   const double t_dram = compulsory / g.dram_bytes_per_s;
   // Latency (Little's law on phases): an SM holds blocks_per_sm blocks, each needing one round trip

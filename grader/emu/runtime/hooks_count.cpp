@@ -159,6 +159,55 @@ void count_instance(TrafficCounts& c, const std::vector<const Access*>& lanes, c
   block_sectors.insert(sectors.begin(), sectors.end());
 }
 
+// The width nvcc gives each shared load of one warp's log (the lanes run the same accesses in the
+// same order): 4 bytes as written, or 16 (8) where 4 (2) consecutive executions of one load site
+// read, in every lane, consecutive words from a 16-byte (8-byte) aligned address with no shared
+// store between them -- the unrolled k loop's Mds[ty][k], or a register tile read one float at a
+// time. nvcc merges those into one LDS.128 (LDS.64) when the alignment is known at compile time,
+// as it is for a tile whose rows are a multiple of 16 bytes; a padded row (Mds[16][17]) is not
+// aligned in every lane, and stays scalar. 0 marks an execution merged into an earlier one.
+// (Nsight Compute on an H100, docs/performance.md: the 16x16 tiled kernel's shared wavefronts are
+// 1.65 per warp FMA, not the 2.13 its source-level loads count.)
+std::vector<uint32_t> vector_widths(const CountState& s, size_t base, size_t n) {
+  const auto& log0 = s.log[base];
+  std::vector<uint32_t> width(log0.size());
+  for (size_t i = 0; i < log0.size(); ++i) width[i] = log0[i].bytes;
+  std::unordered_map<const void*, std::vector<size_t>> at;  // load site -> its executions, in order
+  std::vector<const void*> sites;
+  for (size_t i = 0; i < log0.size(); ++i)
+    if (log0[i].shared && !log0[i].write && log0[i].bytes == 4) {
+      auto& v = at[log0[i].pc];
+      if (v.empty()) sites.push_back(log0[i].pc);
+      v.push_back(i);
+    }
+  std::vector<size_t> stores;  // positions of shared stores: no load is merged across one
+  for (size_t i = 0; i < log0.size(); ++i)
+    if (log0[i].shared && log0[i].write) stores.push_back(i);
+  auto mergeable = [&](const std::vector<size_t>& pos, size_t k, size_t w) {
+    if (k + w > pos.size()) return false;
+    const auto st = std::upper_bound(stores.begin(), stores.end(), pos[k]);
+    if (st != stores.end() && *st < pos[k + w - 1]) return false;
+    for (size_t l = 0; l < n; ++l) {
+      const auto& log = s.log[base + l];
+      const uintptr_t a0 = log[pos[k]].addr;
+      if (a0 % (4 * w)) return false;
+      for (size_t j = 1; j < w; ++j)
+        if (log[pos[k + j]].addr != a0 + 4 * j || log[pos[k + j]].bytes != 4) return false;
+    }
+    return true;
+  };
+  for (const void* pc : sites) {
+    const auto& pos = at[pc];
+    for (size_t k = 0; k < pos.size();) {
+      size_t w = mergeable(pos, k, 4) ? 4 : mergeable(pos, k, 2) ? 2 : 1;
+      width[pos[k]] = uint32_t(4 * w);
+      for (size_t j = 1; j < w; ++j) width[pos[k + j]] = 0;
+      k += w;
+    }
+  }
+  return width;
+}
+
 // The block's accesses, grouped into warp-level accesses and counted. The common case, every lane
 // of a warp running the same loads and stores in the same order, pairs them by position; otherwise
 // (divergence) the k-th execution of each instruction by each lane is matched through a map.
@@ -178,9 +227,17 @@ void count_block(CountState& s, size_t threads) {
         uniform = other[i].pc == first[i].pc && other[i].shared == first[i].shared;
     }
     if (uniform) {
+      const std::vector<uint32_t> width = vector_widths(s, base, n);
+      static std::vector<Access> wide;  // the lanes' merged accesses; reused
       for (size_t i = 0; i < first.size(); ++i) {
-        lanes.clear(), lane_of.clear();
-        for (size_t l = 0; l < n; ++l) lanes.push_back(&s.log[base + l][i]), lane_of.push_back(int(l));
+        if (width[i] == 0) continue;  // merged into an earlier execution's wide load
+        lanes.clear(), lane_of.clear(), wide.clear();
+        for (size_t l = 0; l < n; ++l) {
+          Access a = s.log[base + l][i];
+          a.bytes = width[i];
+          wide.push_back(a);
+        }
+        for (size_t l = 0; l < n; ++l) lanes.push_back(&wide[l]), lane_of.push_back(int(l));
         count_instance(c, lanes, lane_of, block_sectors);
       }
       continue;

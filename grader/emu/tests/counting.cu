@@ -79,6 +79,19 @@ tlemu::TrafficCounts counted() {
     return c;
 }
 
+// The tiled kernel's inner loop, Mds[ty][k] for k = 0..15 (ty = lane / 16, so two rows): nvcc
+// merges each 4 consecutive k into one 16-byte load where a row is 16-byte aligned ([16][16]); a
+// row padded to 17 floats is not aligned in every lane and stays scalar (docs/performance.md).
+template <int ROW>
+__global__ void shared_row_loop(float* out) {
+    __shared__ __align__(16) float Mds[16][ROW];
+    for (int i = threadIdx.x; i < 256; i += 32) (&Mds[0][0])[i] = float(i);  // the same stores for both widths
+    __syncthreads();
+    float sum = 0;
+    for (int k = 0; k < 16; ++k) sum += Mds[threadIdx.x / 16][k];
+    out[threadIdx.x] = sum;
+}
+
 }  // namespace
 
 TEST_CASE("count: a warp's global load costs the 32-byte sectors its lanes touch") {
@@ -105,6 +118,21 @@ TEST_CASE("count: a float4 load is one 16-byte access, even when its components 
     CHECK(c.global_loads == 1);
     CHECK(c.global_load_sectors == 16);   // 512 consecutive bytes
     CHECK(c.global_load_bytes == 512);
+}
+
+TEST_CASE("count: consecutive shared loads of one site merge into 16-byte loads where aligned") {
+    Device d;
+    forget();
+    shared_row_loop<16><<<1, 32>>>(d.out);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    tlemu::TrafficCounts c = counted();
+    CHECK(c.shared_loads == 4);                          // 16 executions, 4 LDS.128
+    CHECK(c.shared_wavefronts - c.shared_stores == 4 * 2);  // two rows of 16 bytes, lanes paired: 2 each
+    shared_row_loop<17><<<1, 32>>>(d.out);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    c = counted();
+    CHECK(c.shared_loads == 16);                         // row 1 starts at 68 bytes: scalar
+    CHECK(c.shared_wavefronts - c.shared_stores == 16);  // a broadcast of two words in two banks
 }
 
 TEST_CASE("count: shared wavefronts are the bank-conflict degree; a broadcast is free") {
