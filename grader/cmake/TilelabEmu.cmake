@@ -69,9 +69,11 @@ set(_emu_suffix_asan emu-asan)
 set(_emu_suffix_race emu-race)
 set(_emu_suffix_count emu-count)
 
-# ---- the rewriter and the runtime, once per build ----
+# ---- the rewriter and the runtime, once per build (a TILELAB_KIT tree imports them) ----
+if(NOT TILELAB_KIT)
 add_executable(tilelab-emu-rewrite "${_emu_dir}/rewrite.cpp" "${_emu_dir}/rewrite_main.cpp")
 target_compile_options(tilelab-emu-rewrite PRIVATE -Wall -Wextra)
+endif()
 
 # The runtime's files (grader/emu/runtime/internal.hpp says what each holds): the common ones, and
 # per build its hooks file (the interface `hooks` of internal.hpp) with the helpers it uses. A new
@@ -85,6 +87,9 @@ set(_emu_rt_sources_count hooks_count.cpp guard_zones.cpp)
 set(_emu_rt_builds ${TILELAB_EMU_BUILDS} count)  # every runtime library built
 
 foreach(build IN LISTS _emu_rt_builds)
+  if(TILELAB_KIT)
+    break()
+  endif()
   set(srcs "")
   foreach(f IN LISTS _emu_rt_common _emu_rt_sources_${build})
     list(APPEND srcs "${_emu_dir}/runtime/${f}")
@@ -106,9 +111,11 @@ endforeach()
 # tilelab_worker_main in TilelabStages.cmake) neither. The count build's reference worker
 # runners/ref-<stage>-emu-count links the stage's reference solution (and the previous stage's),
 # counted on the same inputs, as the GPU's reference worker times them.
-add_library(tilelab_emu_backend_objs OBJECT "${PROJECT_SOURCE_DIR}/grader/runner/emu_backend.cpp")
-target_include_directories(tilelab_emu_backend_objs PRIVATE "${_emu_dir}" "${_emu_dir}/include")
-target_link_libraries(tilelab_emu_backend_objs PRIVATE tilelab_worker_headers)
+if(NOT TILELAB_KIT)
+  add_library(tilelab_emu_backend_objs OBJECT "${PROJECT_SOURCE_DIR}/grader/runner/emu_backend.cpp")
+  target_include_directories(tilelab_emu_backend_objs PRIVATE "${_emu_dir}" "${_emu_dir}/include")
+  target_link_libraries(tilelab_emu_backend_objs PRIVATE tilelab_worker_headers)
+endif()
 # The rewritten student file: generated/emu/<name>.cpp from src.
 function(tilelab_emu_rewrite name src out)
   set(dst "${_emu_gen}/${name}.cpp")
@@ -195,7 +202,9 @@ function(tilelab_emu_worker runner adapter obj build)
   target_link_libraries(${runner} PRIVATE tilelab_wire tilelab_emu_rt_${build})
   set_target_properties(${runner} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/runners"
                                              LINKER_LANGUAGE CXX)
-  add_dependencies(${runner} tilelab-judge)
+  if(NOT TILELAB_KIT)
+    add_dependencies(${runner} tilelab-judge)
+  endif()
 endfunction()
 
 # Workers <base>-emu, <base>-emu-asan, <base>-emu-race, <base>-emu-count (those of `builds`) for
@@ -212,7 +221,7 @@ function(tilelab_emu_runners base display stage src builds)
     set(deps "")
     if(build STREQUAL "count")
       tilelab_emu_reference_worker(${stage})
-      if(TARGET ref-${stage}-emu-count)
+      if(TARGET ref-${stage}-emu-count AND NOT TILELAB_KIT)
         list(APPEND deps ref-${stage}-emu-count)
       endif()
     endif()
@@ -395,8 +404,11 @@ target_link_libraries(tilelab_emu_count_tests PRIVATE doctest::doctest tilelab_e
 add_test(NAME kit.emu.count COMMAND tilelab_emu_count_tests)
 set_tests_properties(kit.emu.count PROPERTIES LABELS "kit;emu;model" TIMEOUT 60)
 endif()
-# `tilelab trace`: the trace build, its runners trace-<impl>-<stage> and the checks kit.trace.*.
-include(TilelabTrace)
+# `tilelab trace`: the trace build, its runners trace-<impl>-<stage> and the checks kit.trace.*
+# (not in a TILELAB_KIT tree: a batch's submissions are not traced).
+if(NOT TILELAB_KIT)
+  include(TilelabTrace)
+endif()
 if(TILELAB_KIT_SUITE)
   include(TilelabSubmissions)
 endif()

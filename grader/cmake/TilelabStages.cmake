@@ -112,6 +112,10 @@ function(tilelab_gpu_impl target stage src ns var display)
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
 endfunction()
 
+# In a tree that takes the kit prebuilt (TILELAB_KIT), the judge, tilelab_wire and
+# tilelab_worker_headers are the kit's imported targets (TilelabKit.cmake), and so are the worker
+# mains, the GPU backend and the reference workers below: each is defined only where it is not.
+if(NOT TILELAB_KIT)
 # The judge (grader/runner/judge.cpp): datasets, references, the correctness rule, timing
 # bookkeeping and the result, built once per tree and shared by every check. It links no code under
 # test, no backend and no GPU library: each check's worker (runners/run-<impl>-<stage>-<backend>,
@@ -134,6 +138,7 @@ add_library(tilelab_worker_headers INTERFACE)
 target_include_directories(tilelab_worker_headers INTERFACE "${_runner_dir}" "${PROJECT_SOURCE_DIR}/grader/include"
                                                             "${TILELAB_GENERATED}/include")
 target_link_libraries(tilelab_worker_headers INTERFACE nlohmann_json::nlohmann_json)
+endif()
 
 # The worker's main, once per role: the code under test (the runners), or the reference worker
 # with the library and the stage's reference solution (and the previous stage's) where solutions/
@@ -165,7 +170,7 @@ endfunction()
 # The GPU backend and the launch probe, compiled once and linked into every GPU worker; the
 # reference worker's copy (_lib) also holds cuBLAS, the library reference. The probe wraps the
 # runtime's launch entry points at link time (see launch_probe.hpp).
-if(TILELAB_HAVE_CUDA)
+if(TILELAB_HAVE_CUDA AND NOT TILELAB_KIT)
   foreach(lib tilelab_gpu_backend tilelab_gpu_backend_lib)
     add_library(${lib} STATIC "${_runner_dir}/gpu_backend.cu" "${_runner_dir}/launch_probe.cpp")
     target_link_libraries(${lib} PUBLIC tilelab_worker_headers tilelab_wire CUDA::cudart_static)
@@ -227,7 +232,9 @@ function(tilelab_add_gpu_runner impl stage src)
   set_target_properties(${runner} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/runners"
                                              LINKER_LANGUAGE CXX)
   tilelab_gpu_reference_worker(${stage})
-  add_dependencies(${runner} tilelab-judge ref-${stage}-gpu)
+  if(NOT TILELAB_KIT)   # an imported target is built already
+    add_dependencies(${runner} tilelab-judge ref-${stage}-gpu)
+  endif()
 endfunction()
 
 # The command of a starter check, wrapped by tilelab.expect (which passes the skip code through):
@@ -308,3 +315,6 @@ include(TilelabEmu)
 include(TilelabSanitizer)
 include(TilelabKitGpu)
 include(TilelabModelValidation)  # only with -DTILELAB_MODEL_VARIANTS (grader/setup/model-validation.sh)
+if(TILELAB_KIT_EXPORT)
+  include(TilelabKitExport)      # what a submission's tree takes prebuilt from this one
+endif()

@@ -654,7 +654,7 @@ int run(int argc, char** argv, nlohmann::json& r) {
   app.add_option("--worker", worker_path, "the worker that runs the implementation (runners/run-<impl>-<stage>-<backend>)")
       ->required();
   app.add_option("--reference-worker", reference_path,
-                 "the reference worker of a timed check (default: runners/ref-<stage>-<backend> beside --worker)");
+                 "the reference worker of a timed check (default: ref-<stage>-<backend> beside this judge)");
   app.add_option("--spec", spec_path, "the stage's resolved spec, <build>/generated/stages/<stage>.json")->required();
   auto* ds_opt = app.add_option("--dataset", dataset_dir, "dataset folder (M.npy N.npy P.npy meta.json)");
   auto* hid_opt = app.add_option("--hidden", hidden_index, "index of a hidden dataset, made in memory");
@@ -745,8 +745,12 @@ int run(int argc, char** argv, nlohmann::json& r) {
       fresh_absMN = product_f64(fresh.M, fresh.N, true);
     }
     if (check == "perf")
+      // Beside the judge, not beside the worker: a grading tree that takes the kit prebuilt
+      // (TILELAB_KIT) has its workers in its own runners/ and the judge and the references in the
+      // kit's, which no submission's process can write.
       w.set_reference(!reference_path.empty() ? reference_path
-                      : (std::filesystem::path(worker_path).parent_path() / ("ref-" + spec.id + "-" + w.backend())).string());
+                      : (std::filesystem::read_symlink("/proc/self/exe").parent_path() /
+                         ("ref-" + spec.id + "-" + w.backend())).string());
     w.start_clock();
     return run_checks(w, r, spec, d, absMN, fresh, fresh_absMN, check);
   } catch (const WorkerGone& g) {

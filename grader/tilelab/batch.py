@@ -30,8 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from . import ROOT, identity, sandbox, seed as seed_mod, spec, submission as submission_mod, tree as tree_mod
+from . import ROOT, identity, kit as kit_mod, sandbox, seed as seed_mod, spec, submission as submission_mod, tree as tree_mod
 from .formats import gradebook
+from .gputurns import GpuTurns
 from .grade import GradeOptions, resolve_backend, run as grade_run, write_outputs
 from .model import GradeReport
 from .scoring import fail_stage
@@ -50,6 +51,8 @@ class BatchOptions:
     hidden: bool = False
     seed: str | None = None
     build_root: Path | None = None             # default: <out>/.build
+    kit_root: Path | None = None               # where the prebuilt kit is built (kit.py); default: <out>/.kit
+    prebuilt_kit: bool = True                  # off: every submission's tree builds the whole kit again
     build_timeout: float = 1200                # per stage
     check_timeout: float | None = None         # per stage; default from the checks' timeouts
     memory_bytes: int | None = 8 << 30
@@ -113,11 +116,18 @@ def _crash_report(name: str, backend: str, exc: BaseException) -> GradeReport:
     return GradeReport(name, "submission", backend, status="error", message=f"the grader failed: {tb}")
 
 
+def kit_root(opts: BatchOptions) -> Path | None:
+    """Where the batch's prebuilt kit lives (kit.py; grade.run builds it at the first grade that
+    needs it), or None where each submission's tree builds the whole kit (--no-prebuilt-kit)."""
+    return Path(opts.kit_root or opts.out / ".kit").resolve() if opts.prebuilt_kit else None
+
+
 def grade_one(sub: submission_mod.Submission, opts: BatchOptions, backend: str, lock, grader: Grader,
               stage_ids: list[str], on_step: OnStep | None = None) -> GradeReport:
     build = (opts.build_root or opts.out / ".build") / student_dir(Path(), sub.name).name
     go = GradeOptions(stages=stage_ids, submission=sub.path, name=sub.name, student=sub.name, impl="submission",
                       backend=backend, perf_basis=opts.perf_basis, hidden=opts.hidden, seed=opts.seed, build_dir=build,
+                      kit_root=kit_root(opts),
                       jobs=opts.build_jobs or max(1, (os.cpu_count() or 1) // max(1, opts.jobs)),
                       build_timeout=opts.build_timeout,
                       check_timeout=opts.check_timeout, memory_bytes=opts.memory_bytes,
@@ -279,7 +289,7 @@ def run_batch(submissions: Path, opts: BatchOptions, grader: Grader | None = Non
     grader = grader or grade_run
     p = plan(submissions, opts, on_event)
     summary = p.summary
-    lock, book_lock = threading.Lock(), threading.Lock()
+    lock, book_lock = GpuTurns(), threading.Lock()
 
     def finish(sub, folder, digest, report):
         with book_lock:
@@ -291,6 +301,8 @@ def run_batch(submissions: Path, opts: BatchOptions, grader: Grader | None = Non
         if on_event:
             on_event(sub.name, report, False)
 
+    if kit_root(opts) and p.todo:
+        kit_mod.prune(kit_root(opts), keep=kit_mod.folder(kit_root(opts), p.backend))
     pool = ThreadPoolExecutor(max_workers=max(1, opts.jobs), thread_name_prefix="tilelab-batch")
     futures = {pool.submit(grade_one, item[0], opts, p.backend, lock, grader, p.stage_ids, on_step): item
                for item in p.todo}

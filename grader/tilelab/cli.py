@@ -106,6 +106,7 @@ def _batch_options(args):
                               hidden=args.hidden, seed=args.seed, build_timeout=args.timeout,
                               check_timeout=args.timeout, memory_bytes=_mib(args.memory_mib) if args.memory_mib else None,
                               isolate_network=not args.allow_network, keep_builds=args.keep_builds,
+                              prebuilt_kit=not args.no_prebuilt_kit,
                               regrade=args.regrade == [], regrade_names=tuple(args.regrade or ()))
 
 
@@ -416,6 +417,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--memory-mib", type=float, default=8192, help="memory limit per build or check run (0: none)")
     p.add_argument("--allow-network", action="store_true", help="do not cut the network for student code")
     p.add_argument("--keep-builds", action="store_true", help="keep each student's build tree")
+    p.add_argument("--no-prebuilt-kit", action="store_true",
+                   help="build the whole kit in every student's tree (default: once, in OUT/.kit, read-only to them)")
     p.add_argument("--regrade", nargs="*", metavar="NAME",
                    help="regrade these students (no NAME: everyone), even if done with the same grader")
     s = p.add_argument_group("Slurm (a shared filesystem holds the kit, the submissions and --out)")

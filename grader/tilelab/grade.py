@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Callable
 
 from . import ROOT, artifacts, forbidden, includes, results as results_mod, spec, submission as submission_mod
-from . import seed as seed_mod, tree as tree_mod
+from . import kit as kit_mod, seed as seed_mod, tree as tree_mod
 from .contract import ExitCode
+from .gputurns import GpuTurns
 from .model import GradeReport, device_of
 from .runresult import Result
 from .scoring import CORRECT_CHECK, StageScore, fail_stage, score_stage
@@ -40,12 +41,13 @@ class GradeOptions:
     seed: str | None = None
     student: str | None = None            # whose quiz code the questions use (with seed); see quiz.py
     build_dir: Path | None = None
+    kit_root: Path | None = None          # where a prebuilt kit is (built if need be: kit.py); the tree takes it
     jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
     build_timeout: float = 1800
     check_timeout: float | None = None    # per stage; default: the sum of its checks' timeouts
     memory_bytes: int | None = None
     isolate_network: bool = False
-    check_lock: contextlib.AbstractContextManager | None = None   # held while checks run (the GPU)
+    check_lock: GpuTurns | None = None    # a batch's GPU: checks share it, a timed check has it alone
     on_step: Callable[[str], None] | None = None                  # progress: "building 02-tiled" ...
     quick: bool = False                   # `tilelab check`: plain emulator build, small public datasets only
 
@@ -175,31 +177,46 @@ def _grade_stage(tree: Tree, stage: spec.Stage, impl: str, backend: str, registe
     results_mod.clear(tree.results, prefix)
     junit = tree.results / f"junit-{impl}-{stage.id}-{backend}.xml"
     probe_junit = tree.results / f"junit-{impl}-{stage.id}-{backend}-first.xml"
-    for j in (junit, probe_junit):
+    timed_junit = tree.results / f"junit-{impl}-{stage.id}-{backend}-timed.xml"
+    for j in (junit, probe_junit, timed_junit):
         j.unlink(missing_ok=True)
     limit = opts.check_timeout or (sum(t.timeout for t in tests) + 120)
     kind = CORRECT_CHECK.get(backend, "correct")
     probe = _probe(tests, stage, impl, backend)
+    # Timed on the GPU: run last, with the GPU to themselves (a batch's other grades wait: GpuTurns).
+    # Every other check only computes, so they run side by side, this grade's and the batch's others'.
+    timed = [t.name for t in tests if backend == "gpu" and t.check == "perf"]
+    turns = opts.check_lock
     step(f"checking {stage.id}")
     started = time.monotonic()
-    with opts.check_lock or contextlib.nullcontext():
+    left = lambda: max(1.0, limit - (time.monotonic() - started))
+    timed_ran = None
+    with turns.shared() if turns else contextlib.nullcontext():
         # The cheapest run of the kernel first: when it hangs, nothing else is run.
         ran = tree.run_tests([impl, stage.id, backend], probe_junit, f"{stage.id}-{backend}-first", limit,
                              only=[probe]) if probe else None
         hang = _hung(tree.results, prefix, kind)
         if hang is None and not (ran and (ran.timed_out or ran.out_of_memory)):
-            ran = tree.run_tests([impl, stage.id, backend], junit, f"{stage.id}-{backend}",
-                                 max(1.0, limit - (time.monotonic() - started)),
-                                 parallel=1 if backend == "gpu" else max(1, tree.jobs),
+            ran = tree.run_tests([impl, stage.id, backend], junit, f"{stage.id}-{backend}", left(),
+                                 parallel=max(1, tree.jobs),
                                  only=[t.name for t in tests] if opts.quick else None,
-                                 exclude=[probe] if probe else None,
+                                 exclude=[n for n in [probe, *timed] if n] or None,
                                  stop_when=lambda: _hung(tree.results, prefix, kind) is not None)
             hang = _hung(tree.results, prefix, kind)
+    if timed and hang is None and not (ran and (ran.timed_out or ran.out_of_memory or ran.stopped)):
+        with turns.alone() if turns else contextlib.nullcontext():
+            timed_ran = tree.run_tests([impl, stage.id, backend], timed_junit, f"{stage.id}-{backend}-timed",
+                                       left(), only=timed)
+        if timed_ran.timed_out or timed_ran.out_of_memory:
+            ran = timed_ran
     found_results = results_mod.collect(tree.results, junit, prefix)
-    if probe:   # checked against its own run's JUnit report
-        found_results.pop(probe, None)
-        found_results.update({k: v for k, v in results_mod.collect(tree.results, probe_junit, prefix).items()
-                              if k == probe})
+    # The probe's and the timed checks' results are checked against their own runs' JUnit reports
+    # (a file for them left by another run, which code under test can write, counts for nothing).
+    for j, names in ((probe_junit, [probe] if probe else []), (timed_junit, timed)):
+        for k in names:
+            found_results.pop(k, None)
+        if names and j.exists():
+            found_results.update({k: v for k, v in results_mod.collect(tree.results, j, prefix).items() if k in names})
     if ran is not None and ran.stopped:
         # CTest was ended before it wrote its JUnit report, so no exit status vouches for a `pass`
         # file (code under test can write the results folder): those checks count as not run.
@@ -340,9 +357,17 @@ def _run_in(tree: Tree, opts: GradeOptions, all_stages: dict, impl: str, backend
             return report
         if not opts.stages:
             wanted = mat.stages
+    kit = None
+    if opts.kit_root:
+        (opts.on_step or (lambda s: None))("waiting for the kit's build")
+        try:
+            kit = kit_mod.ensure(opts.kit_root, backend, timeout=opts.build_timeout * 3)
+        except kit_mod.KitError as e:
+            report.status, report.message = "error", str(e)
+            return report
     (opts.on_step or (lambda s: None))("configuring")
     c = tree.configure([] if impl == "submission" else list(SHARED_IMPLS), sub_root,
-                       opts.seed if opts.hidden else None, backend)
+                       opts.seed if opts.hidden else None, backend, kit=kit)
     if not c.ok:
         report.status, report.message = "error", f"configuring the build failed:\n{log_tail(c.output)}"
         return report

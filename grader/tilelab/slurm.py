@@ -36,6 +36,7 @@ from typing import Callable
 
 from . import ROOT, batch, submission as submission_mod
 from .contract import ExitCode
+from .gputurns import GpuTurns
 from .model import GradeReport
 
 STATE_DIR = ".slurm"
@@ -209,6 +210,7 @@ def _options_from(d: dict) -> batch.BatchOptions:
     d = dict(d)
     d["out"] = Path(d["out"])
     d["build_root"] = Path(d["build_root"]) if d.get("build_root") else None
+    d["kit_root"] = Path(d["kit_root"]) if d.get("kit_root") else None
     d["formats"] = tuple(d.get("formats") or ())
     d["regrade_names"] = tuple(d.get("regrade_names") or ())
     return batch.BatchOptions(**d)
@@ -361,10 +363,12 @@ def run_task(spec_path: Path, index: int, grader: batch.Grader | None = None) ->
     scratch.chmod(0o755)                      # the sandbox user builds inside (mkdtemp makes it 0700)
     opts.build_root = scratch                 # node-local: builds are many small files
     try:
+        # One kit for the whole array, on the shared filesystem (OUT/.kit): the first task to grade
+        # builds it on its node while the others wait on its lock (kit.ensure, through grade.run).
         for item in doc["tasks"][index]:
             sub = submission_mod.Submission(item["name"], Path(item["path"]))
             print(f"tilelab: grading {sub.name} on {os.uname().nodename}", flush=True)
-            report = batch.grade_one(sub, opts, backend, threading.Lock(), grader or grade_run, stage_ids)
+            report = batch.grade_one(sub, opts, backend, GpuTurns(), grader or grade_run, stage_ids)
             batch.save(report, batch.student_dir(opts.out, sub.name), opts, doc["key"], item["digest"])
             print(summary_line(report), flush=True)
     finally:

@@ -60,6 +60,7 @@ class Tree:
     memory_bytes: int | None = None
     isolate_network: bool = False
     generator: str = field(default_factory=generator)
+    kit: Path | None = None               # the prebuilt kit the tree was last configured with (configure)
 
     @property
     def logs(self) -> Path:
@@ -70,13 +71,14 @@ class Tree:
         return self.build / "results"
 
     def configure(self, impls: list[str], submission: Path | None = None, seed: str | None = None,
-                  backend: str = "auto", timeout: float = 900) -> Ran:
+                  backend: str = "auto", timeout: float = 900, kit: Path | None = None) -> Ran:
         """A lean grading tree (TILELAB_SELF_TESTS=OFF: none of the kit's own tests). A tree last
         configured with the same arguments is not configured again: CMake's own check
         (CHECK_TARGET, what the build tool runs first) re-runs the configure only when one of
         its inputs changed (a CMakeLists.txt, a stage.toml, a glob). A submission's tree is always
         configured: which <stage>/matmul.cu it holds decides its targets. A tree made with another
-        generator (a kit updated to Ninja) is configured afresh: CMake cannot switch in place."""
+        generator (a kit updated to Ninja) is configured afresh: CMake cannot switch in place.
+        kit: a prebuilt kit's folder (kit.py): the tree then compiles only the code under test."""
         cmd = ["cmake", "-S", str(self.source), "-B", str(self.build), "-G", self.generator,
                "-DCMAKE_BUILD_TYPE=Release",
                f"-DTILELAB_IMPLS={';'.join(impls)}", "-DTILELAB_STARTER_EXPECT_FAIL=OFF",
@@ -84,7 +86,9 @@ class Tree:
                f"-DTILELAB_GRADING_SEED_TEXT={seed_mod.text(seed) or ''}",   # for the leak scan (leaks.py)
                f"-DTILELAB_CUDA={'OFF' if backend == 'emu' else 'AUTO'}",
                f"-DTILELAB_SUBMISSION={submission.resolve() if submission else ''}",
+               f"-DTILELAB_KIT={Path(kit).resolve() if kit else ''}",
                f"-DPython3_EXECUTABLE={sys.executable}"]   # CMake runs the same Python as the grader
+        self.kit = Path(kit).resolve() if kit else None
         stamp = self.build / ".tilelab-configured"   # the arguments of the last configure that succeeded
         if submission is None and (self.build / "CMakeCache.txt").is_file() and _read(stamp) == "\n".join(cmd):
             ran = run_limited(["cmake", "--build", str(self.build), "--target", CHECK_TARGET[self.generator]],
@@ -127,7 +131,9 @@ class Tree:
         writable = (self.results, self.build / "Testing") if running else (self.build,)
         return {"unprivileged": True, "writable": writable, "protected": (self.build,) if running else (),
                 "readable": (str(self.source / "CMakeLists.txt"), str(self.source / "grader" / "runner" / "judge.cpp"),
-                             sys.executable, *(str(w) for w in writable))}
+                             sys.executable, *(str(w) for w in writable),
+                             *((str(self.kit / "tilelab-kit.cmake"), str(self.kit / "runners" / "tilelab-judge"))
+                               if self.kit else ()))}
 
     def build_targets(self, targets: list[str], log_name: str, timeout: float = 1800) -> Ran:
         cmd = ["cmake", "--build", str(self.build), "--parallel", str(self.jobs)]
@@ -380,4 +386,6 @@ def scrub(text: str, tree: Path | str | None = None, submission: Path | str | No
     for c in cuts:
         text = text.replace(c + "/", "")
         text = re.sub(re.escape(c) + r"(?![\w.-])", ".", text)   # the folder itself
-    return text
+    # A prebuilt kit's folder (kit.py: <kit root>/kit-<backend>-<key>), wherever the batch put it:
+    # its files read `kit/generated/...`.
+    return re.sub(r"(?:/[^\s/'\"`:]+)*/kit-(?:emu|gpu)-[0-9a-f]{16}(?=/|\b)", "kit", text)

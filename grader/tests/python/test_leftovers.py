@@ -213,3 +213,63 @@ def test_after_a_hang_the_other_checks_are_not_run_and_unvouched_passes_do_not_c
         c = by[f"submission.01-basic.{name}"]
         assert c.verdict == "timeout" and c.message.startswith("not run: the kernel hung on w127"), (name, c)
     assert "hung on w127" in score.error
+
+
+class _GpuTree(_StagedTree):
+    """A GPU stage's CTest runs, scripted: the first check alone, the others side by side (the
+    timed one left out), then the timed check alone; with hang=True the second run finds w127 hung
+    and the code under test forges a `pass` for the timed check meanwhile."""
+
+    def __init__(self, root, stage, turns, hang=False):
+        super().__init__(root, stage)
+        self.turns, self.hang, self.alone_during = turns, hang, []
+
+    def runner_targets(self, impl, stage, backend):
+        return [f"run-{impl}-{stage}-gpu"]
+
+    def run_tests(self, labels, junit, log_name, timeout, parallel=1, only=None, exclude=None, stop_when=None):
+        import json
+        self.runs.append((only, exclude))
+        self.alone_during.append(self.turns._alone)
+        p, perf = "submission.01-basic.", f"submission.01-basic.{self.stage.performance.dataset}.perf"
+        names = only or [p + f"{d}.correct" for d in ("w33", "w128")]
+        for n in names:
+            r = fakes.result(self.stage.id, "submission", n.split(".")[2], n.split(".")[3], "pass")
+            (self.results / f"{n}.json").write_text(json.dumps(r))
+        if not only and self.hang:
+            (self.results / f"{perf}.json").write_text(json.dumps(fakes.result(self.stage.id, "submission",
+                                                                               self.stage.performance.dataset, "perf")))
+            r = fakes.result(self.stage.id, "submission", "w127", "correct", "timeout")
+            (self.results / f"{p}w127.correct.json").write_text(json.dumps(r))
+            assert stop_when()
+            return sandbox.Ran(-9, 9.0, stopped=True)
+        junit.write_text("<testsuite>" + "".join(f'<testcase name="{n}" status="run" time="0.1"/>' for n in names)
+                         + "</testsuite>")
+        return sandbox.Ran(0, 0.1)
+
+
+@pytest.mark.parametrize("hang", [False, True])
+def test_a_timed_check_runs_last_and_alone_and_only_its_own_run_vouches_for_it(tmp_path, monkeypatch, hang):
+    from tilelab import grade, spec
+    from tilelab.gputurns import GpuTurns
+    from tilelab.tree import RegisteredTest
+    stage = next(s for s in spec.load_all(ROOT) if s.id == "01-basic")
+    turns = GpuTurns()
+    tree = _GpuTree(tmp_path, stage, turns, hang)
+    monkeypatch.setattr(grade.artifacts, "fresh_objects", lambda *a: [tmp_path / "x.o"])
+    monkeypatch.setattr(grade, "refusal", lambda *a: None)
+    labels = ("submission", "01-basic", "gpu", "public")
+    perf = f"submission.01-basic.{stage.performance.dataset}.perf"
+    registered = [RegisteredTest(f"submission.01-basic.{d}.correct", labels, (), 20) for d in ("w1", "w33", "w127", "w128")]
+    registered.append(RegisteredTest(perf, labels, (), 60))
+    score = grade._grade_stage(tree, stage, "submission", "gpu", registered,
+                               grade.GradeOptions(stages=["01-basic"], check_lock=turns))
+    by = {c.name: c for c in score.checks}
+    if not hang:
+        assert tree.runs == [(["submission.01-basic.w1.correct"], None),
+                             (None, ["submission.01-basic.w1.correct", perf]), ([perf], None)]
+        assert tree.alone_during == [False, False, True]       # the GPU to itself only while timed
+        assert by[perf].verdict == "pass"
+    else:
+        assert len(tree.runs) == 2                               # hung: the timed check is not run
+        assert by[perf].verdict == "timeout" and by[perf].message.startswith("not run: the kernel hung")

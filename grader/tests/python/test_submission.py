@@ -66,7 +66,7 @@ def test_grading_one_stage_takes_a_bare_file(tmp_path, monkeypatch):
     handed every stage, and a bare matmul.cu was 'no <stage>/matmul.cu found')."""
     seen = {}
 
-    def configure(self, impls, sub, seed, backend, timeout=900):
+    def configure(self, impls, sub, seed, backend, timeout=900, kit=None):
         seen["files"] = sorted(str(p.relative_to(sub)) for p in sub.rglob("*.cu"))
         return Ran(1, 0.0, output="stopped here by the test")
     monkeypatch.setattr(Tree, "configure", configure)
@@ -83,7 +83,7 @@ def test_a_relative_build_folder_is_used_by_its_absolute_path(tmp_path, monkeypa
     '/work/01-basic/matmul.cu', a path that does not exist)."""
     seen = {}
 
-    def configure(self, impls, sub, seed, backend, timeout=900):
+    def configure(self, impls, sub, seed, backend, timeout=900, kit=None):
         seen["build"], seen["sub"] = self.build, sub
         return Ran(1, 0.0, output="stopped here by the test")
     monkeypatch.setattr(Tree, "configure", configure)
