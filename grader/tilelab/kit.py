@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -61,6 +62,17 @@ def folder(kit_root: Path, backend: str) -> Path:
 
 def ready(path: Path) -> bool:
     return (path / READY).is_file()
+
+
+def missing(path: Path) -> list[str]:
+    """The files the kit's export names (its imported targets' executables, libraries and objects)
+    that its build did not make: a submission's tree would fail to link against every one of them."""
+    try:
+        text = (path / "tilelab-kit-targets.cmake").read_text()
+    except OSError:
+        return ["tilelab-kit-targets.cmake"]
+    named = re.findall(r'IMPORTED_(?:LOCATION|OBJECTS)\w*\s+"([^"]+)"', text)
+    return sorted({f for group in named for f in group.split(";") if f and not Path(f).exists()})
 
 
 def _writable(path: Path, on: bool) -> None:
@@ -126,6 +138,12 @@ def ensure(kit_root: Path, backend: str, jobs: int | None = None, timeout: float
         if not c.ok:
             _failed[path] = (f"the kit did not build for the {backend} backend, so nothing can be graded: "
                              f"see {path / 'logs'}\n{tree_mod.log_tail(c.output, 20)}")
+            raise KitError(_failed[path])
+        gaps = missing(path)
+        if gaps:
+            _failed[path] = (f"the kit's build for the {backend} backend left out {len(gaps)} file(s) its export names, "
+                             f"so no submission could link: {', '.join(gaps[:5])} (a target missing from "
+                             f"tilelab-kit in grader/cmake/TilelabKitExport.cmake)")
             raise KitError(_failed[path])
         (path / READY).write_text(key(backend) + "\n")
         # Readable by everyone (the sandbox user reads it), writable by no one until prune().

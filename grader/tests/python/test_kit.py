@@ -21,7 +21,7 @@ def _fresh(monkeypatch):
     monkeypatch.setattr(kit, "_failed", {})
 
 
-def _fake_build(calls, ok=True):
+def _fake_build(calls, ok=True, leave_out=False):
     def run(cmd, timeout=None, log=None, **kw):
         calls.append(cmd)
         if "--build" in cmd:
@@ -30,6 +30,13 @@ def _fake_build(calls, ok=True):
             (build / "runners" / "tilelab-judge").write_text("#!/bin/sh\n")
             (build / "runners" / "tilelab-judge").chmod(0o700)
             (build / "tilelab-kit.cmake").write_text("# settings\n")
+            objs = [build / "worker.cpp.o", build / "sandbox.cpp.o"]
+            for o in objs[: 1 if leave_out else 2]:
+                o.write_text("")
+            (build / "tilelab-kit-targets.cmake").write_text(
+                f'set_target_properties(tilelab-judge PROPERTIES\n  IMPORTED_LOCATION_RELEASE "{build}/runners/tilelab-judge"\n  )\n'
+                f'set_target_properties(tilelab_worker_gpu_under_test PROPERTIES\n'
+                f'  IMPORTED_OBJECTS_RELEASE "{objs[0]};{objs[1]}"\n  )\n')
         return Ran(0 if ok else 1, 0.1, output="" if ok else "error: the kit's own source does not compile")
     return run
 
@@ -94,6 +101,15 @@ def test_a_kit_that_does_not_build_is_reported_once(tmp_path, monkeypatch):
     with pytest.raises(kit.KitError):
         kit.ensure(tmp_path, "emu", note=lambda s: None)
     assert len(calls) == n                                             # not built again for the next submission
+
+
+def test_a_kit_whose_build_left_out_an_exported_file_is_refused(tmp_path, monkeypatch):
+    """The GPU worker's main missing from the kit target: every submission's tree failed to link
+    (found on an H200, 2026-11-26); now the kit's build says so, once, before any grade."""
+    monkeypatch.setattr(kit, "run_limited", _fake_build([], leave_out=True))
+    with pytest.raises(kit.KitError, match=r"left out 1 file.*sandbox\.cpp\.o"):
+        kit.ensure(tmp_path, "gpu", note=lambda s: None)
+    assert not kit.ready(kit.folder(tmp_path, "gpu"))
 
 
 def test_a_half_built_kit_is_built_from_nothing(tmp_path, monkeypatch):
