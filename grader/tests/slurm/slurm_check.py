@@ -8,12 +8,11 @@ submissions of one stage on the emulator twice -- a local batch and a Slurm job 
     --retry-failed, and `batch --collect` exits 1 and shows progress while it waits;
   * the other rows, then after `--retry-failed` every row, equal the local batch's (status, points,
     grader version), and every student has the same files as in a local batch;
-  * a rerun submits nothing (resume).
-Exits 77 (CTest SKIP_RETURN_CODE) with the reason where Slurm cannot start.
-
-The builds share one compiler cache (ccache, when installed), so the kit's own sources, the same
-for every submission, are compiled once for the whole test, not once per submission: the first
-student is graded alone, so that one compile is the only cold one."""
+  * a rerun submits nothing (resume);
+  * each batch built one prebuilt kit (tilelab.kit), read-only, and no student's tree built the
+    kit's own targets: the local batch in OUT/.kit, the array's tasks one between them on the
+    shared filesystem (the first task to grade builds it, the others wait on its lock).
+Exits 77 (CTest SKIP_RETURN_CODE) with the reason where Slurm cannot start."""
 
 from __future__ import annotations
 
@@ -61,7 +60,6 @@ def main() -> int:
     ap.add_argument("--work", required=True)
     ap.add_argument("--stage", default="01-basic")
     ap.add_argument("--submissions", required=True, help="';'-separated names in grader/tests/submissions")
-    ap.add_argument("--ccache", help="the compiler cache folder (kept between runs; default: none kept)")
     args = ap.parse_args()
     work = Path(args.work).resolve()
     shutil.rmtree(work, ignore_errors=True)
@@ -86,21 +84,36 @@ def main() -> int:
         print(f"SKIP: Slurm cannot start here: {e}")
         return 77
     try:
-        return run(cluster, work, subs, names, args.stage, Path(args.ccache) if args.ccache else work / "ccache")
+        return run(cluster, work, subs, names, args.stage)
     finally:
         cluster.stop()
 
 
-def run(cluster: MiniCluster, work: Path, subs: Path, names: list[str], stage: str, cache: Path) -> int:
+def kit_was_shared(out: Path, names: list[str]) -> None:
+    """One prebuilt kit for the whole batch (tilelab.kit): built once, complete, read-only, and no
+    student's tree built the kit's own targets again."""
+    kits = sorted((out / ".kit").glob("kit-emu-*"))
+    if len(kits) != 1 or not (kits[0] / "READY").is_file():
+        fail(f"{out}: expected one finished prebuilt kit in .kit/, found {[k.name for k in kits]}")
+    if os.stat(kits[0] / "runners" / "tilelab-judge").st_mode & 0o222:
+        fail(f"{kits[0]}: the kit's judge is writable")
+    import re
+    # The kit's own outputs named relative to the student's tree (the kit's are absolute paths into
+    # .kit/, which its link lines name): built there again.
+    own = re.compile(r"(?<![/\w.-])(CMakeFiles/tilelab_emu_rt_\w+\.dir/|CMakeFiles/tilelab-judge\.dir/|"
+                     r"runners/tilelab-judge\b|runners/ref-[\w-]+-emu-count\b|libtilelab_emu_rt_\w+\.a\b)")
+    logs = [log for n in names for log in (out / "students" / n / "logs").glob("build-*.log")]
+    if not logs:
+        fail(f"{out}: no student's build log to check")
+    for log in logs:
+        m = own.search(log.read_text(errors="replace"))
+        if m:
+            fail(f"{log}: the student's tree built the kit's {m.group(1)} again")
+
+
+def run(cluster: MiniCluster, work: Path, subs: Path, names: list[str], stage: str) -> int:
     env = dict(cluster.env)
     env.pop("TILELAB_SANDBOX_USER", None)
-    if shutil.which("ccache"):
-        cache.mkdir(parents=True, exist_ok=True)
-        os.chmod(cache, 0o1777)                    # the builds run as the sandbox user
-        env.update(CMAKE_CXX_COMPILER_LAUNCHER="ccache", CMAKE_C_COMPILER_LAUNCHER="ccache",
-                   CCACHE_DIR=str(cache.resolve()), CCACHE_BASEDIR="/", CCACHE_NOHASHDIR="1", CCACHE_UMASK="000")
-    # The Slurm tasks build in $TMPDIR/tilelab-<job>-<random>/<student>; the local batch in
-    # local/.build/<student>: the same depth, so the compiler cache's relative paths agree.
     (work / "tmp").mkdir()
     env["TMPDIR"] = str(work / "tmp")
     tl = ROOT / "tilelab"
@@ -109,15 +122,9 @@ def run(cluster: MiniCluster, work: Path, subs: Path, names: list[str], stage: s
              "--cpus-per-task", "1", "--slurm-mem", "", "--slurm-time", "00:20:00", "--max-running", "2"]
 
     t0 = time.monotonic()
-    # The first student alone, then the rest two at a time: the kit's own sources are compiled
-    # once, cold, into the cache, where two trees started together would both compile them cold.
-    # The batch resumes, so the second call grades only the students the first did not.
-    first = work / "first"
-    (first / names[0]).parent.mkdir(parents=True)
-    shutil.copytree(subs / names[0], first / names[0])
-    sh([tl, "batch", first, "--out", work / "local", *common, "-j", "1"], env, check_rc=0)
     sh([tl, "batch", subs, "--out", work / "local", *common, "-j", "2"], env, check_rc=0)
     local = rows(work / "local")
+    kit_was_shared(work / "local", names)
     print(f"local batch: {time.monotonic() - t0:.0f} s", flush=True)
 
     dry = sh([*slurm, "--dry-run"], env, check_rc=0).stdout
@@ -174,6 +181,7 @@ def run(cluster: MiniCluster, work: Path, subs: Path, names: list[str], stage: s
                 fail(f"{n}: no {f} in the Slurm batch's folder")
     if not (work / "slurm" / "index.html").is_file():
         fail("no index.html")
+    kit_was_shared(work / "slurm", names)   # the array's tasks took one kit, on the shared filesystem
     again = sh([*slurm], env, check_rc=0).stdout
     if "nothing to submit" not in again:
         fail("a rerun of a finished batch submitted again")
