@@ -257,7 +257,9 @@ def cmd_gradescope(args) -> int:
 
     cfg = gradescope.AutograderConfig.load().overridden(stages=args.stage, seed=args.seed, backend=args.backend,
                                                         perf_basis=args.perf_basis,
-                                                        hidden_visibility=args.hidden_visibility, timeout=args.timeout,
+                                                        hidden_visibility=args.hidden_visibility,
+                                                        question_visibility=args.question_visibility,
+                                                        question_attempts=args.question_attempts, timeout=args.timeout,
                                                         starter_level=args.starter_level)
     if args.make_zip:
         names = gradescope.make_zip(Path(args.make_zip), cfg)
@@ -497,6 +499,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--backend", choices=["gpu", "emu", "auto"])
     p.add_argument("--perf-basis", choices=["gpu", "model", "auto"], help=PERF_BASIS_HELP)
     p.add_argument("--hidden-visibility", choices=["hidden", "after_due_date", "after_published", "visible"])
+    p.add_argument("--question-visibility", choices=["hidden", "after_due_date", "after_published", "visible"],
+                   help="when students see each graded question's verdict (default after_due_date)")
+    p.add_argument("--question-attempts", type=int, metavar="N",
+                   help="only the first N different sets of answers a student hands in are graded (default 3; 0: all)")
     p.add_argument("--starter-level", choices=["guided", "bare"], help="the starters in the zip's kit")
     p.set_defaults(func=cmd_gradescope)
 

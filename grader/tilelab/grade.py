@@ -50,6 +50,8 @@ class GradeOptions:
     check_lock: GpuTurns | None = None    # a batch's GPU: checks share it, a timed check has it alone
     on_step: Callable[[str], None] | None = None                  # progress: "building 02-tiled" ...
     quick: bool = False                   # `tilelab check`: plain emulator build, small public datasets only
+    earlier_answers: dict = field(default_factory=dict)   # stage -> answers of earlier submissions (quiz.attempt)
+    question_attempts: int = 0            # how many different sets of answers count (0: all; quiz.attempt)
 
     def __post_init__(self):
         self.seed = seed_mod.text(self.seed)   # any text; the number is derived from it (seed.py)
@@ -305,7 +307,12 @@ def _grade_questions(report: GradeReport, all_stages: dict, impl: str, sub_root:
     for score in report.stages:
         stage = all_stages[score.stage]
         folder = (sub_root if sub_root else ROOT / "starter") / stage.id
-        score.checks += quiz.score(stage, impl, folder / quiz.ANSWERS, stage.points.questions, code, device)
+        ans, note = quiz.attempt(quiz.read_answers(folder / quiz.ANSWERS, stage.id),
+                                 opts.earlier_answers.get(stage.id, []), opts.question_attempts)
+        if not ans.problem:
+            report.answers[stage.id] = quiz.as_record(ans)
+        score.checks += quiz.score(stage, impl, folder / quiz.ANSWERS, stage.points.questions, code, device,
+                                   answers=ans, note=note)
 
 
 def _checked(opts: GradeOptions) -> dict[str, spec.Stage]:

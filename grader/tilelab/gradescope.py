@@ -60,6 +60,11 @@ class AutograderConfig:
     backend: str = "auto"
     perf_basis: str = "auto"                          # gpu | model | auto (grade.GradeOptions)
     hidden_visibility: str = gradescope_format.HIDDEN_VISIBILITY
+    # The graded questions' verdicts: shown once the due date has passed, so resubmitting cannot
+    # read off which answers are right, and only the first `question_attempts` different sets of
+    # answers a student hands in are graded (quiz.attempt; 0: every set). docs/instructor.md.
+    question_visibility: str = gradescope_format.QUESTION_VISIBILITY
+    question_attempts: int = 3
     timeout: float = 1200                             # per stage, build and checks each
     starter_level: str = "guided"                     # the starters in the zip's kit (starter.py): guided | bare
 
@@ -118,9 +123,30 @@ def student_of(submission: Path) -> str | None:
         return None
 
 
+def earlier_answers(submission: Path) -> dict[str, list[dict]]:
+    """Per stage, the answers graded in the student's earlier submissions, oldest first: Gradescope's
+    submission_metadata.json lists them (previous_submissions) with the results.json each wrote,
+    whose extra_data holds what was graded (write_results)."""
+    meta = Path(submission).parent / "submission_metadata.json"
+    out: dict[str, list[dict]] = {}
+    try:
+        prev = json.loads(meta.read_text()).get("previous_submissions") or []
+    except (OSError, ValueError, AttributeError):
+        return out
+    def when(p):
+        return str(p.get("submission_time", "")) if isinstance(p, dict) else ""
+    for p in sorted((p for p in prev if isinstance(p, dict)), key=when):
+        graded = ((p.get("results") or {}).get("extra_data") or {}).get("tilelab_answers") or {}
+        for stage, rec in graded.items() if isinstance(graded, dict) else ():
+            if isinstance(rec, dict):
+                out.setdefault(stage, []).append(rec)
+    return out
+
+
 def grade_submission(submission: Path, build: Path, cfg: AutograderConfig) -> GradeReport:
     opts = GradeOptions(stages=cfg.stages or None, submission=submission, name="submission", impl="submission",
                         student=student_of(submission),
+                        earlier_answers=earlier_answers(submission), question_attempts=cfg.question_attempts,
                         backend=cfg.backend, perf_basis=cfg.perf_basis, hidden=bool(cfg.seed), seed=cfg.seed or None,
                         build_dir=Path(build).resolve(), build_timeout=cfg.timeout, check_timeout=cfg.timeout,
                         isolate_network=True)
@@ -131,7 +157,7 @@ def grade_submission(submission: Path, build: Path, cfg: AutograderConfig) -> Gr
 
 
 def write_results(report: GradeReport, results: Path, fmt: str, cfg: AutograderConfig) -> Path:
-    doc = (gradescope_format.results(report, cfg.hidden_visibility) if fmt == "gradescope"
+    doc = (gradescope_format.results(report, cfg.hidden_visibility, cfg.question_visibility) if fmt == "gradescope"
            else prairielearn_format.results(report))
     results.parent.mkdir(parents=True, exist_ok=True)
     results.write_text(json.dumps(doc, indent=2) + "\n")

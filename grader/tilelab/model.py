@@ -27,6 +27,7 @@ class GradeReport:
     device: dict = field(default_factory=dict)
     seconds: float = 0.0
     digest: str = ""                    # of the submitted files (batch resume)
+    answers: dict = field(default_factory=dict)   # stage -> the answers graded ({"code", "values"}; quiz.py)
 
     @property
     def points(self) -> float:

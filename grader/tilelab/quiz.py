@@ -91,7 +91,9 @@ class Question:
     given: dict = field(default_factory=dict)     # numbers computed from the drawn ones, shown in the text
     choices: list[str] = field(default_factory=list)
     shuffle: bool = True
-    tolerance: float = 0.01       # relative, for numbers
+    tolerance: float = 0.0        # relative, for numbers: 0 (exact) unless tolerance_why says why not
+    tolerance_why: str = ""       # why an answer within `tolerance` is right (a rounded rate, say)
+    may_be_zero: bool = False     # 0 is a right answer for some draws (and the text allows for it)
     gpu: bool = False             # needs the grading GPU's properties
     unless: str = ""              # redraw while this formula is true (a tie, a degenerate case)
 
@@ -110,7 +112,10 @@ def load_questions(stage_dir: Path) -> list[Question]:
         if set(q) - known or "id" not in q or q.get("kind") not in ("number", "choice"):
             raise QuizError(f"{p}: question {q.get('id', '?')}: needs id, kind (number|choice), text; "
                             f"unknown keys {sorted(set(q) - known)}")
-        out.append(Question(**q))
+        question = Question(**q)
+        if question.tolerance and not question.tolerance_why:
+            raise QuizError(f"{p}: question {question.id}: a tolerance needs tolerance_why (counts are exact)")
+        out.append(question)
     ids = [q.id for q in out]
     if len(set(ids)) != len(ids):
         raise QuizError(f"{p}: question ids must be unique: {ids}")
@@ -201,6 +206,8 @@ def right(d: Drawn, given, want) -> bool:
             return False
     if isinstance(given, bool) or not isinstance(given, (int, float)):
         return False
+    # Exact unless the question says why not: a count (phases, blocks, loads) within 1% would take
+    # the rounded-down count that stage 03 is about for a right answer.
     return math.isclose(float(given), want, rel_tol=d.question.tolerance, abs_tol=1e-9)
 
 
@@ -226,23 +233,51 @@ def read_answers(path: Path | None, stage: str) -> Answers:
     return Answers(str(doc.get("code", PRACTICE)), ans)
 
 
+def as_record(ans: Answers) -> dict:
+    """What a platform keeps of a graded answers file between submissions (attempts)."""
+    return {"code": ans.code, "values": dict(sorted(ans.values.items()))}
+
+
+def attempt(current: Answers, earlier: list[dict], cap: int) -> tuple[Answers, str]:
+    """The answers that count, given those of the student's earlier submissions (as_record, oldest
+    first) and a cap on how many different sets of answers count (0: no cap): once `cap` different
+    sets have been handed in, a new one is not graded -- the last set that counted is, and the
+    message says so. Resubmitting until every choice has been tried is then no longer a strategy."""
+    if not cap or current.problem:
+        return current, ""
+    seen: list[dict] = []
+    for rec in earlier:
+        if rec and rec not in seen:
+            seen.append(rec)
+    if as_record(current) in seen or len(seen) < cap:
+        return current, ""
+    last = seen[-1]
+    return (Answers(str(last.get("code", PRACTICE)), dict(last.get("values") or {})),
+            f"; you have handed in {len(seen)} different sets of answers, as many as count ({cap}): these "
+            f"are the last set that counted, not this submission's")
+
+
 def score(stage, impl: str, answers_path: Path | None, points: float, code: str | None = None,
-          device: dict | None = None, root: Path = ROOT) -> list[CheckScore]:
+          device: dict | None = None, root: Path = ROOT, answers: Answers | None = None,
+          note: str = "") -> list[CheckScore]:
     """One CheckScore per question ('<impl>.<stage>.<question id>.question'), sharing `points`.
     code: the student's quiz code when the grader knows it (seed and name); otherwise the one in
-    answers.toml is used (local practice). A missing or unreadable answers.toml scores each
-    question 0 with a message; a missing key (the student repository) skips them."""
+    answers.toml is used, and the verdicts say they are unverified. answers: graded instead of the
+    file (attempt); note: appended to each question's message. A missing or unreadable answers.toml
+    scores each question 0 with a message; a missing key (the student repository) skips them."""
     questions = load_questions(root / "assignments" / stage.id)
     if not questions:
         return []
     key = load_key(stage.id, root)
     each = points / len(questions)
-    ans = read_answers(answers_path, stage.id)
+    ans = answers or read_answers(answers_path, stage.id)
     use = code or ans.code
-    note = ""
     if code and not ans.problem and ans.code != code:
-        note = (f"; these answers were for quiz code {ans.code!r}, not yours ({code!r}): run "
-                f"`./tilelab quiz {stage.id} --code {code}`")
+        note += (f"; these answers were for quiz code {ans.code!r}, not yours ({code!r}): run "
+                 f"`./tilelab quiz {stage.id} --code {code}`")
+    if not code and key is not None and not ans.problem and ans.code != PRACTICE:
+        note += (f" (UNVERIFIED: graded with the quiz code answers.toml names, {ans.code!r}; without the "
+                 f"grading seed and the student's name the grader cannot tell it is theirs)")
     out = []
     for q in questions:
         name = f"{impl}.{stage.id}.{q.id}.{CHECK}"
@@ -263,7 +298,7 @@ def score(stage, impl: str, answers_path: Path | None, points: float, code: str 
             if given is None:
                 c.message = f"not answered (no '{q.id}' in {stage.id}/{ANSWERS})"
             elif right(d, given, want):
-                c.verdict, c.points, c.message = "pass", each, "right"
+                c.verdict, c.points, c.message = "pass", each, "right" + note
             else:
                 c.message = f"{given!r} is not the right answer" + note
             if q.cite and not c.passed:

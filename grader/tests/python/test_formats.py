@@ -12,7 +12,7 @@ from tilelab.formats import classroom as classroom_format, gradebook, gradescope
     html as html_report, prairielearn as prairielearn_format, terminal as table
 from tilelab.model import GradeReport
 
-GS_TOP = {"score", "execution_time", "output", "output_format", "visibility", "stdout_visibility", "tests", "leaderboard"}
+GS_TOP = {"score", "execution_time", "output", "output_format", "visibility", "stdout_visibility", "tests", "leaderboard", "extra_data"}   # extra_data: the spec's "optional extra data to be stored"
 GS_TEST_REQUIRED = {"name", "score", "max_score", "output", "visibility"}   # status: not on a skipped check
 GS_TEST_ALLOWED = GS_TEST_REQUIRED | {"status", "number", "output_format", "tags", "name_format", "extra_data"}
 

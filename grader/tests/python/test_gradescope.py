@@ -101,3 +101,36 @@ def test_command_line_options_override_the_kits_config(tmp_path, monkeypatch):
     assert seen["fmt"] == "prairielearn" and cfg.stages == ["02-tiled"] and cfg.seed == "9" and cfg.timeout == 120
     assert cfg.backend == gradescope.AutograderConfig.load().backend, "an option not given keeps the config's value"
 
+
+
+def test_question_verdicts_wait_for_the_due_date_and_attempts_are_capped(tmp_path, monkeypatch):
+    """Issue #28 item 4: a question's verdict shown at once let about five resubmissions try every
+    choice. Its tests are after_due_date, results.json keeps what was graded (extra_data), and the
+    next submission reads its predecessors' from submission_metadata.json to cap attempts."""
+    from tilelab.scoring import CheckScore
+    seen = {}
+
+    def fake(opts):
+        seen.update(earlier=opts.earlier_answers, cap=opts.question_attempts)
+        r = fakes.report("submission", hidden=False)
+        r.stages[0].checks.append(CheckScore("submission.01-basic.basic-bound.question", "basic-bound", "question",
+                                             "pass", 1.0, 1.0))
+        r.answers = {"01-basic": {"code": "abc", "values": {"basic-bound": 250.0}}}
+        return r
+    monkeypatch.setattr(gradescope, "grade_run", fake)
+    (tmp_path / "submission").mkdir()
+    earlier = [{"code": "abc", "values": {"basic-bound": 1.0}}, {"code": "abc", "values": {"basic-bound": 2.0}}]
+    (tmp_path / "submission_metadata.json").write_text(json.dumps({
+        "users": [{"email": "ann@uni.edu"}],
+        "previous_submissions": [
+            {"submission_time": "2026-11-02T10:00:00", "results": {"extra_data": {"tilelab_answers": {"01-basic": earlier[1]}}}},
+            {"submission_time": "2026-11-01T10:00:00", "results": {"extra_data": {"tilelab_answers": {"01-basic": earlier[0]}}}},
+            {"submission_time": "2026-11-03T10:00:00", "results": {}}]}))
+    _, path = gradescope.autograde("gradescope", tmp_path / "submission", tmp_path / "r.json", tmp_path / "b",
+                                   gradescope.AutograderConfig())
+    assert seen == {"earlier": {"01-basic": earlier}, "cap": 3}           # oldest first
+    doc = json.loads(path.read_text())
+    q = [t for t in doc["tests"] if t["name"].endswith("basic-bound") or "basic-bound" in t["name"]]
+    assert q and {t["visibility"] for t in q} == {"after_due_date"}
+    assert {t["visibility"] for t in doc["tests"] if "question" not in t["tags"]} == {"visible"}
+    assert doc["extra_data"]["tilelab_answers"] == {"01-basic": {"code": "abc", "values": {"basic-bound": 250.0}}}

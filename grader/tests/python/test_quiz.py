@@ -55,6 +55,72 @@ def test_every_question_varies_or_shuffles_and_its_key_evaluates(stage):
             assert want in quiz.LETTERS[:len(q.choices)] if q.kind == "choice" else isinstance(want, float)
 
 
+DRAWS = 2000
+# Other GPUs a course may grade on (cudaGetDeviceProperties as the runner reports it): an answer that
+# depends on the grading GPU must vary with it too.
+DEVICES = [DEVICE, {"regs_per_sm": 65536, "max_threads_per_sm": 1536}, {"regs_per_sm": 65536, "max_threads_per_sm": 1024}]
+
+
+def _sample(stage, q, key):
+    """The question's right answer over DRAWS students (and the GPUs above): numbers, or the index
+    of the right choice in the file."""
+    out = []
+    for i in range(DRAWS):
+        d = quiz.draw(q, f"sample-{i}", stage.id)
+        want = quiz.expected(d, key[q.id], DEVICES[i % len(DEVICES)])
+        out.append(want if q.kind == "number" else d.order[quiz.LETTERS.index(want)])
+    return out
+
+
+QUESTIONS = [(s, q) for s in STAGES for q in quiz.load_questions(ROOT / "assignments" / s.id)]
+
+
+@pytest.mark.parametrize("stage, q", QUESTIONS, ids=lambda x: getattr(x, "id", ""))
+def test_every_question_is_graded_by_what_varies(stage, q):
+    """Issue #28: the sampler over every question. A choice question's every choice is the right
+    one for some students (no distractor that is never right, no question whose answer is the same
+    letter for everyone); a number question has at least five different answers across students;
+    a count is graded exactly, and only a question that says why (tolerance_why) allows a
+    tolerance; 0 is an answer only where the question says it may be (the text allows for it)."""
+    key = quiz.load_key(stage.id)
+    got = _sample(stage, q, key)
+    where = f"{stage.id}/{q.id}"
+    if q.kind == "choice":
+        never = sorted(set(range(len(q.choices))) - set(got))
+        assert not never, f"{where}: choices {[q.choices[i] for i in never]} are never right"
+        return
+    assert len(set(got)) >= 5, f"{where}: only {sorted(set(got))} as answers over {DRAWS} students"
+    if all(float(v).is_integer() for v in got):
+        assert q.tolerance == 0, f"{where}: every answer is a whole number (a count): it must be exact"
+    if q.tolerance:
+        assert q.tolerance_why, f"{where}: a tolerance needs its reason"
+    if not q.may_be_zero:
+        assert 0 not in got, f"{where}: 0 is the answer for some students, which the question does not allow for"
+
+
+def test_a_rounded_down_count_is_wrong():
+    """The phases question: floor(W / T), the bug stage 03 teaches, was accepted within 1% in about
+    a quarter of the draws. Counts are exact now."""
+    stage = next(s for s in STAGES if s.id == "03-boundary")
+    q = next(q for q in quiz.load_questions(ROOT / "assignments" / stage.id) if q.id == "phases")
+    key, tried = quiz.load_key(stage.id), 0
+    for i in range(500):
+        d = quiz.draw(q, f"c{i}", stage.id)
+        want = quiz.expected(d, key[q.id])
+        floor = d.values["W"] // d.values["T"]
+        if floor != want:
+            tried += 1
+            assert not quiz.right(d, floor, want), d.values
+        assert quiz.right(d, want, want) and quiz.right(d, f"{int(want)}", want)
+    assert tried > 100
+
+
+def test_a_tolerance_without_its_reason_is_refused(tmp_path):
+    (tmp_path / "questions.toml").write_text('[[question]]\nid = "x"\nkind = "number"\ntext = "?"\ntolerance = 0.01\n')
+    with pytest.raises(quiz.QuizError, match="tolerance_why"):
+        quiz.load_questions(tmp_path)
+
+
 @pytest.mark.parametrize("stage", STAGES, ids=lambda s: s.id)
 def test_right_answers_earn_every_point_and_wrong_ones_none(stage, tmp_path):
     right = _right_answers(stage, "abc")
@@ -187,3 +253,28 @@ def test_a_right_kernel_without_answers_is_not_called_failed(tmp_path):
                                  points=0, max_points=c.max_points) for c in unanswered]
     assert stage_verdict(StageScore(stage=stage.id, checks=[kernel, *answered_wrong])) == "failed"
     assert stage_verdict(StageScore(stage=stage.id, checks=[kernel])) == "passed"
+
+
+def test_only_the_first_sets_of_answers_count():
+    a, b, c = ({"code": "abc", "values": {"q": v}} for v in (1.0, 2.0, 3.0))
+    new = quiz.Answers("abc", {"q": 9.0})
+    assert quiz.attempt(new, [], 2) == (new, "")                           # nothing before
+    assert quiz.attempt(new, [a], 2) == (new, "")                          # the second set counts
+    got, note = quiz.attempt(new, [a, b, a], 2)                            # a third set does not
+    assert got.values == {"q": 2.0} and "2 different sets of answers" in note
+    again = quiz.Answers("abc", {"q": 1.0})
+    assert quiz.attempt(again, [a, b], 2) == (again, "")                   # a set that counted still counts
+    assert quiz.attempt(new, [a, b, c], 0) == (new, "")                    # no cap
+
+
+def test_answers_graded_without_seed_and_student_say_they_are_unverified(tmp_path):
+    stage = STAGES[0]
+    right = _right_answers(stage, "chosen-by-me")
+    checks = quiz.score(stage, "submission", _write(tmp_path, stage, "chosen-by-me", right), 10, None, DEVICE)
+    assert all(c.verdict == "pass" and "UNVERIFIED" in c.message for c in checks)
+    checks = quiz.score(stage, "submission", _write(tmp_path, stage, "practice", _right_answers(stage, "practice")),
+                        10, None, DEVICE)
+    assert all(c.verdict == "pass" and "UNVERIFIED" not in c.message for c in checks)   # self-study
+    code = quiz.code_for("seed", "ann")
+    checks = quiz.score(stage, "submission", _write(tmp_path, stage, code, _right_answers(stage, code)), 10, code, DEVICE)
+    assert all(c.verdict == "pass" and "UNVERIFIED" not in c.message for c in checks)   # the grader knows the code

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 from .. import metrics
 from ..model import GradeReport
+from ..scoring import QUESTION
 from . import Format, register
 from .common import as_json, report_lines, summary_line, test_name, test_output
 
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 HIDDEN_VISIBILITY = "after_published"
+# A graded question's verdict shown at once would let about five resubmissions try every choice.
+QUESTION_VISIBILITY = "after_due_date"
 
 
 def leaderboard(r: GradeReport) -> list[dict]:
@@ -29,8 +32,9 @@ def leaderboard(r: GradeReport) -> list[dict]:
     return board
 
 
-def results(r: GradeReport, hidden_visibility: str = HIDDEN_VISIBILITY) -> dict:
-    assert hidden_visibility in VISIBILITIES
+def results(r: GradeReport, hidden_visibility: str = HIDDEN_VISIBILITY,
+            question_visibility: str = QUESTION_VISIBILITY) -> dict:
+    assert hidden_visibility in VISIBILITIES and question_visibility in VISIBILITIES
     tests = []
     for si, s in enumerate(r.stages, 1):
         for ci, c in enumerate(s.checks, 1):
@@ -43,7 +47,8 @@ def results(r: GradeReport, hidden_visibility: str = HIDDEN_VISIBILITY) -> dict:
                 "output": test_output(c),
                 "output_format": "text",
                 "tags": [s.stage, c.check] + (["skipped"] if c.skipped else []),
-                "visibility": hidden_visibility if c.hidden else "visible",
+                "visibility": (hidden_visibility if c.hidden else question_visibility if c.check == QUESTION
+                               else "visible"),
             }
             if c.skipped:
                 del test["status"]
@@ -57,6 +62,9 @@ def results(r: GradeReport, hidden_visibility: str = HIDDEN_VISIBILITY) -> dict:
         "stdout_visibility": "hidden",
         "tests": tests,
         "leaderboard": leaderboard(r),
+        # What the questions were graded on, for the next submission's cap on attempts
+        # (gradescope.earlier_answers reads it back from submission_metadata.json).
+        "extra_data": {"tilelab_answers": r.answers},
     }
     if r.status != "graded":
         doc["output"] += "\n" + r.message
