@@ -72,8 +72,8 @@ size_t take_host_copies();
 // device memory is host memory), found by comparing the buffers between device operations.
 size_t take_host_stores();
 // The count build's sampled blocks (runtime/hooks_count.cpp) depend on this seed, which the judge
-// draws for each check; other builds ignore it.
-void set_sample_seed(uint64_t seed);
+// draws for each check; other builds ignore it. every_block: count them all (exact, slower).
+void set_sample_seed(uint64_t seed, bool every_block = false);
 
 // Starts the helper process that names source lines for findings (addr2line), so that a process
 // that then enters a sandbox without exec (the worker's) can still name them.

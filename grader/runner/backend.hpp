@@ -61,8 +61,9 @@ class Backend {
   // The emulator's count build: impl's traffic counts (of its first checked run, else of one run on
   // the timing buffers), for the judge's performance model; null elsewhere.
   virtual nlohmann::json counts(const Implementation&) { return nullptr; }
-  // The emulator's count build: the seed of the blocks it samples (the judge's, per check).
-  virtual void set_sample_seed(uint64_t) {}
+  // The emulator's count build: the seed of the blocks it samples (the judge's, per check), or
+  // every block counted (exact counts, for predict-then-measure questions at small shapes).
+  virtual void set_sample_seed(uint64_t, bool /*every_block*/) {}
   virtual bool timings_meaningful() const = 0;
   // Called once before the worker enters its sandbox (sandbox.hpp): open now whatever the backend
   // will need later (the GPU's context and library handle, the emulator's symbolizer), since no

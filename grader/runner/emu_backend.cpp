@@ -246,7 +246,7 @@ class EmuBackend final : public Backend {
   }
 
   nlohmann::json findings() override { return findings_json(tlemu::take_findings()); }
-  void set_sample_seed(uint64_t seed) override { tlemu::set_sample_seed(seed); }
+  void set_sample_seed(uint64_t seed, bool every_block) override { tlemu::set_sample_seed(seed, every_block); }
 
  private:
   Matrix M0_, N0_;                               // the timing inputs as given

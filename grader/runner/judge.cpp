@@ -260,10 +260,10 @@ class Session {
   bool meaningful() const { return hello_.value("meaningful", false); }
   // The check's time limit starts now (after the references, which are the judge's own work). The
   // count build's sampled blocks are drawn from a seed of this check's (docs/integrity.md).
-  void start_clock() {
+  void start_clock(bool every_block = false) {
     if (timeout_ > 0) mine_.set_deadline(deadline_after(timeout_));
     std::random_device entropy;
-    mine_.call({{"op", "sample_seed"}, {"seed", (uint64_t(entropy()) << 32) ^ entropy()}});
+    mine_.call({{"op", "sample_seed"}, {"seed", (uint64_t(entropy()) << 32) ^ entropy()}, {"every_block", every_block}});
   }
 
   RunOutcome run(const Dataset& d, bool zero_P = false) {
@@ -667,6 +667,9 @@ int run(int argc, char** argv, nlohmann::json& r) {
   app.add_option("--check", check, "correct or perf")->check(CLI::IsMember({"correct", "perf"}));
   app.add_option("--json", json_path, "where to write the JSON result");
   app.add_option("--timeout", timeout, "seconds before the run is ended as a timeout (0: none)");
+  bool every_block = false;
+  app.add_flag("--count-every-block", every_block,
+               "the emulator's count build counts every block, not a sample: exact counts (predict-then-measure)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -751,7 +754,7 @@ int run(int argc, char** argv, nlohmann::json& r) {
       w.set_reference(!reference_path.empty() ? reference_path
                       : (std::filesystem::read_symlink("/proc/self/exe").parent_path() /
                          ("ref-" + spec.id + "-" + w.backend())).string());
-    w.start_clock();
+    w.start_clock(every_block);
     return run_checks(w, r, spec, d, absMN, fresh, fresh_absMN, check);
   } catch (const WorkerGone& g) {
     return worker_gone(r, g, timeout, s, spec.tile);

@@ -84,7 +84,7 @@ void handle(Backend& backend, wire::Message& m) {
     return;
   }
   if (op == "sample_seed") {
-    backend.set_sample_seed(m.head.at("seed").get<uint64_t>());
+    backend.set_sample_seed(m.head.at("seed").get<uint64_t>(), m.head.value("every_block", false));
     reply({});
     return;
   }

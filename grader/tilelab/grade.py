@@ -293,8 +293,42 @@ def default_out(impl: str, backend: str) -> Path:
     return BUILD_ROOT / f"grade-{impl}-{backend}"
 
 
+def _measurer(tree: Tree, impl: str, stage_id: str):
+    """quiz.score's `measure` for predict-then-measure questions: the student's own kernel, on the
+    emulator's count build, at the question's shape, through the judge as a perf-model check runs
+    it (the sandbox user, the limits), returning (count, None) or (None, why not). Informational:
+    the question is graded on the prediction."""
+    runner = tree.build / "runners" / f"run-{impl}-{stage_id}-emu-count"
+    judge = (tree.kit or tree.build) / "runners" / "tilelab-judge"
+    spec_json = tree.build / "generated" / "stages" / f"{stage_id}.json"
+    seen: dict[tuple, tuple] = {}
+
+    def measure(q, shape):
+        if not runner.exists() or not judge.exists():
+            return None, "this build has no emulator count build (the CPU emulator measures it)"
+        key = (q.measure, *shape)
+        if key not in seen:
+            out = tree.results / f"predict-{impl}-{stage_id}-{'x'.join(map(str, shape))}.json"
+            out.unlink(missing_ok=True)
+            tree.run_program([str(judge), "--worker", str(runner), "--spec", str(spec_json), "--count-every-block", "--shape",
+                              *map(str, shape), "--seed", "1", "--check", "perf", "--json", str(out),
+                              "--timeout", "120"], f"predict-{stage_id}", 180)
+            try:
+                doc = json.loads(out.read_text())
+            except (OSError, ValueError):
+                doc = {}
+            counts = ((((doc.get("timing") or {}).get("impls") or {}).get(impl) or {}).get("model") or {}).get("counts") or {}
+            if "global_load_bytes" in counts:
+                seen[key] = (float(counts["global_load_bytes"]) / 4, "")
+            else:
+                seen[key] = (None, f"your kernel's run at this shape ended '{doc.get('verdict', 'without a result')}'"
+                                   + (f": {doc['message']}" if doc.get("message") else ""))
+        return seen[key]
+    return measure
+
+
 def _grade_questions(report: GradeReport, all_stages: dict, impl: str, sub_root: Path | None,
-                     opts: GradeOptions) -> None:
+                     opts: GradeOptions, tree: Tree | None = None) -> None:
     """The graded questions of each stage (quiz.py), from answers.toml beside matmul.cu. The
     reference solution answers none (its checks are the kernel's); the numbers are the student's
     own when the seed and the student are known, else those of the code in answers.toml."""
@@ -312,7 +346,8 @@ def _grade_questions(report: GradeReport, all_stages: dict, impl: str, sub_root:
         if not ans.problem:
             report.answers[stage.id] = quiz.as_record(ans)
         score.checks += quiz.score(stage, impl, folder / quiz.ANSWERS, stage.points.questions, code, device,
-                                   answers=ans, note=note)
+                                   answers=ans, note=note,
+                                   measure=_measurer(tree, impl, stage.id) if tree and not opts.quick else None)
 
 
 def _checked(opts: GradeOptions) -> dict[str, spec.Stage]:
@@ -387,7 +422,7 @@ def _run_in(tree: Tree, opts: GradeOptions, all_stages: dict, impl: str, backend
             continue
         report.stages.append(_grade_stage(tree, stage, impl, backend, registered, opts))
     if not opts.quick:   # `check` is the kernel's quick loop: no questions
-        _grade_questions(report, all_stages, impl, sub_root, opts)
+        _grade_questions(report, all_stages, impl, sub_root, opts, tree)
     if report.stages and all(any(c.verdict == "compile" for c in s.checks) for s in report.stages):
         report.status, report.message = "build-failed", "no stage compiled"
     report.device = device_of(report.stages)

@@ -37,6 +37,10 @@ PRACTICE = "practice"
 LETTERS = "abcdefghij"
 
 
+# What a predict-then-measure question can measure, and how it is named to the student.
+MEASURES = {"global-loads": "floats of M and N loaded from global memory"}
+
+
 class QuizError(ValueError):
     """A questions.toml or key that does not follow the schema (the kit's fault, not the student's)."""
 
@@ -96,6 +100,11 @@ class Question:
     may_be_zero: bool = False     # 0 is a right answer for some draws (and the text allows for it)
     gpu: bool = False             # needs the grading GPU's properties
     unless: str = ""              # redraw while this formula is true (a tie, a degenerate case)
+    # Predict, then measure: the answer (the book's figure) is a count the emulator can measure on
+    # the student's own kernel, at the shape `shape` (three formulas: J, K, L). `measure` names it:
+    # "global-loads" (floats of M and N loaded from global memory).
+    measure: str = ""
+    shape: list = field(default_factory=list)
 
 
 def load_questions(stage_dir: Path) -> list[Question]:
@@ -113,6 +122,9 @@ def load_questions(stage_dir: Path) -> list[Question]:
             raise QuizError(f"{p}: question {q.get('id', '?')}: needs id, kind (number|choice), text; "
                             f"unknown keys {sorted(set(q) - known)}")
         question = Question(**q)
+        if question.measure and (question.measure not in MEASURES or len(question.shape) != 3 or question.kind != "number"):
+            raise QuizError(f"{p}: question {question.id}: measure must be one of {sorted(MEASURES)}, on a "
+                            f"number question with shape = [J, K, L] formulas")
         if question.tolerance and not question.tolerance_why:
             raise QuizError(f"{p}: question {question.id}: a tolerance needs tolerance_why (counts are exact)")
         out.append(question)
@@ -257,13 +269,47 @@ def attempt(current: Answers, earlier: list[dict], cap: int) -> tuple[Answers, s
             f"are the last set that counted, not this submission's")
 
 
+def shape_of(d: Drawn) -> list[int]:
+    """A predict-then-measure question's shape (J, K, L) for these drawn numbers."""
+    return [int(evaluate(str(f), d.values)) for f in d.question.shape]
+
+
+def comparison(d: Drawn, predicted, book: float | None, measured: float | None, why_not: str = "") -> str:
+    """Prediction, the student's own kernel measured, and the book's figure (None where the key is
+    not at hand: the student kit), side by side, with what a difference between the kernel and the
+    book's usually means."""
+    what = MEASURES[d.question.measure]
+    j, k, l = shape_of(d)
+    if isinstance(predicted, float) and predicted.is_integer():
+        predicted = f"{predicted:,.0f}"
+    head = f"predict, then measure ({what}, J x K x L = {j} x {k} x {l}): you predicted {predicted}; "
+    if measured is None:
+        return head + (f"the book's kernel: {book:,.0f}; " if book is not None else "") + \
+            f"your kernel: not measured ({why_not})"
+    if book is None:
+        return head + (f"your kernel, counted on the emulator: {measured:,.0f} (your course's autograder "
+                       f"grades the prediction against the book's figure)")
+    line = head + f"your kernel, counted on the emulator: {measured:,.0f}; the book's kernel: {book:,.0f}"
+    if measured == book:
+        return line + " -- your kernel loads exactly what the book's does"
+    diff = measured - book
+    if diff > 0:
+        return line + (f" -- your kernel loads {diff:,.0f} more ({diff / book:.0%}): a tile loaded by more "
+                       f"threads than need it, elements past the edge loaded (not just zero-filled), or more "
+                       f"phases than the product needs")
+    return line + (f" -- your kernel loads {-diff:,.0f} fewer ({-diff / book:.0%}): values reused from "
+                   f"registers, larger tiles or coarsening save loads the book's kernel makes")
+
+
 def score(stage, impl: str, answers_path: Path | None, points: float, code: str | None = None,
           device: dict | None = None, root: Path = ROOT, answers: Answers | None = None,
-          note: str = "") -> list[CheckScore]:
+          note: str = "", measure=None) -> list[CheckScore]:
     """One CheckScore per question ('<impl>.<stage>.<question id>.question'), sharing `points`.
     code: the student's quiz code when the grader knows it (seed and name); otherwise the one in
     answers.toml is used, and the verdicts say they are unverified. answers: graded instead of the
-    file (attempt); note: appended to each question's message. A missing or unreadable answers.toml
+    file (attempt); note: appended to each question's message. measure(question, shape) -> (count
+    or None, why not): the student's kernel measured for a predict-then-measure question, shown
+    beside the prediction (graded on the prediction alone). A missing or unreadable answers.toml
     scores each question 0 with a message; a missing key (the student repository) skips them."""
     questions = load_questions(root / "assignments" / stage.id)
     if not questions:
@@ -287,6 +333,11 @@ def score(stage, impl: str, answers_path: Path | None, points: float, code: str 
             c.verdict, c.max_points = "skipped", each if stage.points.unearnable == "keep" else 0.0
             c.message = ("asks what the grading GPU reports: graded on a GPU only" if key and q.id in key else
                          "graded by your course's autograder (the answer key is not in the student kit)")
+            given = None if ans.problem else ans.values.get(q.id)
+            if q.measure and given is not None:   # the measurement needs no key: the self-learner's check
+                d = draw(q, use, stage.id)
+                measured, why_not = measure(q, shape_of(d)) if measure else (None, "no emulator count build here")
+                c.message += "\n" + comparison(d, given, None, measured, why_not)
         elif ans.problem:
             c.verdict = "missing" if answers_path is None or not Path(answers_path).exists() else "bad_input"
             c.message = ans.problem + (f" (your quiz code is {code}: `./tilelab quiz {stage.id} --code {code}`)"
@@ -301,6 +352,9 @@ def score(stage, impl: str, answers_path: Path | None, points: float, code: str 
                 c.verdict, c.points, c.message = "pass", each, "right" + note
             else:
                 c.message = f"{given!r} is not the right answer" + note
+            if q.measure and given is not None:
+                measured, why_not = measure(q, shape_of(d)) if measure else (None, "no emulator count build here")
+                c.message += "\n" + comparison(d, given, want, measured, why_not)
             if q.cite and not c.passed:
                 c.hint = f"see {q.cite}"
         out.append(c)

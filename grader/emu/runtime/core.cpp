@@ -253,7 +253,10 @@ void watch_host_copies(const void* device_ptr, size_t bytes) {
   rt().watched_bytes = bytes;
 }
 size_t take_host_copies() { return std::exchange(rt().host_copies, 0); }
-void set_sample_seed(uint64_t seed) { rt().sample_seed = seed; }
+void set_sample_seed(uint64_t seed, bool every_block) {
+  rt().sample_seed = seed;
+  rt().count_every_block = every_block;
+}
 std::vector<LaunchRecord> stop_recording() {
   { DeviceOp last(rt()); }  // what the host stored after the last operation
   rt().recording = false;

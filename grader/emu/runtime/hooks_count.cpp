@@ -66,7 +66,7 @@ uint64_t mix(uint64_t x) {  // splitmix64's finaliser: a fixed, portable hash
 
 bool is_sampled(uint3 b, dim3 g) {
   const uint64_t blocks = uint64_t(g.x) * g.y * g.z;
-  if (blocks <= kSample) return true;
+  if (blocks <= kSample || rt().count_every_block) return true;
   const bool corner = (b.x == 0 || b.x == g.x - 1) && (b.y == 0 || b.y == g.y - 1) && (b.z == 0 || b.z == g.z - 1);
   if (corner) return true;
   const uint64_t id = (uint64_t(b.z) * g.y + b.y) * g.x + b.x;

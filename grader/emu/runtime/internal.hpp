@@ -111,6 +111,7 @@ struct Runtime {
   bool recording = false;
   std::vector<LaunchRecord> records;
   uint64_t sample_seed = 0;    // set_sample_seed(): which blocks the count build counts
+  bool count_every_block = false;  // set_sample_seed(): all of them
   uintptr_t watched = 0;       // watch_host_copies(): P of the run
   size_t watched_bytes = 0, host_copies = 0;
   // Host code storing through a device pointer (which a GPU does not allow: the worker crashes

@@ -278,3 +278,30 @@ def test_answers_graded_without_seed_and_student_say_they_are_unverified(tmp_pat
     code = quiz.code_for("seed", "ann")
     checks = quiz.score(stage, "submission", _write(tmp_path, stage, code, _right_answers(stage, code)), 10, code, DEVICE)
     assert all(c.verdict == "pass" and "UNVERIFIED" not in c.message for c in checks)   # the grader knows the code
+
+
+def test_predict_then_measure_shows_prediction_measurement_and_the_books_figure(tmp_path):
+    """Graded on the prediction; the student's own kernel's count (measure) shown beside it and the
+    book's, with what a difference means. Without the key (the student kit) the measurement is
+    still shown, for the self-learner, and the autograder grades it."""
+    import shutil
+    stage = next(s for s in STAGES if s.id == "02-tiled")
+    right = _right_answers(stage, "abc")
+    q = next(q for q in quiz.load_questions(ROOT / "assignments" / stage.id) if q.measure)
+    book = right[q.id]
+    seen = []
+
+    def measure(question, shape):
+        seen.append((question.id, shape))
+        return book + 4096, ""
+    checks = quiz.score(stage, "s", _write(tmp_path, stage, "abc", right), 10, None, DEVICE, measure=measure)
+    c = next(c for c in checks if c.dataset == q.id)
+    assert c.verdict == "pass"
+    assert f"your kernel, counted on the emulator: {book + 4096:,.0f}; the book's kernel: {book:,.0f}" in c.message
+    assert "4,096 more" in c.message and seen == [(q.id, quiz.shape_of(quiz.draw(q, "abc", stage.id)))]
+    # the student kit: no key, the measurement alone
+    kit = tmp_path / "kit"
+    shutil.copytree(ROOT / "assignments" / stage.id, kit / "assignments" / stage.id)
+    checks = quiz.score(stage, "s", _write(tmp_path, stage, "abc", right), 10, None, DEVICE, root=kit, measure=measure)
+    c = next(c for c in checks if c.dataset == q.id)
+    assert c.verdict == "skipped" and "counted on the emulator" in c.message and "book's kernel" not in c.message
