@@ -11,7 +11,7 @@
 
 #define TILE_WIDTH 16
 
-// Thread (ty, tx) of block (by, bx) computes P[Row][Col] when it lies inside P.
+// Thread (tx, ty) of block (bx, by) computes P[Row][Col] when it lies inside P.
 __global__ void MatrixMulKernel(const float* M, const float* N, float* P, int Width) {
     __shared__ float Mds[TILE_WIDTH][TILE_WIDTH];
     __shared__ float Nds[TILE_WIDTH][TILE_WIDTH];
