@@ -37,6 +37,8 @@ PRACTICE = "practice"
 LETTERS = "abcdefghij"
 
 
+# The comparison line's start, by which the reports find it (formats.common.stage_model_lines).
+PREDICT = "predict, then measure"
 # What a predict-then-measure question can measure, and how it is named to the student.
 MEASURES = {"global-loads": "floats of M and N loaded from global memory"}
 
@@ -282,7 +284,7 @@ def comparison(d: Drawn, predicted, book: float | None, measured: float | None, 
     j, k, l = shape_of(d)
     if isinstance(predicted, float) and predicted.is_integer():
         predicted = f"{predicted:,.0f}"
-    head = f"predict, then measure ({what}, J x K x L = {j} x {k} x {l}): you predicted {predicted}; "
+    head = f"{PREDICT} ({what}, J x K x L = {j} x {k} x {l}): you predicted {predicted}; "
     if measured is None:
         return head + (f"the book's kernel: {book:,.0f}; " if book is not None else "") + \
             f"your kernel: not measured ({why_not})"
@@ -346,7 +348,7 @@ def score(stage, impl: str, answers_path: Path | None, points: float, code: str 
             d = draw(q, use, stage.id)
             want = expected(d, key[q.id], device)
             given = ans.values.get(q.id)
-            if given is None:
+            if given is None or given == "":   # `./tilelab quiz` writes "" for a question left blank
                 c.message = f"not answered (no '{q.id}' in {stage.id}/{ANSWERS})"
             elif right(d, given, want):
                 c.verdict, c.points, c.message = "pass", each, "right" + note

@@ -9,7 +9,8 @@ import textwrap
 from .. import diagnoses, metrics
 from ..model import GradeReport
 from ..runresult import Finding
-from ..scoring import CheckScore, StageScore
+from ..quiz import PREDICT
+from ..scoring import QUESTION, CheckScore, StageScore
 
 
 def as_json(doc: dict) -> str:
@@ -52,9 +53,11 @@ def test_output(c: CheckScore) -> str:
 
 def stage_model_lines(s: StageScore) -> list[str]:
     """The performance model's counts of the stage's perf-model check, yours beside the reference's
-    and the book's (docs/performance.md, "The model"); [] where the stage has none."""
+    and the book's (docs/performance.md, "The model"), then the predict-then-measure questions'
+    comparisons (quiz.comparison), right or wrong; [] where the stage has neither."""
     c = s.check("perf-model")
-    return metrics.model_lines(c) if c else []
+    return (metrics.model_lines(c) if c else []) + [
+        line for q in s.checks if q.check == QUESTION for line in q.message.splitlines() if line.startswith(PREDICT)]
 
 
 def summary_line(r: GradeReport) -> str:

@@ -11,6 +11,7 @@ import sys
 from .. import metrics, wrongmap
 from ..model import GradeReport
 from ..scoring import StageScore
+from ..quiz import PREDICT
 from .common import diagnosis_lines, stage_line, stage_model_lines, style, summary_line, verdict
 
 COLUMNS = ("dataset", "check", "verdict", "error", "ms", "GFLOP/s", "% of ref", "% of cuBLAS", "points")
@@ -37,7 +38,7 @@ def stage_lines(s: StageScore, width: int = WIDTH, table: bool = False) -> list[
     elements where P is small enough to draw."""
     lines = diagnosis_lines(s, width, SHOWN)
     model = stage_model_lines(s)
-    lines += ["  " + m for m in model if table or m.startswith(("CGMA", "modelled"))]
+    lines += ["  " + m for m in model if table or m.startswith(("CGMA", "modelled", PREDICT))]
     return lines + ["  " + line for line in wrongmap.terminal_lines(s, SCREEN - 2 - len(lines))]
 
 
