@@ -6,12 +6,13 @@ mode) and reads its JSON; prints a table and saves bench.json and bench.png."""
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import ROOT, judge, plot, results, spec
+from . import ROOT, judge, metrics, plot, results, spec
 from .contract import SCHEMAS
-from .runresult import ImplTiming, Result, Timing
+from .metrics import Metrics
+from .runresult import Result
 from .sandbox import run_limited
 from .tree import Tree, select
 
@@ -20,25 +21,25 @@ DEFAULT_SIZES = (256, 512, 1024, 2048, 4096)
 
 @dataclass
 class BenchRow:
+    """One stage at one size: what was run, and its speed as every report reads it (metrics.Metrics)."""
     stage: str
     size: int
     verdict: str
-    median_ms: float | None = None
-    gflops: float | None = None
-    cublas_gflops: float | None = None
-    previous_gflops: float | None = None
-    pct_of_cublas: float | None = None
-    pct_of_peak: float | None = None
+    m: Metrics = field(default_factory=Metrics)
     message: str = ""
+
+    # bench.json's row (its schema, SCHEMAS["bench"]): these of the speed's figures.
+    FIGURES = ("median_ms", "gflops", "cublas_gflops", "previous_gflops", "pct_of_cublas", "pct_of_peak")
+
+    def to_dict(self) -> dict:
+        return {"stage": self.stage, "size": self.size, "verdict": self.verdict,
+                **{k: getattr(self.m, k) for k in self.FIGURES}, "message": self.message}
 
 
 def row_from(stage: str, size: int, r: Result | None, fallback: str = "") -> BenchRow:
     if not r:
         return BenchRow(stage, size, "missing", message=fallback or "no result")
-    t = r.timing or Timing()
-    mine = t.impls.get(r.impl) or ImplTiming()
-    return BenchRow(stage, size, r.verdict, mine.median_ms, mine.gflops, t.gflops("cublas"), t.gflops("previous"),
-                    100 * t.ratio_to_cublas if t.ratio_to_cublas is not None else None, mine.pct_of_peak, r.message)
+    return BenchRow(stage, size, r.verdict, metrics.of_result(r), r.message)
 
 
 def measure(exe: str, spec_path: str, size: int, out: Path, timeout: float) -> Result | None:
@@ -78,10 +79,10 @@ def run(build: Path, stages: list[str] | None = None, sizes=DEFAULT_SIZES, timeo
 
 def save(rows: list[BenchRow], device: dict, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
-    doc = {"format": SCHEMAS["bench"], "device": device, "rows": [asdict(r) for r in rows]}
+    doc = {"format": SCHEMAS["bench"], "device": device, "rows": [r.to_dict() for r in rows]}
     (out / "bench.json").write_text(json.dumps(doc, indent=2) + "\n")
     written = [out / "bench.json"]
-    png = plot.bench_png([asdict(r) for r in rows if r.verdict == "pass"])
+    png = plot.bench_png([r.to_dict() for r in rows if r.verdict == "pass"])
     if png:
         (out / "bench.png").write_bytes(png)
         written.append(out / "bench.png")
@@ -92,6 +93,7 @@ def table_lines(rows: list[BenchRow]) -> list[str]:
     f = lambda v, s: "" if v is None else format(v, s)  # noqa: E731
     lines = [f"{'stage':16} {'size':>6} {'verdict':8} {'ms':>9} {'GFLOP/s':>9} {'cuBLAS':>9} {'%cuBLAS':>8} {'%peak':>6}"]
     for r in rows:
-        lines.append(f"{r.stage:16} {r.size:>6} {r.verdict:8} {f(r.median_ms, '.3f'):>9} {f(r.gflops, '.0f'):>9} "
-                     f"{f(r.cublas_gflops, '.0f'):>9} {f(r.pct_of_cublas, '.1f'):>8} {f(r.pct_of_peak, '.1f'):>6}")
+        m = r.m
+        lines.append(f"{r.stage:16} {r.size:>6} {r.verdict:8} {f(m.median_ms, '.3f'):>9} {f(m.gflops, '.0f'):>9} "
+                     f"{f(m.cublas_gflops, '.0f'):>9} {f(m.pct_of_cublas, '.1f'):>8} {f(m.pct_of_peak, '.1f'):>6}")
     return lines

@@ -9,8 +9,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from .metrics import of_result
 from .results import load
-from .runresult import ImplTiming, Timing
 
 
 def bench_rows(folder: Path) -> list[str]:
@@ -19,12 +19,11 @@ def bench_rows(folder: Path) -> list[str]:
     for f in sorted(folder.glob("*.json")):
         if (r := load(f)) is None:
             continue
-        t = r.timing or Timing()
-        mine = t.impls.get(r.impl) or ImplTiming()
+        m = of_result(r)
         z = lambda v: v or 0  # noqa: E731
         rows.append(f"{r.stage or '?':16} {r.shape_text:16} {r.verdict:8} "
-                    f"{z(mine.median_ms):9.3f} {z(mine.gflops):9.0f} {z(t.gflops('cublas')):9.0f} "
-                    f"{100 * z(t.ratio_to_cublas):7.1f}% {z(mine.pct_of_peak):5.1f}%")
+                    f"{z(m.median_ms):9.3f} {z(m.gflops):9.0f} {z(m.cublas_gflops):9.0f} "
+                    f"{z(m.pct_of_cublas):7.1f}% {z(m.pct_of_peak):5.1f}%")
     return rows
 
 

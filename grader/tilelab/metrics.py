@@ -1,5 +1,6 @@
 """The numbers every output shows for a check, derived from its runner result in one place:
-error, time, GFLOP/s, % of reference, % of cuBLAS, and the kernel's resources."""
+error, time, GFLOP/s, % of reference, % of cuBLAS, and the kernel's resources. The one record of a
+speed: the reports, the plots, `tilelab bench` and `benchtable` all read a result through of_result."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import functools
 
 from dataclasses import dataclass
 
+from .runresult import Result
 from .scoring import CheckScore
 
 
@@ -29,7 +31,10 @@ class Metrics:
 
 
 def of(c: CheckScore) -> Metrics:
-    r = c.result
+    return of_result(c.result)
+
+
+def of_result(r: "Result | None") -> Metrics:
     m = Metrics()
     if r is None:
         return m

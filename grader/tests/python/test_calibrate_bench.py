@@ -59,7 +59,7 @@ def test_thresholds_are_written_in_place(tmp_path):
 def test_bench_rows_table_json_and_plot(tmp_path):
     rows = [bench.row_from("01-basic", int(f.stem.split(".")[1].split("x")[0]), results.load(f))
             for f in sorted((fakes.DATA / "bench").glob("*.json"))]
-    assert all(r.verdict == "pass" and r.gflops > 0 and r.cublas_gflops > r.gflops for r in rows)
+    assert all(r.verdict == "pass" and r.m.gflops > 0 and r.m.cublas_gflops > r.m.gflops for r in rows)
     rows.append(bench.row_from("01-basic", 8192, None, "timed out"))
     lines = bench.table_lines(rows)
     assert "GFLOP/s" in lines[0] and len(lines) == len(rows) + 1 and "missing" in lines[-1]
