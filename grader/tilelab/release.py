@@ -43,7 +43,7 @@ EXCLUDE_NAMES = {"__pycache__", ".pytest_cache"}
 EXCLUDE_PATHS = {"docs/instructor.md", "docs/architecture.md", "docs/github-classroom", "grader/tests/submissions",
                  "grader/tests/differential", "grader/tests/release_check.py", "grader/tilelab/templates/student-README.md.j2",
                  "grader/tests/similarity", "grader/tests/slurm", "grader/tests/python/test_similarity.py",
-                 "grader/setup/batch-throughput.sh", "grader/setup/explore-06", "grader/setup/model-heldout"}
+                 "grader/setup/batch-throughput.sh", "grader/experiments", "grader/setup/model-heldout"}
 README_TEMPLATE = "student-README.md.j2"
 INSTRUCTOR_BEGIN = re.compile(r"^\s*<!--\s*instructor\s*-->\s*$")
 INSTRUCTOR_END = re.compile(r"^\s*<!--\s*/instructor\s*-->\s*$")

@@ -250,3 +250,9 @@ def test_the_zip_carries_the_configured_starter_level(kit, tmp_path):
     with zipfile.ZipFile(z) as f:
         assert "bare level" in f.read("tilelab/starter/01-basic/matmul.cu").decode()
         assert f.read("tilelab/solutions/01-basic/questions-key.toml")   # the autograder grades the questions
+
+
+def test_the_experiments_are_not_shipped(out):
+    """grader/experiments: measurement notebooks whose kernels are solutions (explore-06)."""
+    assert (ROOT / "grader" / "experiments" / "explore-06" / "run.sh").is_file()
+    assert not (out / "grader" / "experiments").exists()

@@ -4,7 +4,7 @@
 # process, two interleaved rounds). vt.cu: warp tiling (WTR lanes of a warp along rows), block and
 # thread tiles (BM, BN, TM, TN: 4-wide strips), BK, MINB (__launch_bounds__), MROWS (M loaded by
 # rows); vc.cu: a cp.async pipeline (STAGES, BK).
-# Instructor material: the variants are solutions. Prints one line per variant and shape.
+# Instructor material (grader/experiments/README.md): the variants are solutions. Prints one line per variant and shape.
 cd "$(dirname "$0")"
 OUT=${OUT:-/tmp/explore-06}; mkdir -p "$OUT"
 sol='"../../../solutions/06-register-tiled/matmul.cu"'
