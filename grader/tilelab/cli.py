@@ -253,25 +253,25 @@ def cmd_release(args) -> int:
 
 
 def cmd_gradescope(args) -> int:
-    from . import gradescope
+    from . import autograder
 
-    cfg = gradescope.AutograderConfig.load().overridden(stages=args.stage, seed=args.seed, backend=args.backend,
+    cfg = autograder.AutograderConfig.load().overridden(stages=args.stage, seed=args.seed, backend=args.backend,
                                                         perf_basis=args.perf_basis,
                                                         hidden_visibility=args.hidden_visibility,
                                                         question_visibility=args.question_visibility,
                                                         question_attempts=args.question_attempts, timeout=args.timeout,
                                                         starter_level=args.starter_level)
     if args.make_zip:
-        names = gradescope.make_zip(Path(args.make_zip), cfg)
+        names = autograder.make_zip(Path(args.make_zip), cfg)
         print(f"wrote {args.make_zip} ({len(names)} files; upload it as the autograder of a Gradescope "
               f"programming assignment; base image Ubuntu 24.04)")
         if not cfg.seed:
             print("note: no --seed given, so the hidden datasets are not graded")
         return ExitCode.PASS
     if args.prepare:
-        return gradescope.prepare(Path(args.build_dir) if args.build_dir else gradescope.BUILD, cfg)
+        return autograder.prepare(Path(args.build_dir) if args.build_dir else autograder.BUILD, cfg)
     fmt = "prairielearn" if args.prairielearn else "gradescope"
-    report, path = gradescope.autograde(fmt, args.submission and Path(args.submission),
+    report, path = autograder.autograde(fmt, args.submission and Path(args.submission),
                                         args.results and Path(args.results), args.build_dir and Path(args.build_dir),
                                         cfg)
     from .formats.common import summary_line

@@ -32,7 +32,7 @@ from . import ROOT, leaks as leaks_mod, spec
 SHIPPED_TOP = {"CMakeLists.txt", "CMakePresets.json", "README.md", "tilelab", "assignments", "starter",
                "grader", "datasets", "docs", ".ci", ".gitignore"}
 LICENCE = re.compile(r"^(LICEN[CS]E|COPYING|NOTICE)", re.IGNORECASE)
-# Used by gradescope.make_zip too: never part of any copy of the kit.
+# Used by autograder.make_zip too: never part of any copy of the kit.
 EXCLUDE_TOP = {"solutions", "build", ".venv", ".deps", ".whl", ".git", "out", "gpu-out"}
 EXCLUDE_NAMES = {"__pycache__", ".pytest_cache"}
 # Instructor material. The known-bad suite: its submissions are working kernels with one bug

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from tilelab import ROOT, gradescope
+from tilelab import ROOT, autograder
 
 STAGE = "01-basic"
 # The instructor's recipes: not in the student repository (tilelab release), where this is skipped.
@@ -63,15 +63,15 @@ def image(tmp_path_factory):
     """The Gradescope image after setup.sh: kit unpacked, its build prepared (shared by every case)."""
     root = tmp_path_factory.mktemp("platforms")
     ag = root / "autograder"
-    cfg = gradescope.AutograderConfig(stages=[STAGE], backend="emu", timeout=300)
-    gradescope.make_zip(root / "autograder.zip", cfg)
+    cfg = autograder.AutograderConfig(stages=[STAGE], backend="emu", timeout=300)
+    autograder.make_zip(root / "autograder.zip", cfg)
     _unzip(root / "autograder.zip", ag / "source")
     shutil.copy2(ag / "source" / "run_autograder", ag / "run_autograder")
     kit = ag / "source" / "tilelab"
     if (ROOT / ".venv").exists():   # what setup.sh's install-deps.sh makes
         (kit / ".venv").symlink_to((ROOT / ".venv").resolve())
     prepare = "./tilelab gradescope --prepare"
-    assert prepare in gradescope.SETUP_SH
+    assert prepare in autograder.SETUP_SH
     started = time.monotonic()
     p = subprocess.run(prepare.split(), cwd=kit, capture_output=True, text=True, timeout=1500)
     SECONDS["prepare"] = time.monotonic() - started

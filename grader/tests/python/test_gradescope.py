@@ -8,13 +8,13 @@ import zipfile
 import pytest
 
 import fakes
-from tilelab import ROOT, gradescope
+from tilelab import ROOT, autograder
 
 
 def test_zip_has_the_entry_points_the_kit_and_the_config(tmp_path):
-    cfg = gradescope.AutograderConfig(stages=["01-basic"], seed="1234")
-    names = gradescope.make_zip(tmp_path / "ag.zip", cfg)
-    assert {"setup.sh", "run_autograder", f"tilelab/{gradescope.CONFIG}"} <= set(names)
+    cfg = autograder.AutograderConfig(stages=["01-basic"], seed="1234")
+    names = autograder.make_zip(tmp_path / "ag.zip", cfg)
+    assert {"setup.sh", "run_autograder", f"tilelab/{autograder.CONFIG}"} <= set(names)
     assert "tilelab/tilelab" in names and "tilelab/grader/tilelab/cli.py" in names
     if (ROOT / "solutions").exists():
         assert "tilelab/solutions/01-basic/matmul.cu" in names, "the reference is needed for timing"
@@ -22,7 +22,7 @@ def test_zip_has_the_entry_points_the_kit_and_the_config(tmp_path):
     with zipfile.ZipFile(tmp_path / "ag.zip") as z:
         for n in ("setup.sh", "run_autograder", "tilelab/tilelab"):
             assert (z.getinfo(n).external_attr >> 16) & stat.S_IXUSR, f"{n} is executable"
-        conf = json.loads(z.read(f"tilelab/{gradescope.CONFIG}"))
+        conf = json.loads(z.read(f"tilelab/{autograder.CONFIG}"))
         assert conf["seed"] == "1234" and conf["hidden_visibility"] == "after_published"
         assert '"$here/results/results.json"' in z.read("run_autograder").decode()
         assert "./tilelab gradescope --prepare" in z.read("setup.sh").decode()
@@ -30,23 +30,23 @@ def test_zip_has_the_entry_points_the_kit_and_the_config(tmp_path):
 
 def test_unknown_stages_are_refused(tmp_path):
     with pytest.raises(ValueError, match="unknown stage"):
-        gradescope.make_zip(tmp_path / "z.zip", gradescope.AutograderConfig(stages=["99-nope"]))
+        autograder.make_zip(tmp_path / "z.zip", autograder.AutograderConfig(stages=["99-nope"]))
 
 
 def test_config_round_trips(tmp_path):
-    (tmp_path / gradescope.CONFIG).write_text(json.dumps({"seed": "9", "stages": ["01-basic"], "extra": 1}))
-    cfg = gradescope.AutograderConfig.load(tmp_path)
+    (tmp_path / autograder.CONFIG).write_text(json.dumps({"seed": "9", "stages": ["01-basic"], "extra": 1}))
+    cfg = autograder.AutograderConfig.load(tmp_path)
     assert cfg.seed == "9" and cfg.stages == ["01-basic"]
-    assert gradescope.AutograderConfig.load(tmp_path / "none") == gradescope.AutograderConfig()
+    assert autograder.AutograderConfig.load(tmp_path / "none") == autograder.AutograderConfig()
 
 
 @pytest.mark.parametrize("fmt", ["gradescope", "prairielearn"])
 def test_results_are_written_even_when_grading_blows_up(tmp_path, monkeypatch, fmt):
     def boom(opts):
         raise RuntimeError("disk full")
-    monkeypatch.setattr(gradescope, "grade_run", boom)
-    report, path = gradescope.autograde(fmt, tmp_path / "sub", tmp_path / "res" / "results.json", tmp_path / "b",
-                                        gradescope.AutograderConfig())
+    monkeypatch.setattr(autograder, "grade_run", boom)
+    report, path = autograder.autograde(fmt, tmp_path / "sub", tmp_path / "res" / "results.json", tmp_path / "b",
+                                        autograder.AutograderConfig())
     doc = json.loads(path.read_text())
     assert report.status == "error"
     if fmt == "gradescope":
@@ -61,9 +61,9 @@ def test_hidden_runs_use_the_seed_and_after_published(tmp_path, monkeypatch):
     def fake(opts):
         seen.update(hidden=opts.hidden, seed=opts.seed, impl=opts.impl, net=opts.isolate_network)
         return fakes.report("submission")
-    monkeypatch.setattr(gradescope, "grade_run", fake)
-    _, path = gradescope.autograde("gradescope", tmp_path, tmp_path / "r.json", tmp_path / "b",
-                                   gradescope.AutograderConfig(seed="42"))
+    monkeypatch.setattr(autograder, "grade_run", fake)
+    _, path = autograder.autograde("gradescope", tmp_path, tmp_path / "r.json", tmp_path / "b",
+                                   autograder.AutograderConfig(seed="42"))
     assert seen == {"hidden": True, "seed": "42", "impl": "submission", "net": True}
     doc = json.loads(path.read_text())
     assert {t["visibility"] for t in doc["tests"] if "(hidden)" in t["name"]} == {"after_published"}
@@ -77,7 +77,7 @@ def test_run_autograder_finds_the_kit_and_folders_from_its_own_place(tmp_path):
     launcher.parent.mkdir(parents=True)
     launcher.write_text('#!/bin/sh\nprintf "%s\\n" "$@"\n')
     launcher.chmod(0o755)
-    (ag / "run_autograder").write_text(gradescope.RUN_AUTOGRADER)
+    (ag / "run_autograder").write_text(autograder.RUN_AUTOGRADER)
     (ag / "run_autograder").chmod(0o755)
     p = subprocess.run([str(ag / "run_autograder")], cwd="/", capture_output=True, text=True, timeout=30)
     assert p.returncode == 0, p.stderr
@@ -95,11 +95,11 @@ def test_command_line_options_override_the_kits_config(tmp_path, monkeypatch):
     def fake(fmt, submission, results, build, cfg):
         seen.update(fmt=fmt, cfg=cfg)
         return fakes.report("submission"), tmp_path / "r.json"
-    monkeypatch.setattr(gradescope, "autograde", fake)
+    monkeypatch.setattr(autograder, "autograde", fake)
     assert cli.main(["gradescope", "--prairielearn", "--stage", "02-tiled", "--seed", "9", "--timeout", "120"]) == 0
     cfg = seen["cfg"]
     assert seen["fmt"] == "prairielearn" and cfg.stages == ["02-tiled"] and cfg.seed == "9" and cfg.timeout == 120
-    assert cfg.backend == gradescope.AutograderConfig.load().backend, "an option not given keeps the config's value"
+    assert cfg.backend == autograder.AutograderConfig.load().backend, "an option not given keeps the config's value"
 
 
 
@@ -117,7 +117,7 @@ def test_question_verdicts_wait_for_the_due_date_and_attempts_are_capped(tmp_pat
                                              "pass", 1.0, 1.0))
         r.answers = {"01-basic": {"code": "abc", "values": {"basic-bound": 250.0}}}
         return r
-    monkeypatch.setattr(gradescope, "grade_run", fake)
+    monkeypatch.setattr(autograder, "grade_run", fake)
     (tmp_path / "submission").mkdir()
     earlier = [{"code": "abc", "values": {"basic-bound": 1.0}}, {"code": "abc", "values": {"basic-bound": 2.0}}]
     (tmp_path / "submission_metadata.json").write_text(json.dumps({
@@ -126,8 +126,8 @@ def test_question_verdicts_wait_for_the_due_date_and_attempts_are_capped(tmp_pat
             {"submission_time": "2026-11-02T10:00:00", "results": {"extra_data": {"tilelab_answers": {"01-basic": earlier[1]}}}},
             {"submission_time": "2026-11-01T10:00:00", "results": {"extra_data": {"tilelab_answers": {"01-basic": earlier[0]}}}},
             {"submission_time": "2026-11-03T10:00:00", "results": {}}]}))
-    _, path = gradescope.autograde("gradescope", tmp_path / "submission", tmp_path / "r.json", tmp_path / "b",
-                                   gradescope.AutograderConfig())
+    _, path = autograder.autograde("gradescope", tmp_path / "submission", tmp_path / "r.json", tmp_path / "b",
+                                   autograder.AutograderConfig())
     assert seen == {"earlier": {"01-basic": earlier}, "cap": 3}           # oldest first
     doc = json.loads(path.read_text())
     q = [t for t in doc["tests"] if t["name"].endswith("basic-bound") or "basic-bound" in t["name"]]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tilelab import ROOT, gradescope, release, spec
+from tilelab import ROOT, autograder, release, spec
 
 pytestmark = pytest.mark.skipif(not (ROOT / "solutions").exists(), reason="needs the instructor's kit")
 
@@ -121,7 +121,7 @@ def kit(tmp_path):
 
 
 def _autograder_zip(kit, path, seed="123"):
-    gradescope.make_zip(path, gradescope.AutograderConfig(seed=seed), root=kit)
+    autograder.make_zip(path, autograder.AutograderConfig(seed=seed), root=kit)
     return path
 
 
@@ -246,7 +246,7 @@ def test_no_answer_key_ships(out):
 
 def test_the_zip_carries_the_configured_starter_level(kit, tmp_path):
     z = tmp_path / "ag.zip"
-    gradescope.make_zip(z, gradescope.AutograderConfig(starter_level="bare"), root=kit)
+    autograder.make_zip(z, autograder.AutograderConfig(starter_level="bare"), root=kit)
     with zipfile.ZipFile(z) as f:
         assert "bare level" in f.read("tilelab/starter/01-basic/matmul.cu").decode()
         assert f.read("tilelab/solutions/01-basic/questions-key.toml")   # the autograder grades the questions

@@ -8,7 +8,7 @@ import pytest
 
 from tilelab import seed, tree
 from tilelab.batch import BatchOptions
-from tilelab.gradescope import AutograderConfig
+from tilelab.autograder import AutograderConfig
 from tilelab.grade import GradeOptions
 
 
