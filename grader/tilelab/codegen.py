@@ -87,6 +87,7 @@ def _cmake_list(items) -> str:
 def stages_cmake(stages: list[spec.Stage], build: Path) -> str:
     out = ["# Generated from assignments/*/stage.toml by tilelab.codegen. Do not edit."]
     out.append(f"set(TILELAB_STAGES {_cmake_list(s.id for s in stages)})")
+    out.append(f"set(TILELAB_TRACE_STAGES {_cmake_list(s.id for s in stages if s.trace)})")  # [trace]
     out.append(f"set(TILELAB_SKIP_CODE {int(ExitCode.SKIPPED)})")
     out.append(f"set(TILELAB_SPEC_FILES {_cmake_list(s.path for s in stages)})")  # the stage.toml files
     for s in stages:

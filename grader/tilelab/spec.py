@@ -119,6 +119,20 @@ class Points:
 
 
 @dataclass(frozen=True)
+class TraceExample:
+    shape: tuple[int, int, int]   # J, K, L: M is J x K, N is K x L
+    caption: str
+
+
+@dataclass(frozen=True)
+class Trace:
+    """[trace]: the book's figure `tilelab trace` shows on the student's kernel (tilelab.trace)."""
+    kind: str                     # "map": which thread stores which element (untiled); "tiled": the phase table
+    bounded: bool                 # the book's kernel checks bounds (03, 04) or not (02)
+    examples: tuple[TraceExample, ...]
+
+
+@dataclass(frozen=True)
 class Stage:
     id: str
     title: str
@@ -138,6 +152,7 @@ class Stage:
     # in shared memory promise (untiled 2, tiles of width T 2/T). None: no limit.
     max_global_loads_per_fma: float | None = None
     width_multiple: int = 1
+    trace: Trace | None = None
     path: Path | None = None
 
     def dataset(self, name: str) -> Dataset:
@@ -173,6 +188,24 @@ def _model(table, api: str, where: str) -> ModelPerformance:
     if not 0 <= out.zero_credit_ratio < out.full_credit_ratio:
         raise SpecError(f"{where}: need 0 <= zero_credit_ratio < full_credit_ratio")
     return out
+
+
+def _trace(table, where: str) -> Trace:
+    t = _Table(table, where)
+    kind = t.get("kind", str, choices=("map", "tiled"))
+    bounded = t.get("bounded", bool)
+    examples = []
+    for e in t.get("example", list):
+        et = _Table(e, f"{where[:-1]}.example]")
+        shape = et.get("shape", list)
+        if len(shape) != 3 or not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 8 for x in shape):
+            raise SpecError(f"{where[:-1]}.example]: 'shape' must be [J, K, L] of integers 1..8 (a figure), got {shape!r}")
+        examples.append(TraceExample(tuple(shape), et.get("caption", str)))
+        et.done()
+    if not examples:
+        raise SpecError(f"{where}: needs at least one [[trace.example]]")
+    t.done()
+    return Trace(kind, bounded, tuple(examples))
 
 
 class _Table:
@@ -351,8 +384,10 @@ def load(path: Path) -> Stage:
         requires_shared_memory=s.get("requires_shared_memory", bool, False),
         max_global_loads_per_fma=s.get("max_global_loads_per_fma", float, None),
         width_multiple=multiple,
+        trace=_trace(doc.table["trace"], f"{where} [trace]") if "trace" in doc.table else None,
         path=path,
     )
+    doc.taken.add("trace")
     s.done()
     doc.done()
     _check_max_loads(stage, f"{where} [stage]")

@@ -21,11 +21,14 @@ block0,1 is blockIdx.y = 0, blockIdx.x = 1 (row first, as the book's figures wri
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from . import ROOT, spec
 
 TILE = 2   # the tile width of the book's figures
 
@@ -34,35 +37,14 @@ TILE = 2   # the tile width of the book's figures
 # a tiled kernel is a right answer there too). "tiled": the book's phase table, compared in full.
 
 
-@dataclass(frozen=True)
-class Example:
-    shape: tuple[int, int, int]   # J, K, L: M is J x K, N is K x L
-    caption: str
+# The stages' figures: each stage.toml's [trace] (spec.Trace), read once.
+Example = spec.TraceExample
+StageTrace = spec.Trace
 
 
-@dataclass(frozen=True)
-class StageTrace:
-    kind: str                     # "map" or "tiled"
-    bounded: bool                 # the book's kernel checks bounds (03, 04) or not (02)
-    examples: tuple[Example, ...]
-
-
-STAGES: dict[str, StageTrace] = {
-    "01-basic": StageTrace("map", True, (
-        Example((4, 4, 4), "PMPP 3rd ed. Fig. 4.4 (4th ed. Fig. 3.12): a 4 x 4 P computed by 2 x 2 blocks of "
-                           "2 x 2 threads; which thread computes which element of P"),)),
-    "02-tiled": StageTrace("tiled", False, (
-        Example((4, 4, 4), "PMPP 3rd ed. Fig. 4.14/4.15: 4 x 4 M, N and P, TILE_WIDTH 2; the execution phases "
-                           "of the tiled kernel"),)),
-    "03-boundary": StageTrace("tiled", True, (
-        Example((3, 3, 3), "PMPP 3rd ed. Fig. 4.18/4.19: 3 x 3 M, N and P, TILE_WIDTH 2; the last phase and the "
-                           "last blocks load elements outside the matrices, which must be 0"),)),
-    "04-rectangular": StageTrace("tiled", True, (
-        Example((3, 5, 2), "M 3 x 5, N 5 x 2, P 3 x 2, TILE_WIDTH 2: three phases along K = 5, one partial "
-                           "block row"),
-        Example((2, 3, 5), "M 2 x 3, N 3 x 5, P 2 x 5, TILE_WIDTH 2: two phases along K = 3, one partial "
-                           "block column"),)),
-}
+@functools.cache
+def stages() -> dict[str, StageTrace]:
+    return {s.id: s.trace for s in spec.load_all(ROOT) if s.trace}
 
 
 class TraceError(Exception):
@@ -173,7 +155,7 @@ def inputs(shape: tuple[int, int, int]) -> tuple[list[list[float]], list[list[fl
 def reference(stage: str, example: Example) -> Table:
     """The book's kernel of `stage` on the example, as a table: what the reference solution's trace
     must give (grader/tests/submissions/trace_check.py checks that it does)."""
-    st = STAGES[stage]
+    st = stages()[stage]
     J, K, L = example.shape
     M, N = inputs(example.shape)
     T = TILE
@@ -349,7 +331,7 @@ def compare(student: Table, ref: Table) -> Difference | None:
     """The first place, in the order the emulator runs them (blocks, threads, phases), where the
     student's table differs from the book's; None when they agree. In a "map" stage only the stored
     elements of P are compared."""
-    full = STAGES[ref.stage].kind == "tiled"
+    full = stages()[ref.stage].kind == "tiled"
     for rb in ref.blocks:
         sb = student.block(rb.block)
         if sb is None:
@@ -435,12 +417,12 @@ def trace_runner(runner: Path, stage: str, work: Path, run_program=None, source:
     run_program(cmd, name) -> sandbox.Ran runs it (default: run_limited with a 60 s limit)."""
     from .sandbox import run_limited
 
-    if stage not in STAGES:
-        raise TraceError(f"there is no trace of {stage}: the book's figures are of {', '.join(STAGES)}")
+    if stage not in stages():
+        raise TraceError(f"there is no trace of {stage}: the book's figures are of {', '.join(stages())}")
     run_program = run_program or (lambda cmd, name: run_limited(cmd, timeout=60, log=work / f"{name}.log"))
     work.mkdir(parents=True, exist_ok=True)
     result = TraceResult(stage, source or str(runner))
-    for i, ex in enumerate(STAGES[stage].examples):
+    for i, ex in enumerate(stages()[stage].examples):
         M, N = inputs(ex.shape)
         given, got = work / f"trace-{stage}-{i}-input.json", work / f"trace-{stage}-{i}.json"
         given.write_text(json.dumps({"M": M, "N": N}))
@@ -470,8 +452,8 @@ def run(stage: str, submission: Path | None = None, impl: str | None = None, bui
     from .grade import BUILD_ROOT
     from .tree import Tree, compile_excerpt, log_tail
 
-    if stage not in STAGES:
-        raise TraceError(f"there is no trace of {stage}: the book's figures are of {', '.join(STAGES)}")
+    if stage not in stages():
+        raise TraceError(f"there is no trace of {stage}: the book's figures are of {', '.join(stages())}")
     impl = impl or ("submission" if submission else "starter")
     build = Path(build_dir or BUILD_ROOT / f"grade-{impl}-emu").resolve()
     tree = Tree(build, jobs=jobs or os.cpu_count() or 1)

@@ -8,7 +8,7 @@ import re
 import tomllib
 from pathlib import Path
 
-from tilelab import trace
+from tilelab import ROOT, trace
 
 GRADER = Path(__file__).resolve().parents[2]
 FIG = GRADER / "tests" / "python" / "data" / "trace" / "pmpp-fig-4.15.toml"
@@ -20,7 +20,7 @@ def _result(table: trace.Table) -> trace.TraceResult:
 
 
 def test_book_kernel_is_fig_4_15():
-    ex = trace.STAGES["02-tiled"].examples[0]
+    ex = trace.stages()["02-tiled"].examples[0]
     table = trace.reference("02-tiled", ex)
     assert trace.figure_differences(table, tomllib.loads(FIG.read_text())) == []
     # 4 x 4 with M = 1..16 and N = 17..32: P0,0 = 1*17 + 2*21 + 3*25 + 4*29.
@@ -28,7 +28,7 @@ def test_book_kernel_is_fig_4_15():
 
 
 def test_fig_4_15_check_can_fail():
-    ex = trace.STAGES["02-tiled"].examples[0]
+    ex = trace.stages()["02-tiled"].examples[0]
     table = trace.reference("02-tiled", ex)
     table.block((0, 0)).row((1, 0)).cells[1].loads[1] = "N3,1 → Nds1,0"
     problems = trace.figure_differences(table, tomllib.loads(FIG.read_text()))
@@ -100,7 +100,7 @@ def test_replay_finds_the_missing_barrier():
 
 
 def test_map_stage_compares_only_the_stored_elements():
-    ex = trace.STAGES["01-basic"].examples[0]
+    ex = trace.stages()["01-basic"].examples[0]
     ref = trace.reference("01-basic", ex)
     other = trace.reference("01-basic", ex)
     other.block((0, 0)).row((0, 0)).cells[0].terms.reverse()   # another order of the same sum
@@ -111,11 +111,15 @@ def test_map_stage_compares_only_the_stored_elements():
     assert "stores P2,3 = 1; the book's kernel: stores P3,2 =" in d.sentence()
 
 
-def test_every_stage_example_has_a_reference_and_cmake_traces_the_same_stages():
-    cmake = (GRADER / "cmake" / "TilelabTrace.cmake").read_text()
-    listed = re.search(r"set\(TILELAB_TRACE_STAGES ([^)]*)\)", cmake).group(1).split()
-    assert listed == list(trace.STAGES)
-    for stage, st in trace.STAGES.items():
+def test_every_stage_example_has_a_reference_and_cmake_traces_the_same_stages(tmp_path):
+    """The stages with a figure are those whose stage.toml has [trace]; CMake's list is written
+    from the same specs (codegen), so the two cannot drift."""
+    from tilelab import codegen, spec
+    assert list(trace.stages()) == ["01-basic", "02-tiled", "03-boundary", "04-rectangular"]
+    cmake = codegen.stages_cmake(spec.load_all(ROOT), tmp_path)
+    listed = re.search(r'set\(TILELAB_TRACE_STAGES "([^"]*)"\)', cmake).group(1).split(";")
+    assert listed == list(trace.stages())
+    for stage, st in trace.stages().items():
         for ex in st.examples:
             table = trace.reference(stage, ex)
             J, K, L = ex.shape
