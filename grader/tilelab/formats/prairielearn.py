@@ -1,5 +1,7 @@
 """PrairieLearn's external-grader results.json: score in [0, 1], gradable, message, output,
-tests[] (name, description, points, max_points, message, output) and images[] (data URLs).
+tests[] (name, description, points, max_points, message, output) and images[] (data URLs): the
+speed chart the HTML report shows (plot.report_png), where the grade has speeds and matplotlib is
+installed.
 
 A submission that does not compile at all is "not gradable" (gradable false, format_errors), so
 PrairieLearn does not count the attempt; anything that compiles is graded. A check this backend
@@ -8,12 +10,18 @@ name says "(skipped here)" and whose message says why; score is points / max_poi
 
 from __future__ import annotations
 
+from .. import plot
 from ..model import GradeReport
 from . import Format, register
 from .common import as_json, report_lines, summary_line, test_name, test_output
 
 
-def results(r: GradeReport, images: list[dict] | None = None) -> dict:
+def images(r: GradeReport) -> list[dict]:
+    url = plot.data_url(plot.report_png(r))
+    return [{"label": "GFLOP/s: yours, the reference and cuBLAS, per stage", "url": url}] if url else []
+
+
+def results(r: GradeReport) -> dict:
     if r.status in ("build-failed", "empty", "error"):
         errs = [r.message] + [s.error for s in r.stages if s.error]
         return {"gradable": False, "score": 0.0, "message": summary_line(r),
@@ -30,7 +38,7 @@ def results(r: GradeReport, images: list[dict] | None = None) -> dict:
     score = r.points / r.max_points if r.max_points else 0.0
     return {"gradable": True, "score": round(min(1.0, max(0.0, score)), 6), "message": summary_line(r),
             "output": "\n".join(report_lines(r)),
-            "tests": tests, "images": images or []}
+            "tests": tests, "images": images(r)}
 
 
 register(Format("prairielearn", "prairielearn.json", lambda r: as_json(results(r)),
