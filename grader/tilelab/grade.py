@@ -23,7 +23,7 @@ from .contract import ExitCode
 from .gputurns import GpuTurns
 from .model import GradeReport, device_of
 from .runresult import Result
-from .scoring import CORRECT_CHECK, StageScore, fail_stage, score_stage
+from .scoring import CORRECT_CHECK, StageScore, Stopped, fail_stage, score_stage
 from .tree import Tree, compile_excerpt, log_tail, select, shown
 
 BUILD_ROOT = ROOT / "build"
@@ -223,22 +223,16 @@ def _grade_stage(tree: Tree, stage: spec.Stage, impl: str, backend: str, registe
         # CTest was ended before it wrote its JUnit report, so no exit status vouches for a `pass`
         # file (code under test can write the results folder): those checks count as not run.
         found_results = {k: v for k, v in found_results.items() if k == probe or v.verdict != "pass"}
-    score = score_stage(stage, impl, found_results, nh, backend, registered={t.name for t in tests},
-                        basis=opts.perf_basis)
+    stopped = None
     if hang is not None:
-        why = f"not run: the kernel hung on {hang['dataset']} ({hang['message'] or 'timed out'})"
-        score.error = f"the kernel hung on {hang['dataset']}: {hang['message'] or 'timed out'}"
-        for c in score.checks:
-            if c.verdict == "missing":
-                c.verdict, c.message = "timeout", why
+        stopped = Stopped("timeout", f"the kernel hung on {hang['dataset']}: {hang['message'] or 'timed out'}",
+                          f"not run: the kernel hung on {hang['dataset']} ({hang['message'] or 'timed out'})")
     elif ran is not None and (ran.timed_out or ran.out_of_memory):
         why = (f"the checks were stopped after {limit:.0f} s" if ran.timed_out
                else "the checks were stopped: memory limit")
-        score.error = why
-        for c in score.checks:
-            if c.verdict == "missing":
-                c.verdict, c.message = ("timeout" if ran.timed_out else "crash"), why
-    return score
+        stopped = Stopped("timeout" if ran.timed_out else "crash", why, why)
+    return score_stage(stage, impl, found_results, nh, backend, registered={t.name for t in tests},
+                       basis=opts.perf_basis, stopped=stopped)
 
 
 # The solution and the starter are graded in one tree per backend, configured the same way for

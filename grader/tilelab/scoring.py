@@ -181,11 +181,30 @@ def _perf(stage: Stage, impl: str, results: dict[str, Result], backend: str, bas
     return c
 
 
+@dataclass(frozen=True)
+class Stopped:
+    """Why some of a stage's checks never ran: the kernel hung on a dataset (the others were not
+    started), or the run was stopped (time or memory limit). Scoring gives every check without a
+    result `verdict` with `message`, and the stage `error`: grade.py hands this in and sets no
+    verdict itself."""
+    verdict: str                # "timeout" | "crash"
+    error: str                  # the stage's one line
+    message: str                # each not-run check's message
+
+
 def score_stage(stage: Stage, impl: str, results: dict[str, Result | dict], hidden_count: int = 0,
-                backend: str = "gpu", registered: set[str] | None = None, basis: str = "auto") -> StageScore:
+                backend: str = "gpu", registered: set[str] | None = None, basis: str = "auto",
+                stopped: Stopped | None = None) -> StageScore:
     """results maps CTest names (<impl>.<stage>.<dataset>.<check>) to runner results (a JSON
-    object is parsed here, once: the tests hand in edited documents)."""
-    return _score(stage, impl, {k: Result.of(v) for k, v in results.items()}, hidden_count, backend, registered, basis)
+    object is parsed here, once: the tests hand in edited documents). stopped: why the checks
+    without a result were not run (their verdict is its, not `missing`)."""
+    out = _score(stage, impl, {k: Result.of(v) for k, v in results.items()}, hidden_count, backend, registered, basis)
+    if stopped:
+        out.error = stopped.error
+        for c in out.checks:
+            if c.verdict == "missing":
+                c.verdict, c.message = stopped.verdict, stopped.message
+    return out
 
 
 def _score(stage: Stage, impl: str, results: dict[str, Result], hidden_count: int, backend: str,

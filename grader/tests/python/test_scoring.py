@@ -187,3 +187,19 @@ def test_a_grade_with_a_grading_error_exits_as_the_grader_could_not_run():
     r["solution.01-basic.w17.correct"] = {"verdict": "bad_input", "exit_code": 4, "message": "bad --seed"}
     report = GradeReport("s", "solution", "gpu", stages=[score_stage(STAGE, "solution", r)])
     assert exit_status(report) == ExitCode.ERROR
+
+
+def test_scoring_alone_gives_the_checks_that_never_ran_their_verdict():
+    """issue #29 item 1: a hang or a stopped run is handed to scoring (Stopped), which gives every
+    check without a result its verdict and the stage its error; grade.py sets none itself."""
+    import fakes
+    from tilelab.scoring import Stopped
+    results = {k: v for k, v in fakes.results_for(STAGE, backend="gpu").items() if ".w1." in k or ".w2-int." in k}
+    s = score_stage(STAGE, "submission", results, 0, "gpu",
+                    stopped=Stopped("timeout", "the kernel hung on w15: 9 s", "not run: the kernel hung on w15"))
+    by = {c.dataset: c for c in s.checks}
+    assert by["w1"].verdict == "pass" and by["w2-int"].verdict == "pass"
+    assert by["w17"].verdict == "timeout" and by["w17"].message == "not run: the kernel hung on w15"
+    assert s.error == "the kernel hung on w15: 9 s" and not any(c.verdict == "missing" for c in s.checks)
+    plain = score_stage(STAGE, "submission", results, 0, "gpu")
+    assert {c.dataset: c for c in plain.checks}["w17"].verdict == "missing" and not plain.error
