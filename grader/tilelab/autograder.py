@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from . import ROOT, release, seed as seed_mod, spec, submission as submission_mod
-from .formats import gradescope as gradescope_format, prairielearn as prairielearn_format
+from . import formats
 from .contract import ExitCode
 from .grade import GradeOptions, resolve_backend, run as grade_run
 from .model import GradeReport
@@ -59,11 +59,11 @@ class AutograderConfig:
     seed: str = ""                                    # the hidden datasets' seed; empty: none
     backend: str = "auto"
     perf_basis: str = "auto"                          # gpu | model | auto (grade.GradeOptions)
-    hidden_visibility: str = gradescope_format.HIDDEN_VISIBILITY
+    hidden_visibility: str = formats.RenderOptions.hidden_visibility
     # The graded questions' verdicts: shown once the due date has passed, so resubmitting cannot
     # read off which answers are right, and only the first `question_attempts` different sets of
     # answers a student hands in are graded (quiz.attempt; 0: every set). docs/instructor.md.
-    question_visibility: str = gradescope_format.QUESTION_VISIBILITY
+    question_visibility: str = formats.RenderOptions.question_visibility
     question_attempts: int = 3
     timeout: float = 1200                             # per stage, build and checks each
     starter_level: str = "guided"                     # the starters in the zip's kit (starter.py): guided | bare
@@ -157,10 +157,9 @@ def grade_submission(submission: Path, build: Path, cfg: AutograderConfig) -> Gr
 
 
 def write_results(report: GradeReport, results: Path, fmt: str, cfg: AutograderConfig) -> Path:
-    doc = (gradescope_format.results(report, cfg.hidden_visibility, cfg.question_visibility) if fmt == "gradescope"
-           else prairielearn_format.results(report))
+    text = formats.render(report, fmt, formats.RenderOptions(cfg.hidden_visibility, cfg.question_visibility))
     results.parent.mkdir(parents=True, exist_ok=True)
-    results.write_text(json.dumps(doc, indent=2) + "\n")
+    results.write_text(text)
     return results
 
 

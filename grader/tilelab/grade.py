@@ -435,7 +435,7 @@ def write_outputs(report: GradeReport, out: Path, formats: tuple[str, ...] = ("g
     written = []
     for name in formats:
         fmt = registry.get(name)
-        (out / fmt.filename).write_text(fmt.render(report))
+        (out / fmt.filename).write_text(registry.render(report, name))
         written.append(out / fmt.filename)
     return written
 

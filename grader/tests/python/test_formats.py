@@ -167,7 +167,7 @@ def test_formats_do_not_import_one_another_and_each_registers_one_file():
             if isinstance(node, ast.ImportFrom) and node.level == 1:
                 assert node.module in (None, "common"), f"{f.name} imports .{node.module}"
                 if node.module is None:
-                    assert {a.name for a in node.names} <= {"Format", "register"}, f"{f.name} imports a sibling"
+                    assert {a.name for a in node.names} <= {"Format", "RenderOptions", "register"}, f"{f.name} imports a sibling"
     assert set(formats.names()) == {"gradescope", "prairielearn", "classroom", "grade", "html"}
 
 
@@ -210,3 +210,18 @@ def test_emulator_warnings_reach_every_report_and_cost_nothing():
     gs = gradescope_format.results(r)
     assert want in gs["output"]
     assert any(want in t["output"] for t in gs["tests"])
+
+
+def test_every_output_goes_through_one_render_with_the_platforms_options():
+    """issue #29 item 4: the autograder used to call the Gradescope writer with extra arguments,
+    past the registry; now it renders by name with RenderOptions, as write_outputs does."""
+    from tilelab import formats
+    from tilelab.scoring import CheckScore
+    r = fakes.report(hidden=False)
+    r.stages[0].checks.append(CheckScore("submission.01-basic.q.question", "q", "question", "pass", 1.0, 1.0))
+    default = json.loads(formats.render(r, "gradescope"))
+    shown = json.loads(formats.render(r, "gradescope", formats.RenderOptions(question_visibility="visible")))
+    q = lambda doc: [t["visibility"] for t in doc["tests"] if "question" in t["tags"]]  # noqa: E731
+    assert q(default) == ["after_due_date"] and q(shown) == ["visible"]
+    for name in formats.names():
+        assert formats.render(r, name) == formats.get(name).render(r, formats.RenderOptions())

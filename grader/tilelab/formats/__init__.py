@@ -1,8 +1,9 @@
 """Every output format of a GradeReport, and the one registry of them.
 
 A format is one module in this package that calls `register` at import time with a function of
-the GradeReport (model.py) alone: `grade.write_outputs` and the CLI's `--format` list whatever is
-registered, and this package imports every module in it, so adding a format touches one file.
+the GradeReport (model.py) and the RenderOptions (a platform's visibility settings): every output
+-- `grade.write_outputs`, the CLI's `--format`, the hosted autograders (autograder.py) -- goes
+through `render`, and this package imports every module in it, so adding a format touches one file.
 Formats never import one another; what several share lives in `common.py`.
 
 Not every module is a per-report file: `terminal.py` prints (it registers nothing) and
@@ -19,10 +20,18 @@ from ..model import GradeReport
 
 
 @dataclass(frozen=True)
+class RenderOptions:
+    """What a hosting platform lets the instructor set about what students see (docs/instructor.md);
+    formats without such controls ignore them."""
+    hidden_visibility: str = "after_published"     # the hidden datasets' tests
+    question_visibility: str = "after_due_date"    # the graded questions' tests
+
+
+@dataclass(frozen=True)
 class Format:
-    name: str                               # what --format names
-    filename: str                           # the file it writes in the output folder
-    render: Callable[[GradeReport], str]    # the file's whole text
+    name: str                                               # what --format names
+    filename: str                                           # the file it writes in the output folder
+    render: Callable[[GradeReport, RenderOptions], str]     # the file's whole text
     help: str = ""
 
 
@@ -42,6 +51,11 @@ def get(name: str) -> Format:
 
 def names() -> list[str]:
     return sorted(_REGISTRY)
+
+
+def render(report: GradeReport, name: str, options: RenderOptions | None = None) -> str:
+    """The text of one registered format for a report: the one path every output takes."""
+    return get(name).render(report, options or RenderOptions())
 
 
 for _m in pkgutil.iter_modules(__path__):

@@ -34,4 +34,4 @@ def results(r: GradeReport) -> dict:
     return {"version": 1, "status": status, "max_score": round(r.max_points, 4), "tests": tests}
 
 
-register(Format("classroom", "classroom.json", lambda r: as_json(results(r)), "GitHub Classroom's autograding payload"))
+register(Format("classroom", "classroom.json", lambda r, o: as_json(results(r)), "GitHub Classroom's autograding payload"))

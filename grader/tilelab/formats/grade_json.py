@@ -6,4 +6,4 @@ from __future__ import annotations
 from . import Format, register
 from .common import as_json
 
-register(Format("grade", "grade.json", lambda r: as_json(r.to_dict()), "the whole report, to re-render later"))
+register(Format("grade", "grade.json", lambda r, o: as_json(r.to_dict()), "the whole report, to re-render later"))

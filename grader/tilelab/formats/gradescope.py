@@ -13,13 +13,14 @@ from __future__ import annotations
 from .. import metrics
 from ..model import GradeReport
 from ..scoring import QUESTION
-from . import Format, register
+from . import Format, RenderOptions, register
 from .common import as_json, report_lines, summary_line, test_name, test_output
 
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
-HIDDEN_VISIBILITY = "after_published"
-# A graded question's verdict shown at once would let about five resubmissions try every choice.
-QUESTION_VISIBILITY = "after_due_date"
+# The defaults are RenderOptions' (formats/__init__.py). A graded question's verdict shown at once
+# would let about five resubmissions try every choice: after the due date by default.
+HIDDEN_VISIBILITY = RenderOptions.hidden_visibility
+QUESTION_VISIBILITY = RenderOptions.question_visibility
 
 
 def leaderboard(r: GradeReport) -> list[dict]:
@@ -71,4 +72,5 @@ def results(r: GradeReport, hidden_visibility: str = HIDDEN_VISIBILITY,
     return doc
 
 
-register(Format("gradescope", "results.json", lambda r: as_json(results(r)), "Gradescope's results.json"))
+register(Format("gradescope", "results.json",
+                lambda r, o: as_json(results(r, o.hidden_visibility, o.question_visibility)), "Gradescope's results.json"))

@@ -68,4 +68,4 @@ def render_index(rows: list[dict], title: str = "tilelab batch", stage_ids: list
                                                     settings=settings or {})
 
 
-register(Format("html", "report.html", render, "a web page: verdicts, hints, pictures and charts"))
+register(Format("html", "report.html", lambda r, o: render(r), "a web page: verdicts, hints, pictures and charts"))

@@ -41,5 +41,5 @@ def results(r: GradeReport) -> dict:
             "tests": tests, "images": images(r)}
 
 
-register(Format("prairielearn", "prairielearn.json", lambda r: as_json(results(r)),
+register(Format("prairielearn", "prairielearn.json", lambda r, o: as_json(results(r)),
                 "PrairieLearn's external-grader results"))
