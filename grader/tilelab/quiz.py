@@ -282,7 +282,7 @@ def comparison(d: Drawn, predicted, book: float | None, measured: float | None, 
     book's usually means."""
     what = MEASURES[d.question.measure]
     j, k, l = shape_of(d)
-    if isinstance(predicted, float) and predicted.is_integer():
+    if isinstance(predicted, (int, float)) and not isinstance(predicted, bool) and float(predicted).is_integer():
         predicted = f"{predicted:,.0f}"
     head = f"{PREDICT} ({what}, J x K x L = {j} x {k} x {l}): you predicted {predicted}; "
     if measured is None:
