@@ -115,7 +115,7 @@ def test_every_stage_example_has_a_reference_and_cmake_traces_the_same_stages(tm
     """The stages with a figure are those whose stage.toml has [trace]; CMake's list is written
     from the same specs (codegen), so the two cannot drift."""
     from tilelab import codegen, spec
-    assert list(trace.stages()) == ["01-basic", "02-tiled", "03-boundary", "04-rectangular"]
+    assert {"01-basic", "02-tiled", "03-boundary", "04-rectangular"} <= set(trace.stages())   # the book's figures
     cmake = codegen.stages_cmake(spec.load_all(ROOT), tmp_path)
     listed = re.search(r'set\(TILELAB_TRACE_STAGES "([^"]*)"\)', cmake).group(1).split(";")
     assert listed == list(trace.stages())
