@@ -27,67 +27,24 @@ struct NamedBuffer : DeviceBuffer {
 };
 
 // Which finding the hint is about: the one a student should fix first.
+// A finding's place in the order to fix them (contract.toml [findings] order).
 int priority(const std::string& kind) {
-  static const char* order[] = {"barrier-divergence",   "barrier-skipped",      "host-pointer-argument",
-                                "out-of-bounds-global", "out-of-bounds-shared", "out-of-bounds-index",  "out-of-bounds-local",
-                                "global-overrun",       "memory-error",         "undefined-behavior",
-                                "race",                 "uninitialized-shared"};
-  for (size_t i = 0; i < std::size(order); ++i)
-    if (kind == order[i]) return int(i);
-  return int(std::size(order));
+  for (size_t i = 0; i < std::size(kFindingOrder); ++i)
+    if (kind == kFindingOrder[i]) return int(i);
+  return int(std::size(kFindingOrder));
 }
 
+// What to do about a finding (contract.toml [findings.advice]): a warning's and a misaligned
+// access's own text where there is one, else its hint code's, else the default.
 std::string advice(const tlemu::Finding& f) {
   const std::string& c = f.hint_code;
-  if (c == "barrier-divergence")
-    return "Every thread of a block must call the same __syncthreads() the same number of times: move the "
-           "barriers out of if/else branches and loops whose condition differs between threads.";
-  if (c == "barrier-skipped")
-    return "Threads that return early, or skip an if around the tile loop (such as if (Row < Width && Col < "
-           "Width)), never reach the barrier the others wait at. Keep every thread in the loop and at each "
-           "__syncthreads(); guard only the loads (load 0 outside the matrix) and the final store.";
-  if (c == "missing-barrier-before-use")
-    return "A __syncthreads() is missing between loading the tiles and using them: without it a thread reads "
-           "elements other threads have not stored yet.";
-  if (c == "missing-barrier-before-overwrite")
-    return "A __syncthreads() is missing at the end of the loop, after the tiles are used and before the next "
-           "phase overwrites them: without it a fast thread replaces elements others still need.";
-  if (c == "race-between-blocks")
-    return "Two blocks store different values to the same element of P: each block must write only its own "
-           "tile. Check the row and column of every store (a thread's strips must stay inside its block's "
-           "tile). On a GPU the blocks run in any order, so P may keep either value.";
-  if (c == "duplicate-store")
-    return "Blocks whose tiles overlap store the same bits to the elements they share, so P is the same "
-           "whatever order the blocks run in: no points are lost, but those elements are computed twice.";
-  if (c == "race-write-write")
-    return "Two threads write the same shared element between two barriers: each element of a tile should "
-           "have exactly one writer per phase.";
-  if (c == "uninitialized-shared" && f.warning)
-    return "Only values that are never stored depend on it, so no points are lost; still, loading 0 outside "
-           "the matrix keeps every tile element defined.";
-  if (c == "uninitialized-shared")
-    return "A value read from a tile element that no thread of its block stored reaches P: does every thread "
-           "load its element (0 when it lies outside the matrix), and is there a __syncthreads() before the "
-           "reads?";
-  if (c == "out-of-bounds-global" || c == "global-overrun") return kOverrunAdvice;
-  if (c == "out-of-bounds-shared")
-    return "An index runs past the end of a __shared__ tile: tile indices must stay below TILE_WIDTH.";
-  if (c == "out-of-bounds-index")
-    return "An index runs past the declared size of an array (a __shared__ tile or a local array): loops "
-           "over a tile run k = 0 .. TILE_WIDTH-1, and tile indices must stay below TILE_WIDTH.";
-  if (c == "out-of-bounds-local")
-    return "An index runs past the end of a local array.";
-  if (c == "host-pointer-argument")
-    return "Kernels can only use device memory: pass pointers from cudaMalloc (M_d, N_d, P_d), not the host "
-           "arrays.";
-  if (c == "undefined-behavior" && f.message.find("misaligned") != std::string::npos)
-    return "A vector (float2/float4) access needs an address that is a multiple of its size: a row of a "
-           "matrix whose width is not a multiple of 4 does not start 16-byte aligned, so load it element by "
-           "element there (on a GPU this is cudaErrorMisalignedAddress).";
-  if (c == "undefined-behavior")
-    return "The arithmetic is undefined in C++ (e.g. a signed integer overflow in an index): use wider "
-           "types or fix the expression.";
-  return "Fix the error reported at this line.";
+  std::string variant;
+  if (f.warning) variant = c + ".warning";
+  else if (f.message.find("misaligned") != std::string::npos) variant = c + ".misaligned";
+  for (const std::string& key : {variant, c})
+    for (const Hint& a : kFindingAdvice)
+      if (!key.empty() && key == a.code) return a.text;
+  return kFindingAdviceDefault;
 }
 
 std::string where(const tlemu::Finding& f) {
@@ -119,7 +76,8 @@ nlohmann::json findings_json(std::vector<tlemu::Finding> all) {
                              {"line", f.line},
                              {"message", f.message},
                              {"hint_code", f.hint_code},
-                             {"count", f.count}});
+                             {"count", f.count},
+                             {"advice", advice(f)}});
   if (!fs.empty()) {
     const auto& top = fs.front();
     j["hint_code"] = top.hint_code;

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from . import ROOT, spec
-from .contract import CODES, HINTS, SCHEMAS, ExitCode
+from .contract import CODES, FINDING_ADVICE, FINDING_ADVICE_DEFAULT, FINDING_ORDER, HINTS, SCHEMAS, ExitCode
 
 
 def _camel(name: str) -> str:
@@ -51,7 +51,14 @@ def contract_header() -> str:
               "struct Hint {", "  const char* code;", "  const char* text;", "};", "namespace hints {"]
     lines += [f"inline constexpr Hint k{_camel(code)}{{{_c_string(code)}, {_c_string(text)}}};"
               for code, text in HINTS.items()]
-    lines += ["}  // namespace hints", "", "}  // namespace tilelab", ""]
+    lines += ["}  // namespace hints", "",
+              "// The emulator's findings (contract.toml [findings]): the order to fix them in, and the",
+              "// advice for each hint code (`<code>.warning`, `<code>.misaligned`: a variant's own text).",
+              "inline constexpr const char* kFindingOrder[] = {" + ", ".join(_c_string(c) for c in FINDING_ORDER) + "};",
+              "inline constexpr Hint kFindingAdvice[] = {"]
+    lines += [f"  {{{_c_string(code)}, {_c_string(text)}}}," for code, text in FINDING_ADVICE.items()]
+    lines += ["};", f"inline constexpr const char* kFindingAdviceDefault = {_c_string(FINDING_ADVICE_DEFAULT)};",
+              "", "}  // namespace tilelab", ""]
     return "\n".join(lines)
 
 

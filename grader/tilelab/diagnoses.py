@@ -22,16 +22,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from . import contract
 from .contract import HINTS
 from .metrics import spans
 from .results import GRADING_ERROR
 from .runresult import Finding, Result
 from .scoring import PERF_CHECKS, PERF_GATED, CheckScore, StageScore
 
-# The emulator's order of findings to fix first (grader/runner/emu_backend.cpp, priority()).
-FINDING_ORDER = ("barrier-divergence", "barrier-skipped", "host-pointer-argument", "out-of-bounds-global",
-                 "out-of-bounds-shared", "out-of-bounds-index", "out-of-bounds-local", "global-overrun",
-                 "memory-error", "undefined-behavior", "race", "uninitialized-shared")
+# The emulator's order of findings to fix first: contract.toml [findings], as the runner sorts them.
+FINDING_ORDER = contract.FINDING_ORDER
 # Runner hint codes that describe a symptom, not a cause (grader/src/diagnose.cpp's last resorts).
 GENERIC = ("wrong-sum", "race", "partly-unwritten")
 # A short title for each runner hint code; the hint itself says what to do.
@@ -111,10 +110,9 @@ def _add(found: dict, key, make, c: CheckScore | None) -> Diagnosis:
 
 
 def _advice(hint: str, f: Finding) -> str:
-    """The emulator's hint is 'file:line: <the finding's message>. <advice>': the advice alone."""
-    if f.message and f.message in hint:
-        return hint.split(f.message, 1)[1].lstrip(". ").strip()
-    return hint
+    """What to do about a finding: the runner writes it as the finding's `advice` field
+    (contract.toml [findings.advice]); a result without it (another backend's) keeps the hint."""
+    return f.advice or hint
 
 
 def _finding_title(f: Finding) -> str:

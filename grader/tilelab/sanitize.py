@@ -28,6 +28,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from . import contract
 from .contract import SCHEMAS, ExitCode
 
 TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
@@ -134,17 +135,8 @@ def _display(f: dict) -> str:
     return f"{f['kind']} at {where}: {f['message']}"
 
 
-HINTS = {
-    "memcheck": "An access outside an allocation: check the bounds test of the store of P (its row against "
-                "P's rows, its column against P's columns), of each tile load of M and N (against that "
-                "matrix's own size), and the indices of the shared tiles.",
-    "racecheck": "Threads of a block read and write the same shared memory without a barrier between: "
-                 "a __syncthreads() is missing after loading the tiles, or before overwriting them.",
-    "synccheck": "A __syncthreads() that not every thread of the block reaches (inside an if, or after "
-                 "an early return): move it where all threads call it.",
-    "initcheck": "The kernel reads device memory nothing wrote: check which elements are loaded, and the "
-                 "padding of the last tiles.",
-}
+# The hint per tool: contract.toml [sanitizer_advice], the one home of the kit's advice texts.
+HINTS = contract.SANITIZER_ADVICE
 
 
 def merge(result: dict, tool: str, rc: int, parsed: dict, log: Path) -> dict:

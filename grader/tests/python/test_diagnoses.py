@@ -22,8 +22,10 @@ SUITE = ROOT / "grader" / "tests" / "submissions"
 def _finding(ds, check, kind, line, hint_code=None, hint="", message=None):
     r = fakes.result(STAGE.id, "submission", ds, check, "error")
     msg = message or f"thread (3,0) of block (1,0): {kind} at line {line}"
+    # As the runner writes it: the advice is the finding's own field (contract.toml [findings.advice]).
     r["emulator"] = {"build": check, "findings": [{"kind": kind, "file": f"/x/{STAGE.id}/matmul.cu", "line": line,
-                                                   "hint_code": hint_code or kind, "message": msg, "count": 4}],
+                                                   "hint_code": hint_code or kind, "message": msg, "count": 4,
+                                                   "advice": hint}],
                      "hint_code": hint_code or kind, "hint": f"matmul.cu:{line}: {msg}. {hint}"}
     r["hint_code"], r["hint"] = hint_code or kind, f"matmul.cu:{line}: {msg}. {hint}"
     return r
@@ -191,3 +193,18 @@ def test_performance_kept_back_by_a_wrong_dataset_is_not_called_slow():
         "verdict": "pass", "timing": {"basis": "model", "ratio_to_reference": 1.0}}
     ds = diagnoses.of_stage(score_stage(rect, "submission", results, backend="emu"))
     assert ds and not any("slower" in d.what for d in ds)
+
+
+def test_the_findings_order_and_advice_have_one_owner():
+    """issue #29 item 2: the order and the advice are contract.toml's [findings]; the runner writes the
+    advice as a field (emu_backend.cpp reads the generated header), and nothing splits hint prose."""
+    from tilelab import contract
+    assert diagnoses.FINDING_ORDER is contract.FINDING_ORDER and "race" in contract.FINDING_ORDER
+    assert contract.finding_advice("out-of-bounds-global") == contract.HINTS["global-overrun"]   # same_as
+    assert contract.finding_advice("uninitialized-shared", "warning") != contract.finding_advice("uninitialized-shared")
+    assert contract.finding_advice("no-such-code") == contract.FINDING_ADVICE_DEFAULT
+    f = _finding("w32", "emu-race", "race", 40, "missing-barrier-before-use", "do this")
+    ds = diagnoses.of_stage(_stage(**{f"submission.{STAGE.id}.w32.emu-race": f}))
+    assert ds[0].hint == "do this"
+    src = (ROOT / "grader" / "runner" / "emu_backend.cpp").read_text()
+    assert "kFindingAdvice" in src and "__syncthreads() is missing" not in src   # the texts live in the contract only
