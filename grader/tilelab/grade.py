@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from . import ROOT, artifacts, forbidden, includes, results as results_mod, spec, submission as submission_mod
+from . import ROOT, artifacts, forbidden, includes, judge, results as results_mod, spec, submission as submission_mod
 from . import kit as kit_mod, seed as seed_mod, tree as tree_mod
 from .contract import ExitCode
 from .gputurns import GpuTurns
@@ -192,7 +192,6 @@ def _grade_stage(tree: Tree, stage: spec.Stage, impl: str, backend: str, registe
     step(f"checking {stage.id}")
     started = time.monotonic()
     left = lambda: max(1.0, limit - (time.monotonic() - started))
-    timed_ran = None
     with turns.shared() if turns else contextlib.nullcontext():
         # The cheapest run of the kernel first: when it hangs, nothing else is run.
         ran = tree.run_tests([impl, stage.id, backend], probe_junit, f"{stage.id}-{backend}-first", limit,
@@ -293,30 +292,27 @@ def _measurer(tree: Tree, impl: str, stage_id: str):
     it (the sandbox user, the limits), returning (count, None) or (None, why not). Informational:
     the question is graded on the prediction."""
     runner = tree.build / "runners" / f"run-{impl}-{stage_id}-emu-count"
-    judge = (tree.kit or tree.build) / "runners" / "tilelab-judge"
-    spec_json = tree.build / "generated" / "stages" / f"{stage_id}.json"
+    cmd = judge.command(runner, tree.runners)
     seen: dict[tuple, tuple] = {}
 
     def measure(q, shape):
-        if not runner.exists() or not judge.exists():
+        if not runner.exists() or not Path(cmd[0]).exists():
             return None, "this build has no emulator count build (the CPU emulator measures it)"
         key = (q.measure, *shape)
         if key not in seen:
             out = tree.results / f"predict-{impl}-{stage_id}-{'x'.join(map(str, shape))}.json"
             out.unlink(missing_ok=True)
-            tree.run_program([str(judge), "--worker", str(runner), "--spec", str(spec_json), "--count-every-block", "--shape",
-                              *map(str, shape), "--seed", "1", "--check", "perf", "--json", str(out),
+            tree.run_program([*cmd, "--spec", str(spec.resolved_path(tree.build, stage_id)), "--count-every-block",
+                              "--shape", *map(str, shape), "--seed", "1", "--check", "perf", "--json", str(out),
                               "--timeout", "120"], f"predict-{stage_id}", 180)
-            try:
-                doc = json.loads(out.read_text())
-            except (OSError, ValueError):
-                doc = {}
-            counts = ((((doc.get("timing") or {}).get("impls") or {}).get(impl) or {}).get("model") or {}).get("counts") or {}
+            r = results_mod.load(out)
+            mine = r.timing.impls.get(impl) if r and r.timing else None
+            counts = mine.model.get("counts") or {} if mine else {}
             if "global_load_bytes" in counts:
                 seen[key] = (float(counts["global_load_bytes"]) / 4, "")
             else:
-                seen[key] = (None, f"your kernel's run at this shape ended '{doc.get('verdict', 'without a result')}'"
-                                   + (f": {doc['message']}" if doc.get("message") else ""))
+                seen[key] = (None, f"your kernel's run at this shape ended '{r.verdict if r else 'without a result'}'"
+                                   + (f": {r.message}" if r and r.message else ""))
         return seen[key]
     return measure
 

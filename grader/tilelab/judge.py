@@ -9,7 +9,8 @@ from pathlib import Path
 JUDGE = "tilelab-judge"
 
 
-def command(worker: Path | str) -> list[str]:
-    """The start of a check's command line for `worker`; the judge lies beside it in runners/."""
+def command(worker: Path | str, runners: Path | str | None = None) -> list[str]:
+    """The start of a check's command line for `worker`; the judge lies beside it in runners/, or
+    in `runners` (a prebuilt kit's: kit.py, Tree.runners)."""
     worker = Path(worker)
-    return [str(worker.parent / JUDGE), "--worker", str(worker)]
+    return [str(Path(runners or worker.parent) / JUDGE), "--worker", str(worker)]

@@ -75,15 +75,25 @@ def missing(path: Path) -> list[str]:
     return sorted({f for group in named for f in group.split(";") if f and not Path(f).exists()})
 
 
+_READ_ALL = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH
+_WRITE_ALL = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
+
+
 def _writable(path: Path, on: bool) -> None:
-    """Every file and folder under path made writable by its owner again (on), or read-only."""
+    """Every file and folder under path, in one walk: writable by its owner again (on), or
+    read-only and readable by everyone -- folders and executables runnable too (the sandbox user
+    reads the kit and runs its judge and reference workers)."""
     for dirpath, dirnames, filenames in os.walk(path):
         for name in [*dirnames, *filenames]:
             p = Path(dirpath) / name
             if p.is_symlink():
                 continue
             mode = p.stat().st_mode
-            p.chmod(mode | stat.S_IWUSR if on else mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+            if on:
+                p.chmod(mode | stat.S_IWUSR)
+                continue
+            run = stat.S_IXGRP | stat.S_IXOTH if stat.S_ISDIR(mode) or mode & stat.S_IXUSR else 0
+            p.chmod((mode | _READ_ALL | run) & ~_WRITE_ALL)
 
 
 def _remove(path: Path) -> None:
@@ -105,10 +115,6 @@ def prune(kit_root: Path, keep: Path) -> None:
 _failed: dict[Path, str] = {}
 
 
-def _cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-
-
 def ensure(kit_root: Path, backend: str, jobs: int | None = None, timeout: float = 3600,
            note=lambda line: print(line, file=sys.stderr, flush=True)) -> Path:
     """The kit's folder for this backend, built first if it is not there (one builder at a time,
@@ -125,7 +131,7 @@ def ensure(kit_root: Path, backend: str, jobs: int | None = None, timeout: float
             return path
         tree_mod.clear(path)      # half-built by an interrupted run
         note(f"tilelab: building the kit once, for every submission graded with it ({tree_mod.shown(path)})")
-        tree = tree_mod.Tree(path, jobs=jobs or _cores())
+        tree = tree_mod.Tree(path, jobs=jobs or tree_mod.usable_cores())
         c = run_limited(["cmake", "-S", str(ROOT), "-B", str(path), "-G", tree.generator,
                          "-DCMAKE_BUILD_TYPE=Release", "-DTILELAB_IMPLS=", "-DTILELAB_SELF_TESTS=OFF",
                          "-DTILELAB_KIT_EXPORT=ON", "-DTILELAB_STARTER_EXPECT_FAIL=OFF",
@@ -146,12 +152,5 @@ def ensure(kit_root: Path, backend: str, jobs: int | None = None, timeout: float
                              f"tilelab-kit in grader/cmake/TilelabKitExport.cmake)")
             raise KitError(_failed[path])
         (path / READY).write_text(key(backend) + "\n")
-        # Readable by everyone (the sandbox user reads it), writable by no one until prune().
-        for dirpath, dirnames, filenames in os.walk(path):
-            for name in [*dirnames, *filenames]:
-                p = Path(dirpath) / name
-                if not p.is_symlink():
-                    p.chmod(p.stat().st_mode | stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH
-                            | (stat.S_IXGRP | stat.S_IXOTH if p.is_dir() or p.stat().st_mode & stat.S_IXUSR else 0))
-        _writable(path, False)
+        _writable(path, False)   # readable by everyone, writable by no one until prune()
     return path

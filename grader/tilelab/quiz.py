@@ -303,6 +303,18 @@ def comparison(d: Drawn, predicted, book: float | None, measured: float | None, 
                    f"registers, larger tiles or coarsening save loads the book's kernel makes")
 
 
+def _answered(given) -> bool:
+    """`./tilelab quiz` writes "" for a question left blank: that is no answer."""
+    return given is not None and given != ""
+
+
+def _with_measurement(c: CheckScore, d: Drawn, given, book: float | None, measure) -> None:
+    """A predict-then-measure question's comparison line, appended to its message (answered ones)."""
+    if d.question.measure and _answered(given):
+        measured, why_not = measure(d.question, shape_of(d)) if measure else (None, "no emulator count build here")
+        c.message += "\n" + comparison(d, given, book, measured, why_not)
+
+
 def score(stage, impl: str, answers_path: Path | None, points: float, code: str | None = None,
           device: dict | None = None, root: Path = ROOT, answers: Answers | None = None,
           note: str = "", measure=None) -> list[CheckScore]:
@@ -335,11 +347,8 @@ def score(stage, impl: str, answers_path: Path | None, points: float, code: str 
             c.verdict, c.max_points = "skipped", each if stage.points.unearnable == "keep" else 0.0
             c.message = ("asks what the grading GPU reports: graded on a GPU only" if key and q.id in key else
                          "graded by your course's autograder (the answer key is not in the student kit)")
-            given = None if ans.problem else ans.values.get(q.id)
-            if q.measure and given is not None:   # the measurement needs no key: the self-learner's check
-                d = draw(q, use, stage.id)
-                measured, why_not = measure(q, shape_of(d)) if measure else (None, "no emulator count build here")
-                c.message += "\n" + comparison(d, given, None, measured, why_not)
+            if q.measure and not ans.problem:   # the measurement needs no key: the self-learner's check
+                _with_measurement(c, draw(q, use, stage.id), ans.values.get(q.id), None, measure)
         elif ans.problem:
             c.verdict = "missing" if answers_path is None or not Path(answers_path).exists() else "bad_input"
             c.message = ans.problem + (f" (your quiz code is {code}: `./tilelab quiz {stage.id} --code {code}`)"
@@ -348,15 +357,13 @@ def score(stage, impl: str, answers_path: Path | None, points: float, code: str 
             d = draw(q, use, stage.id)
             want = expected(d, key[q.id], device)
             given = ans.values.get(q.id)
-            if given is None or given == "":   # `./tilelab quiz` writes "" for a question left blank
+            if not _answered(given):
                 c.message = f"not answered (no '{q.id}' in {stage.id}/{ANSWERS})"
             elif right(d, given, want):
                 c.verdict, c.points, c.message = "pass", each, "right" + note
             else:
                 c.message = f"{given!r} is not the right answer" + note
-            if q.measure and given is not None:
-                measured, why_not = measure(q, shape_of(d)) if measure else (None, "no emulator count build here")
-                c.message += "\n" + comparison(d, given, want, measured, why_not)
+            _with_measurement(c, d, given, want, measure)
             if q.cite and not c.passed:
                 c.hint = f"see {q.cite}"
         out.append(c)

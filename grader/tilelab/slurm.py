@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from . import ROOT, batch, submission as submission_mod
+from . import ROOT, batch, submission as submission_mod, tree as tree_mod
 from .contract import ExitCode
 from .gputurns import GpuTurns
 from .model import GradeReport
@@ -357,8 +357,7 @@ def run_task(spec_path: Path, index: int, grader: batch.Grader | None = None) ->
         print("tilelab: the grader or its settings changed since this job was submitted; "
               "its grades would not be what was asked for: submit the batch again", file=sys.stderr)
         return ExitCode.BAD_INPUT
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    opts.build_jobs = int(os.environ.get("SLURM_CPUS_PER_TASK", cores))
+    opts.build_jobs = int(os.environ.get("SLURM_CPUS_PER_TASK", tree_mod.usable_cores()))
     scratch = Path(tempfile.mkdtemp(prefix=f"tilelab-{os.environ.get('SLURM_JOB_ID', 'task')}-"))
     scratch.chmod(0o755)                      # the sandbox user builds inside (mkdtemp makes it 0700)
     opts.build_root = scratch                 # node-local: builds are many small files

@@ -40,6 +40,11 @@ CHECK_TARGET = {"Ninja": "build.ninja", "Unix Makefiles": "cmake_check_build_sys
 BUILD_TOOL_ARGS = {"Ninja": ["-d", "keepdepfile"], "Unix Makefiles": []}
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (a Slurm task's or a container's share), not the machine's."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
 @dataclass(frozen=True)
 class RegisteredTest:
     name: str
@@ -69,6 +74,11 @@ class Tree:
     @property
     def results(self) -> Path:
         return self.build / "results"
+
+    @property
+    def runners(self) -> Path:
+        """Where the judge and the reference workers are: the prebuilt kit's runners/, else this tree's."""
+        return (self.kit or self.build) / "runners"
 
     def configure(self, impls: list[str], submission: Path | None = None, seed: str | None = None,
                   backend: str = "auto", timeout: float = 900, kit: Path | None = None) -> Ran:

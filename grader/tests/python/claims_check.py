@@ -21,6 +21,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT / "grader"))
+from tilelab import judge, spec  # noqa: E402
 CLAIM = re.compile(r"<!--\s*graded:\s*(\S+)\s+(\S+)\s*((?:\|\s*\w[\w-]*:[^|>]*)+)-->")
 
 
@@ -39,8 +41,7 @@ def main() -> int:
     ap.add_argument("--tree", required=True)
     args = ap.parse_args()
     tree = Path(args.tree).resolve()
-    judge = tree / "runners" / "tilelab-judge"
-    if not judge.exists() or not any((tree / "runners").glob("run-kit-*-emu")):
+    if not (tree / "runners" / judge.JUDGE).exists() or not any((tree / "runners").glob("run-kit-*-emu")):
         print("SKIP: no emulator runners of the known-bad suite in this tree")
         return 77
     failed = checked = 0
@@ -54,9 +55,8 @@ def main() -> int:
                     print(f"FAIL {md.name}: {case} {stage} {ds}: no runner {runner.name} or no dataset {ds}")
                     failed += 1
                     continue
-                subprocess.run([str(judge), "--worker", str(runner), "--spec",
-                                str(tree / "generated" / "stages" / f"{stage}.json"), "--dataset", str(data),
-                                "--check", "correct", "--json", str(out), "--timeout", "60"],
+                subprocess.run([*judge.command(runner), "--spec", str(spec.resolved_path(tree, stage)),
+                                "--dataset", str(data), "--check", "correct", "--json", str(out), "--timeout", "60"],
                                capture_output=True, timeout=120, cwd=ROOT / "grader")
                 try:
                     got = json.loads(out.read_text()).get("verdict")
