@@ -33,6 +33,23 @@ if [ -z "${SKIP_GRADE:-}" ]; then
     printf '%-34s %7.1f s (exit %s)\n' "grade $STAGE ($i)" "$(python3 -c "print($t1 - $t0)")" "$rc" >> "$table"
   done
   git checkout -q "starter/$STAGE/matmul.cu" 2>/dev/null || true
+  # Where the last warm grade's check time went: CTest's own time for each check (its JUnit
+  # reports: the first run, the side-by-side checks, the timed check alone).
+  python3 - build/grade-gpu/results "$STAGE" > "$OUT/warm-profile.txt" <<'PY'
+import sys, xml.etree.ElementTree as ET
+from pathlib import Path
+rows = []
+for j in sorted(Path(sys.argv[1]).glob(f"junit-starter-{sys.argv[2]}-gpu*.xml")):
+    root = ET.parse(j).getroot()
+    suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
+    for s in suites:
+        rows.append((j.stem, "(the run)", float(s.get("time", 0))))
+        rows += [(j.stem, c.get("name"), float(c.get("time", 0))) for c in s.iter("testcase")]
+for run, name, t in rows:
+    print(f"{t:7.2f} s  {run:40s} {name}")
+PY
+  grep -H -o "\[exit -\?[0-9]*[^]]*, [0-9.]* s\]" build/grade-gpu/logs/*"$STAGE"*.log >> "$OUT/warm-profile.txt" 2>/dev/null
+  cat "$OUT/warm-profile.txt" >> "$table"
   tail -25 "$OUT/grade-cold.log" > "$OUT/grade-cold-tail.log"
 fi
 

@@ -7,7 +7,8 @@
 #
 # DIR is what model_variants.py write makes. Each kernel is compiled into a small host program
 # (ncu_bench below: device buffers of SIZE^3 filled with 1, one launch_matmul) and profiled once.
-# Writes OUT/ncu.csv (one row per kernel and metric) and OUT/ncu-<NAME>.log.
+# Writes OUT/ncu.csv (one row per kernel and metric) and OUT/ncu-<NAME>.log. The kernels are compiled
+# side by side first (nvcc is most of the time), then profiled one at a time. EXTRA_METRICS adds names.
 set -u
 root=$(CDPATH= cd -- "$(dirname -- "$0")/../.." && pwd)
 VARIANTS=${VARIANTS:?set VARIANTS to the folder model_variants.py writes}
@@ -20,7 +21,8 @@ l1tex__t_sector_hit_rate.pct l1tex__data_pipe_lsu_wavefronts.sum l1tex__data_pip
 l1tex__data_pipe_lsu_wavefronts_mem_lg.sum l1tex__data_bank_reads.sum l1tex__m_xbar2l1tex_read_sectors.sum
 sm__inst_executed_pipe_lsu.sum sm__inst_executed.sum smsp__inst_executed_op_global_ld.sum
 l1tex__throughput.avg.pct_of_peak_sustained_elapsed l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed
-sm__warps_active.avg.pct_of_peak_sustained_active"
+sm__warps_active.avg.pct_of_peak_sustained_active dram__bytes_read.sum lts__t_sector_hit_rate.pct
+lts__t_sectors_srcunit_tex_op_read.sum ${EXTRA_METRICS:-}"
 "$ncu" --query-metrics > "$OUT/ncu-metrics.txt" 2>&1
 metrics=""
 for m in $want; do
@@ -29,10 +31,12 @@ for m in $want; do
 done
 echo "metrics: $metrics"
 echo "kernel,stage,metric,value" > "$OUT/ncu.csv"
-for name in "$@"; do
+stage_of() { basename "$(dirname "$(ls "$VARIANTS/$1"/*/matmul.cu 2>/dev/null | head -1)")"; }
+build() {   # NAME: writes and compiles the small host program that launches NAME once
+  local name=$1 f stage call
   f=$(ls "$VARIANTS/$name"/*/matmul.cu 2>/dev/null | head -1)
-  [ -n "$f" ] || { echo "$name: no matmul.cu"; continue; }
-  stage=$(basename "$(dirname "$f")")
+  [ -n "$f" ] || { echo "$name: no matmul.cu"; return 1; }
+  stage=$(stage_of "$name")
   case "$stage" in 0[123]-*) call="launch_matmul(M, N, P, n);" ;; *) call="launch_matmul(M, N, P, n, n, n);" ;; esac
   cat > "$OUT/bin/$name.cu" <<CU
 #include "$f"
@@ -49,7 +53,16 @@ int main() {
     return cudaGetLastError() != cudaSuccess;
 }
 CU
-  nvcc -O3 -arch=native -o "$OUT/bin/$name" "$OUT/bin/$name.cu" > "$OUT/ncu-$name.log" 2>&1 || { echo "$name: compile failed"; continue; }
+  nvcc -O3 -arch=native -o "$OUT/bin/$name" "$OUT/bin/$name.cu" > "$OUT/ncu-$name.log" 2>&1 || echo "$name: compile failed"
+}
+for name in "$@"; do
+  build "$name" &
+  while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n; done
+done
+wait
+for name in "$@"; do
+  [ -x "$OUT/bin/$name" ] || continue
+  stage=$(stage_of "$name")
   "$ncu" --metrics "$metrics" --csv --page raw -k regex:. -c 1 "$OUT/bin/$name" >> "$OUT/ncu-$name.log" 2>&1
   python3 - "$OUT/ncu-$name.log" "$name" "$stage" >> "$OUT/ncu.csv" <<'PY'
 import csv, sys
