@@ -18,6 +18,8 @@
 #include <numeric>
 #include <random>
 
+#include <cblas.h>
+
 #include "backend.hpp"  // RunOutcome, DeviceError
 #include "perf_model.hpp"
 #include "shuffle.hpp"
@@ -760,10 +762,13 @@ int run(int argc, char** argv, nlohmann::json& r) {
     Dataset fresh;
     std::vector<double> fresh_absMN;
     if (check == "perf") {  // the timed code must still compute: fresh inputs of the same shape
+      g_laps(r, "references");
+      r["blas_threads"] = openblas_get_num_threads();
       DatasetSpec fresh_spec = d.spec;
       fresh_spec.seed ^= 0x5EEDF2E5ull;
       fresh_spec.name += "-fresh";
       fresh = make_dataset(fresh_spec);
+      g_laps(r, "fresh_dataset");
       fresh_absMN = product_f64(fresh.M, fresh.N, true);
     }
     if (check == "perf")
@@ -773,7 +778,7 @@ int run(int argc, char** argv, nlohmann::json& r) {
       w.set_reference(!reference_path.empty() ? reference_path
                       : (std::filesystem::read_symlink("/proc/self/exe").parent_path() /
                          ("ref-" + spec.id + "-" + w.backend())).string());
-    g_laps(r, "references");
+    g_laps(r, check == "perf" ? "fresh_references" : "references");
     w.start_clock(every_block);
     return run_checks(w, r, spec, d, absMN, fresh, fresh_absMN, check);
   } catch (const WorkerGone& g) {
