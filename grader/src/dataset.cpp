@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <thread>
 #include <vector>
 #include "tilelab/random.hpp"
@@ -105,6 +106,43 @@ Dataset make_dataset(const DatasetSpec& spec) {
   return d;
 }
 
+std::vector<double> abs_product(const Dataset& d) {
+  return d.absMN.empty() ? product_f64(d.M, d.N, true) : d.absMN;
+}
+
+DatasetSpec fresh_spec(const DatasetSpec& d) {
+  DatasetSpec f = d;
+  f.seed ^= 0x5EEDF2E5ull;
+  f.name += "-fresh";
+  return f;
+}
+
+namespace {
+// |M||N| stored as float32, each element rounded up, so the stored bound is never below the exact
+// one (at most one float32 ulp, 6e-8 relative, above it).
+Matrix rounded_up(const std::vector<double>& v, int64_t rows, int64_t cols) {
+  Matrix m(rows, cols);
+  for (size_t e = 0; e < v.size(); ++e) {
+    float f = float(v[e]);
+    if (double(f) < v[e]) f = std::nextafter(f, std::numeric_limits<float>::infinity());
+    m.data[e] = f;
+  }
+  return m;
+}
+}  // namespace
+
+void write_perf_references(const std::filesystem::path& dir, const Dataset& d) {
+  const Shape& s = d.spec.shape;
+  write_npy(dir / "absMN.npy", rounded_up(abs_product(d), s.J, s.L));
+  Dataset fresh = make_dataset(fresh_spec(d.spec));
+  write_dataset(dir / "fresh", fresh);
+  write_npy(dir / "fresh" / "absMN.npy", rounded_up(product_f64(fresh.M, fresh.N, true), s.J, s.L));
+}
+
+bool has_perf_references(const std::filesystem::path& dir) {
+  return std::filesystem::exists(dir / "absMN.npy") && std::filesystem::exists(dir / "fresh" / "absMN.npy");
+}
+
 void write_dataset(const std::filesystem::path& final_dir, const Dataset& d) {
   // Written beside its final place and renamed into it, so build trees that share a datasets
   // folder never see half a dataset; when two write the same one, the first rename wins.
@@ -159,6 +197,11 @@ Dataset read_dataset(const std::filesystem::path& dir) {
   expect(d.N, s.K, s.L, "N.npy");
   expect(P, s.J, s.L, "P.npy");
   d.P.assign(P.data.begin(), P.data.end());
+  if (std::filesystem::exists(dir / "absMN.npy")) {
+    const Matrix a = read_npy(dir / "absMN.npy");
+    expect(a, s.J, s.L, "absMN.npy");
+    d.absMN.assign(a.data.begin(), a.data.end());
+  }
   return d;
 }
 

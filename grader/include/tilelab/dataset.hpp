@@ -34,8 +34,21 @@ Matrix to_f32(const std::vector<double>& v, int64_t rows, int64_t cols);
 struct Dataset {
   DatasetSpec spec;
   Matrix M, N;
-  std::vector<double> P;  // expected product (float64, or widened from P.npy)
+  std::vector<double> P;      // expected product (float64, or widened from P.npy)
+  std::vector<double> absMN;  // |M| |N|, the error bound's scale, where stored (absMN.npy); else empty
 };
+
+// |M| |N| of d: the stored one, or computed now.
+std::vector<double> abs_product(const Dataset& d);
+
+// The timed check's fresh inputs for a performance dataset: the same shape, another seed.
+DatasetSpec fresh_spec(const DatasetSpec& d);
+
+// A performance dataset's references, made once with it (datasets/README.md): its absMN.npy and
+// its fresh inputs in fresh/ (with theirs), so a timed check reads them instead of computing three
+// float64 products of 4096^3 (about 4 s of a GPU machine's 16 cores) each time it runs.
+void write_perf_references(const std::filesystem::path& dir, const Dataset& d);
+bool has_perf_references(const std::filesystem::path& dir);
 
 // Generates inputs and the float64 expected product in memory (hidden and fresh-input checks).
 Dataset make_dataset(const DatasetSpec& spec);

@@ -91,6 +91,40 @@ TEST_CASE("a dataset folder round-trips, and a damaged one is a clear error") {
   CHECK_THROWS_AS(read_dataset(dir / "nope"), BadInput);
 }
 
+TEST_CASE("a performance dataset's stored references are the ones the timed check would compute") {
+  DatasetSpec s;
+  s.stage = "02-tiled";
+  s.name = "perf";
+  s.shape = {33, 47, 29};
+  s.seed = 7;
+  const auto dir = fs::temp_directory_path() / "tilelab_test_perf_dataset";
+  fs::remove_all(dir);
+  const Dataset made = make_dataset(s);
+  write_dataset(dir, made);
+  CHECK_FALSE(has_perf_references(dir));
+  CHECK(read_dataset(dir).absMN.empty());
+  write_perf_references(dir, made);
+  REQUIRE(has_perf_references(dir));
+  const Dataset back = read_dataset(dir);
+  const std::vector<double> exact = product_f64(made.M, made.N, true);
+  REQUIRE(back.absMN.size() == exact.size());
+  for (size_t e = 0; e < exact.size(); ++e) {  // never below the exact bound, at most one float32 ulp above
+    CHECK(back.absMN[e] >= exact[e]);
+    CHECK(back.absMN[e] <= double(std::nextafter(float(exact[e]), INFINITY)));
+  }
+  CHECK(abs_product(back) == back.absMN);
+  // The fresh inputs are the ones the judge would draw: fresh_spec's seed, their own P and bound.
+  const Dataset fresh = read_dataset(dir / "fresh");
+  const Dataset drawn = make_dataset(fresh_spec(s));
+  CHECK(fresh.spec.seed == drawn.spec.seed);
+  CHECK(fresh.spec.seed != s.seed);
+  CHECK(fresh.M.data == drawn.M.data);
+  CHECK(fresh.N.data == drawn.N.data);
+  CHECK(fresh.absMN.size() == exact.size());
+  CHECK(fresh.absMN != back.absMN);
+  fs::remove_all(dir);
+}
+
 namespace {
 
 // A resolved spec as tilelab.codegen writes it (every key present; stage.toml's validation is
