@@ -2,17 +2,18 @@
 """The performance model against measured times (docs/performance.md, "Validation").
 
     model_validation.py run --tree BUILD --variants DIR --backend emu-count|gpu --out X.json [--size N]
-                            [--set fitting|held-out|all]
+                            [--set fitting|held-out|held-out-2|all]
         runs run-mv-<variant>-<stage>-<backend> of every variant of the set (default all; --check
         perf; the emulator on its stage's [performance.model] shape, the GPU on N^3, default 4096)
         and saves each one's ratio to the reference (and the model's counts, and its set) in X.json
     model_validation.py assert-grades RESULT.json STAGE
         (CTest kit.model.<stage>) the solution's perf-model result earns full credit and the
         previous stage's kernel none
-    model_validation.py compare EMU.json GPU.json [--md OUT.md] [--set fitting|held-out|all]
+    model_validation.py compare EMU.json GPU.json [--md OUT.md] [--set fitting|held-out|held-out-2|all]
         modelled vs measured ratio to the reference, side by side, one table per set (the fitting
-        variants of model_variants.py, on which the model was fitted, and the frozen held-out
-        kernels of grader/setup/model-heldout, issue #26), each with its summary line: Spearman's
+        variants of model_variants.py, on which the model was fitted; the frozen held-out kernels
+        of grader/setup/model-heldout, issue #26; the second held-out set, frozen before the
+        model's next change, grader/setup/model-heldout2), each with its summary line: Spearman's
         rank correlation, the median error of the ratio for stages 01-05, and whether each kernel
         lands in the same credit band (none / partial / full) under the model's thresholds as under
         the timed check's
@@ -20,7 +21,8 @@
 Exit status of compare: 0 when the targets of issue #16 are met by every set compared (Spearman
 >= 0.9, median error <= 20% for 01-05, every band the same; a set with no kernels compared does
 not meet them), 1 otherwise. A kernel's set is the "set" of its row in EMU.json ("fitting" where
-a file written before the held-out set has none).
+a file written before the held-out set has none). `all` is the three sets: a file written before
+the second held-out set has none of its rows, so compare it with --set fitting or held-out.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ sys.path.insert(0, str(ROOT / "grader"))
 from tilelab import judge, spec  # noqa: E402
 from tilelab.scoring import perf_fraction  # noqa: E402
 
-SETS = ("fitting", "held-out")
+SETS = ("fitting", "held-out", "held-out-2")
 
 
 def set_of(row: dict) -> str:
@@ -75,7 +77,7 @@ def run(tree: Path, variants: Path, backend: str, out: Path, size: int, timeout:
                       "model": mine.get("model")}
         # Written after every kernel: a run cut short by a time limit keeps what it measured.
         out.write_text(json.dumps(rows, indent=1) + "\n")
-        print(f"{name:24s} {set_of(v):8s} {rows[name]['verdict']:8s} ratio {rows[name]['ratio_to_reference']}",
+        print(f"{name:24s} {set_of(v):10s} {rows[name]['verdict']:8s} ratio {rows[name]['ratio_to_reference']}",
               flush=True)
     out.write_text(json.dumps(rows, indent=1) + "\n")
     return 0 if all(r["verdict"] == "pass" for r in rows.values()) else 1
@@ -116,7 +118,8 @@ def compare(emu: dict, gpu: dict, md: Path | None, which: str = "all") -> int:
         rows = {n: e for n, e in emu.items() if set_of(e) == name}
         table, met = compare_set(rows, gpu, stages)
         title = {"fitting": "Fitting set (the model's figures were set and checked on these)",
-                 "held-out": "Held-out set (frozen kernels the model was not fitted to: grader/setup/model-heldout)"}
+                 "held-out": "Held-out set (frozen kernels the model was not fitted to: grader/setup/model-heldout)",
+                 "held-out-2": "Second held-out set (frozen before the model's next change: grader/setup/model-heldout2)"}
         lines += [f"#### {title[name]}", "", *table, ""]
         ok = ok and met
     lines.append(f"All sets: {'targets met' if ok else 'TARGETS NOT MET'}")

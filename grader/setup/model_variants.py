@@ -1,18 +1,21 @@
 #!/usr/bin/env python3
-"""The kernels of the performance model's validation (docs/performance.md, "Validation"), in two sets:
+"""The kernels of the performance model's validation (docs/performance.md, "Validation"), in three sets:
 
 - fitting (VARIANTS below): each stage's solution and variants of them written as find/replace
   edits (each `find` must occur exactly once), so they follow the solutions as those change; the
   model's figures were set and checked on these;
 - held-out (grader/setup/model-heldout/<name>/<stage>/matmul.cu, listed in heldout.toml): whole
   kernels as students write them, frozen before the model was changed for the fitting set's
-  misses (issue #26), copied as they are.
+  misses (issue #26), copied as they are;
+- held-out-2 (grader/setup/model-heldout2, laid out the same way): a second set of such kernels,
+  none of them in the other two sets, frozen before the model's next change, so that the changed
+  model is reported on kernels it has not seen; read by the same code as held-out.
 
     model_variants.py write OUT   # OUT/<variant>/<stage>/matmul.cu and OUT/variants.json
 
-variants.json gives each kernel its stage, what it shows and its "set" ("fitting" or "held-out";
-a fitting variant also its "base" solution). A kernel is graded against its stage's reference
-solution, as a student's kernel would be.
+variants.json gives each kernel its stage, what it shows and its "set" ("fitting", "held-out" or
+"held-out-2"; a fitting variant also its "base" solution). A kernel is graded against its stage's
+reference solution, as a student's kernel would be.
 """
 
 from __future__ import annotations
@@ -24,6 +27,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 HELDOUT = ROOT / "grader" / "setup" / "model-heldout"
+HELDOUT2 = ROOT / "grader" / "setup" / "model-heldout2"
+# The frozen sets of whole kernels: the "set" of variants.json -> its folder (heldout.toml and
+# <name>/<stage>/matmul.cu), each read by heldout().
+HELDOUT_SETS = {"held-out": HELDOUT, "held-out-2": HELDOUT2}
 
 # The 06 reference places a thread's two 4-wide strips of rows and of columns half a block tile
 # apart, at the literal offset 64, with 16 threads across: these edits write the same code for any
@@ -106,16 +113,17 @@ def source(name: str) -> str:
     return text
 
 
-def heldout() -> dict[str, dict]:
-    """heldout.toml: name -> {"stage", "what"}; each name's <stage>/matmul.cu must exist."""
-    with open(HELDOUT / "heldout.toml", "rb") as f:
+def heldout(folder: Path = HELDOUT) -> dict[str, dict]:
+    """A held-out set's folder (HELDOUT_SETS): its heldout.toml, name -> {"stage", "what"}; each
+    name's <stage>/matmul.cu must exist."""
+    with open(folder / "heldout.toml", "rb") as f:
         table = tomllib.load(f)
     for name, v in table.items():
         if name in VARIANTS:
             raise SystemExit(f"model_variants: held-out kernel {name} has a fitting variant's name")
-        if not (HELDOUT / name / v["stage"] / "matmul.cu").is_file():
+        if not (folder / name / v["stage"] / "matmul.cu").is_file():
             raise SystemExit(f"model_variants: held-out kernel {name}: no {name}/{v['stage']}/matmul.cu "
-                             f"in {HELDOUT}")
+                             f"in {folder}")
     return table
 
 
@@ -130,9 +138,13 @@ def write(out: Path) -> None:
     for name, (stage, base, edits, what) in VARIANTS.items():
         _put(out / name / stage / "matmul.cu", source(name))
         manifest[name] = {"stage": stage, "base": base, "what": what, "set": "fitting"}
-    for name, v in heldout().items():
-        _put(out / name / v["stage"] / "matmul.cu", (HELDOUT / name / v["stage"] / "matmul.cu").read_text())
-        manifest[name] = {"stage": v["stage"], "what": v["what"], "set": "held-out"}
+    for which, folder in HELDOUT_SETS.items():
+        for name, v in heldout(folder).items():
+            if name in manifest:
+                raise SystemExit(f"model_variants: {which} kernel {name} has the name of a "
+                                 f"{manifest[name]['set']} kernel")
+            _put(out / name / v["stage"] / "matmul.cu", (folder / name / v["stage"] / "matmul.cu").read_text())
+            manifest[name] = {"stage": v["stage"], "what": v["what"], "set": which}
     (out / "variants.json").write_text(json.dumps(manifest, indent=1) + "\n")
 
 
