@@ -26,7 +26,7 @@ import threading
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -35,7 +35,7 @@ from .formats import gradebook
 from .gputurns import GpuTurns
 from .grade import GradeOptions, resolve_backend, run as grade_run, write_outputs
 from .model import GradeReport
-from .scoring import fail_stage
+from .scoring import NotChecked, score_stage
 
 DONE = "done.json"
 GRADEBOOK = "gradebook.csv"
@@ -142,7 +142,7 @@ def grade_one(sub: submission_mod.Submission, opts: BatchOptions, backend: str, 
             report = grader(go)
         except Exception as e:  # a bug in grading one submission must not end the batch
             report = _crash_report(sub.name, backend, e)
-        report.submission = sub.name
+        report = replace(report, submission=sub.name)
         if not opts.keep_builds and (build / "logs").exists():
             logs = student_dir(opts.out, sub.name) / "logs"
             shutil.rmtree(logs, ignore_errors=True)
@@ -181,7 +181,7 @@ def maxima(stage_ids: list[str], opts: BatchOptions, backend: str) -> dict[str, 
     for sid in stage_ids:
         st = stages[sid]
         nh = st.hidden.count if opts.hidden and opts.seed and st.hidden else 0
-        out[sid] = fail_stage(st, "submission", "missing", "", nh, backend).max_points
+        out[sid] = score_stage(st, "submission", NotChecked(""), nh, backend).max_points
     return out
 
 
@@ -203,11 +203,11 @@ def pending(sub: submission_mod.Submission, folder: Path, backend: str) -> Grade
     """The row of a student the batch did not (re)grade: their previous grade if any, marked."""
     try:
         prev = GradeReport.from_dict(json.loads((folder / "grade.json").read_text()))
-        prev.message = "not regraded yet (the batch was stopped): these are the previous run's points"
+        message = "not regraded yet (the batch was stopped): these are the previous run's points"
     except (OSError, ValueError, TypeError, KeyError):
-        prev = GradeReport(sub.name, "submission", backend, message="not graded yet (the batch was stopped)")
-    prev.submission, prev.status = sub.name, gradebook.PENDING
-    return prev
+        prev = GradeReport(sub.name, "submission", backend)
+        message = "not graded yet (the batch was stopped)"
+    return replace(prev, submission=sub.name, status=gradebook.PENDING, message=message)
 
 
 @dataclass

@@ -13,7 +13,7 @@ import os
 import shutil
 import subprocess
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -23,7 +23,8 @@ from .contract import ExitCode
 from .gputurns import GpuTurns
 from .model import GradeReport, device_of
 from .runresult import Result
-from .scoring import CORRECT_CHECK, StageScore, Stopped, fail_stage, score_stage
+from .scoring import (CORRECT_CHECK, Built, DidNotCompile, Hung, NotChecked, Outcome, Refused, StageScore, Stopped,
+                      score_stage)
 from .tree import Tree, compile_excerpt, log_tail, select, shown
 
 BUILD_ROOT = ROOT / "build"
@@ -79,33 +80,35 @@ def _hidden_count(stage: spec.Stage, opts: GradeOptions) -> int:
     return stage.hidden.count if opts.hidden and opts.seed and stage.hidden else 0
 
 
-def refusal(build: Path, stage: spec.Stage, objects: list[Path]) -> tuple[str, str] | None:
-    """(verdict, message) when what was compiled from the student's file may not be graded: its own
-    main(), an include outside the system and CUDA headers, a symbol outside the allow-list
-    (grader/allowlist.toml: what the file may call and define, what its static initializers may
-    call; docs/integrity.md). Read from this build's objects and depfiles only; scanned even when
-    the link failed (a call to cuBLAS compiles, then fails to link, and the student should read
+def refusal(build: Path, stage: spec.Stage, objects: list[Path]) -> Refused | DidNotCompile | None:
+    """Why what was compiled from the student's file may not be graded, or None. Refused: an include
+    outside the system and CUDA headers, a symbol outside the allow-list (grader/allowlist.toml:
+    what the file may call and define, what its static initializers may call; docs/integrity.md).
+    DidNotCompile: its own main() (it cannot be linked), or includes the compiler wrote no
+    dependency file for. Read from this build's objects and depfiles only; scanned even when the
+    link failed (a call to cuBLAS compiles, then fails to link, and the student should read
     "forbidden: cublasSgemm_v2", not a linker message)."""
     if not objects:
         return None
     if forbidden.defines_main(objects):
-        return ("compile", f"{stage.id}/matmul.cu defines main(): the grader supplies main and calls your "
-                "launch_matmul itself, so a file with its own main cannot be linked into it. Remove your main "
-                "(keep it in another file for your own tests) and submit the kernel and its launch code only.")
+        return DidNotCompile(f"{stage.id}/matmul.cu defines main(): the grader supplies main and calls your "
+                             "launch_matmul itself, so a file with its own main cannot be linked into it. Remove "
+                             "your main (keep it in another file for your own tests) and submit the kernel and its "
+                             "launch code only.")
     inc = includes.check(objects, build)
     if inc.refused:
-        return ("forbidden", f"{stage.id}/matmul.cu includes files it may not: {'; '.join(inc.refused)}. "
-                "Only system, C++ and CUDA headers may be included (<cuda_runtime.h>, <cstdio>, ...); "
-                "the file must be self-contained.")
+        return Refused(f"{stage.id}/matmul.cu includes files it may not: {'; '.join(inc.refused)}. "
+                       "Only system, C++ and CUDA headers may be included (<cuda_runtime.h>, <cstdio>, ...); "
+                       "the file must be self-contained.")
     if inc.unverifiable:
-        return ("compile", "the grader could not check what the file includes (the compiler wrote no "
-                f"dependency file for {', '.join(inc.unverifiable)}); tell your instructor")
+        return DidNotCompile("the grader could not check what the file includes (the compiler wrote no "
+                             f"dependency file for {', '.join(inc.unverifiable)}); tell your instructor")
     # One list for both backends; each object is judged as the build that made it (nvcc, or the
     # emulator's plain, asan or race build: forbidden.object_kind).
     found = forbidden.scan(objects, build=build)
     if found:
-        return ("forbidden", "the code uses what this assignment forbids (the allow-list: docs/integrity.md): "
-                + forbidden.summary(found))
+        return Refused("the code uses what this assignment forbids (the allow-list: docs/integrity.md): "
+                       + forbidden.summary(found))
     return None
 
 
@@ -135,46 +138,52 @@ def _probe(tests, stage: spec.Stage, impl: str, backend: str):
     return None
 
 
-def _hung(results_dir: Path, prefix: str, kind: str) -> dict | None:
+def _hung(results_dir: Path, prefix: str, kind: str) -> Hung | None:
     """The first plain correctness check (of kind) whose result says it timed out: the kernel hung.
     A timeout the emulator saw making progress (hint_code too-slow: blocks and barriers still
     finishing, issue #26) is a slow kernel, not a hung one: the stage's other checks still run."""
     for name, r in results_mod.read_json_results(results_dir, prefix).items():
         if name.endswith("." + kind) and r.verdict == "timeout" and r.hint_code != "too-slow":
-            return {"name": name, "dataset": r.dataset or name.split(".")[2], "message": r.message}
+            return Hung(r.dataset or name.split(".")[2], r.message)
     return None
 
 
 def _grade_stage(tree: Tree, stage: spec.Stage, impl: str, backend: str, registered, opts: GradeOptions) -> StageScore:
-    nh = _hidden_count(stage, opts)
+    """Build and run the stage, then score what became of it (scoring.py decides every verdict)."""
+    return score_stage(stage, impl, _outcome(tree, stage, impl, backend, registered, opts), _hidden_count(stage, opts),
+                       backend, basis=opts.perf_basis)
+
+
+def _outcome(tree: Tree, stage: spec.Stage, impl: str, backend: str, registered, opts: GradeOptions) -> Outcome:
+    """What became of the stage: nothing to check here, refused, did not compile, or built and its
+    checks run (their results, and whether a hang or a limit cut the run short)."""
     tests = select(registered, impl, stage.id, backend)
     if opts.quick:
         tests = _quick(tests, stage, backend)
     if not tests:
-        return fail_stage(stage, impl, "missing", f"no {backend} checks are registered for {stage.id} in this "
-                          f"build (is the {backend} backend available here? see ./tilelab doctor)", nh, backend)
+        return NotChecked(f"no {backend} checks are registered for {stage.id} in this build (is the {backend} "
+                          "backend available here? see ./tilelab doctor)")
     step = opts.on_step or (lambda s: None)
     step(f"building {stage.id}")
     runners = tree.runner_targets(impl, stage.id, backend)
     if opts.quick:   # the plain build only: no ASan, no race build
         runners = [r for r in runners if r == f"run-{impl}-{stage.id}-{backend}"]
     if not runners:
-        return fail_stage(stage, impl, "missing", f"no {backend} runner target for {stage.id} in this build "
-                          f"(see {tree.logs / 'configure.log'})", nh, backend)
+        return NotChecked(f"no {backend} runner target for {stage.id} in this build "
+                          f"(see {tree.logs / 'configure.log'})")
     # Nothing an earlier build of this stage left (objects, runners, results, logs) is read as this one's.
     since = tree.begin_build(impl, stage.id)
     b = tree.build_targets([f"datasets-{stage.id}", *runners], stage.id, opts.build_timeout)
     objects = artifacts.fresh_objects(tree.build, impl, stage.id, since)
     refused = refusal(tree.build, stage, objects)
     if refused:
-        return fail_stage(stage, impl, refused[0], refused[1], nh, backend)
+        return refused
     if not b.ok:
         why = "the build timed out" if b.timed_out else "the build failed"
-        excerpt = compile_excerpt(b.output, tree=tree.build)
-        return fail_stage(stage, impl, "compile", f"{why}:\n{excerpt}", nh, backend)
+        return DidNotCompile(f"{why}:\n{compile_excerpt(b.output, tree=tree.build)}")
     if not objects:   # fail closed: nothing was compiled from the file, so nothing was scanned
-        return fail_stage(stage, impl, "compile", f"the build of {stage.id} produced no object from matmul.cu "
-                          f"to check (see {tree.logs / f'build-{stage.id}.log'})", nh, backend)
+        return DidNotCompile(f"the build of {stage.id} produced no object from matmul.cu to check "
+                             f"(see {tree.logs / f'build-{stage.id}.log'})")
     prefix = f"{impl}.{stage.id}."
     results_mod.clear(tree.results, prefix)
     junit = tree.results / f"junit-{impl}-{stage.id}-{backend}.xml"
@@ -222,16 +231,10 @@ def _grade_stage(tree: Tree, stage: spec.Stage, impl: str, backend: str, registe
         # CTest was ended before it wrote its JUnit report, so no exit status vouches for a `pass`
         # file (code under test can write the results folder): those checks count as not run.
         found_results = {k: v for k, v in found_results.items() if k == probe or v.verdict != "pass"}
-    stopped = None
-    if hang is not None:
-        stopped = Stopped("timeout", f"the kernel hung on {hang['dataset']}: {hang['message'] or 'timed out'}",
-                          f"not run: the kernel hung on {hang['dataset']} ({hang['message'] or 'timed out'})")
-    elif ran is not None and (ran.timed_out or ran.out_of_memory):
-        why = (f"the checks were stopped after {limit:.0f} s" if ran.timed_out
-               else "the checks were stopped: memory limit")
-        stopped = Stopped("timeout" if ran.timed_out else "crash", why, why)
-    return score_stage(stage, impl, found_results, nh, backend, registered={t.name for t in tests},
-                       basis=opts.perf_basis, stopped=stopped)
+    cut_short = hang
+    if hang is None and ran is not None and (ran.timed_out or ran.out_of_memory):
+        cut_short = Stopped("time", limit) if ran.timed_out else Stopped("memory")
+    return Built(found_results, frozenset(t.name for t in tests), cut_short)
 
 
 # The solution and the starter are graded in one tree per backend, configured the same way for
@@ -265,20 +268,23 @@ def tree_of(opts: GradeOptions) -> Path:
     return _tree_path(opts.build_dir, impl_of(opts), resolve_backend(opts.backend))
 
 
-def _scrub_report(report: GradeReport, build: Path) -> None:
-    """No path of the grading machine in what a student reads: the report's, each stage's and each
-    check's messages (a compile error, a log pointer, the runner's or a refusal's text), and the
-    runner's results kept in grade.json (a kernel's source file, a finding's)."""
-    report.message = tree_mod.scrub(report.message, build)
-    for s in report.stages:
-        s.error = tree_mod.scrub(s.error, build)
-        for c in s.checks:
-            c.message, c.hint = tree_mod.scrub(c.message, build), tree_mod.scrub(c.hint, build)
-            if c.result is not None:
-                raw = json.dumps(c.result.raw)
-                clean = tree_mod.scrub(raw, build)
-                if clean != raw:
-                    c.result = Result.parse(json.loads(clean))
+def _scrub_report(report: GradeReport, build: Path) -> GradeReport:
+    """The report with no path of the grading machine in what a student reads: the report's, each
+    stage's and each check's messages (a compile error, a log pointer, the runner's or a refusal's
+    text), and the runner's results kept in grade.json (a kernel's source file, a finding's)."""
+    scrub = lambda text: tree_mod.scrub(text, build)
+
+    def result(r: Result | None) -> Result | None:
+        if r is None:
+            return None
+        raw = json.dumps(r.raw)
+        clean = scrub(raw)
+        return r if clean == raw else Result.parse(json.loads(clean))
+
+    return replace(report, message=scrub(report.message), stages=[
+        replace(s, error=scrub(s.error), checks=[replace(c, message=scrub(c.message), hint=scrub(c.hint),
+                                                         result=result(c.result)) for c in s.checks])
+        for s in report.stages])
 
 
 def default_out(impl: str, backend: str) -> Path:
@@ -317,27 +323,31 @@ def _measurer(tree: Tree, impl: str, stage_id: str):
     return measure
 
 
-def _grade_questions(report: GradeReport, all_stages: dict, impl: str, sub_root: Path | None,
-                     opts: GradeOptions, tree: Tree | None = None) -> None:
-    """The graded questions of each stage (quiz.py), from answers.toml beside matmul.cu. The
-    reference solution answers none (its checks are the kernel's); the numbers are the student's
-    own when the seed and the student are known, else those of the code in answers.toml."""
+def _with_questions(stages: list[StageScore], all_stages: dict, impl: str, sub_root: Path | None,
+                    opts: GradeOptions, tree: Tree | None = None) -> tuple[list[StageScore], dict]:
+    """The stages with their graded questions' checks after the kernel's (quiz.py scores them, from
+    answers.toml beside matmul.cu), and the answers graded by stage. The reference solution answers
+    none (its checks are the kernel's); the numbers are the student's own when the seed and the
+    student are known, else those of the code in answers.toml."""
     if impl == "solution":
-        return
+        return stages, {}
     from . import quiz
 
     code = quiz.code_for(opts.seed, opts.student) if opts.seed and opts.student else None
-    device = device_of(report.stages)
-    for score in report.stages:
+    device = device_of(stages)
+    out, answers = [], {}
+    for score in stages:
         stage = all_stages[score.stage]
         folder = (sub_root if sub_root else ROOT / "starter") / stage.id
         ans, note = quiz.attempt(quiz.read_answers(folder / quiz.ANSWERS, stage.id),
                                  opts.earlier_answers.get(stage.id, []), opts.question_attempts)
         if not ans.problem:
-            report.answers[stage.id] = quiz.as_record(ans)
-        score.checks += quiz.score(stage, impl, folder / quiz.ANSWERS, stage.points.questions, code, device,
-                                   answers=ans, note=note,
-                                   measure=_measurer(tree, impl, stage.id) if tree and not opts.quick else None)
+            answers[stage.id] = quiz.as_record(ans)
+        questions = quiz.score(stage, impl, folder / quiz.ANSWERS, stage.points.questions, code, device,
+                               answers=ans, note=note,
+                               measure=_measurer(tree, impl, stage.id) if tree and not opts.quick else None)
+        out.append(replace(score, checks=score.checks + tuple(questions)))
+    return out, answers
 
 
 def _checked(opts: GradeOptions) -> dict[str, spec.Stage]:
@@ -362,16 +372,17 @@ def run(opts: GradeOptions) -> GradeReport:
         started = time.monotonic()      # the grade's own time, not the wait for the tree
         report = _run_in(Tree(build, jobs=opts.jobs, memory_bytes=opts.memory_bytes,
                               isolate_network=opts.isolate_network), opts, all_stages, impl, backend)
-    _scrub_report(report, build)
-    report.seconds = time.monotonic() - started
-    return report
+    return replace(_scrub_report(report, build), seconds=time.monotonic() - started)
 
 
 def _run_in(tree: Tree, opts: GradeOptions, all_stages: dict, impl: str, backend: str) -> GradeReport:
     """run() in a build tree it holds."""
     build = tree.build
     name = opts.name or (Path(opts.submission).stem if opts.submission else impl)
-    report = GradeReport(name, impl, backend, hidden=bool(opts.hidden and opts.seed))
+    hidden = bool(opts.hidden and opts.seed)
+    digest = ""
+    ended = lambda status, message: GradeReport(name, impl, backend, status=status, message=message, hidden=hidden,
+                                                digest=digest)
     wanted = list(opts.stages or all_stages)
     sub_root = None
     if opts.submission:
@@ -379,14 +390,11 @@ def _run_in(tree: Tree, opts: GradeOptions, all_stages: dict, impl: str, backend
             mat = submission_mod.materialize(Path(opts.submission), build / tree_mod.SUBMISSION_SRC,
                                              list(opts.stages or all_stages))
         except submission_mod.SubmissionError as e:
-            report.status, report.message = "error", str(e)
-            return report
-        report.digest = mat.digest
+            return ended("error", str(e))
+        digest = mat.digest
         sub_root = mat.root
         if not mat.stages:
-            report.status = "empty"
-            report.message = "no <stage>/matmul.cu found in the submission" + "".join(f"; {n}" for n in mat.notes)
-            return report
+            return ended("empty", "no <stage>/matmul.cu found in the submission" + "".join(f"; {n}" for n in mat.notes))
         if not opts.stages:
             wanted = mat.stages
     kit = None
@@ -395,28 +403,29 @@ def _run_in(tree: Tree, opts: GradeOptions, all_stages: dict, impl: str, backend
         try:
             kit = kit_mod.ensure(opts.kit_root, backend, timeout=opts.build_timeout * 3)
         except kit_mod.KitError as e:
-            report.status, report.message = "error", str(e)
-            return report
+            return ended("error", str(e))
     (opts.on_step or (lambda s: None))("configuring")
     c = tree.configure([] if impl == "submission" else list(SHARED_IMPLS), sub_root,
                        opts.seed if opts.hidden else None, backend, kit=kit)
     if not c.ok:
-        report.status, report.message = "error", f"configuring the build failed:\n{log_tail(c.output)}"
-        return report
+        return ended("error", f"configuring the build failed:\n{log_tail(c.output)}")
     registered = tree.tests()
+    stages = []
     for sid in wanted:
         stage = all_stages[sid]
         if sub_root and not (sub_root / sid / "matmul.cu").exists():
-            report.stages.append(fail_stage(stage, impl, "missing", f"no {sid}/matmul.cu in the submission",
-                                            _hidden_count(stage, opts), backend))
+            stages.append(score_stage(stage, impl, NotChecked(f"no {sid}/matmul.cu in the submission"),
+                                      _hidden_count(stage, opts), backend))
             continue
-        report.stages.append(_grade_stage(tree, stage, impl, backend, registered, opts))
+        stages.append(_grade_stage(tree, stage, impl, backend, registered, opts))
+    answers = {}
     if not opts.quick:   # `check` is the kernel's quick loop: no questions
-        _grade_questions(report, all_stages, impl, sub_root, opts, tree)
-    if report.stages and all(any(c.verdict == "compile" for c in s.checks) for s in report.stages):
-        report.status, report.message = "build-failed", "no stage compiled"
-    report.device = device_of(report.stages)
-    return report
+        stages, answers = _with_questions(stages, all_stages, impl, sub_root, opts, tree)
+    status, message = "graded", ""
+    if stages and all(any(c.verdict == "compile" for c in s.checks) for s in stages):
+        status, message = "build-failed", "no stage compiled"
+    return GradeReport(name, impl, backend, stages=stages, status=status, message=message, hidden=hidden,
+                       device=device_of(stages), digest=digest, answers=answers)
 
 
 def write_outputs(report: GradeReport, out: Path, formats: tuple[str, ...] = ("gradescope", "grade")) -> list[Path]:

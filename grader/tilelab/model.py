@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .runresult import Result
@@ -15,12 +16,14 @@ from .scoring import CheckScore, StageScore
 FORMAT = SCHEMAS["grade"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class GradeReport:
+    """Read-only, as the scores in it: a changed copy (a batch's row name, the scrubbed messages) is
+    made with dataclasses.replace."""
     submission: str                     # a student's name, or "starter"/"solution"
     impl: str
     backend: str                        # gpu | emu
-    stages: list[StageScore] = field(default_factory=list)
+    stages: tuple[StageScore, ...] = ()
     status: str = "graded"              # graded | build-failed | timeout | error | empty
     message: str = ""                   # why, when status is not "graded"
     hidden: bool = False
@@ -28,6 +31,9 @@ class GradeReport:
     seconds: float = 0.0
     digest: str = ""                    # of the submitted files (batch resume)
     answers: dict = field(default_factory=dict)   # stage -> the answers graded ({"code", "values"}; quiz.py)
+
+    def __post_init__(self):
+        object.__setattr__(self, "stages", tuple(self.stages))   # a list handed in is not kept
 
     @property
     def points(self) -> float:
@@ -62,15 +68,15 @@ class GradeReport:
         check_names = {f.name for f in dataclasses.fields(CheckScore)}
         stages = []
         for s in d.get("stages", []):
-            st = StageScore(**{k: v for k, v in s.items() if k in stage_names and k != "checks"})
-            st.checks = [CheckScore(**{k: v for k, v in c.items() if k in check_names and k != "result"},
-                                    result=Result.parse(c["result"]) if isinstance(c.get("result"), dict) else None)
-                         for c in s.get("checks", [])]
-            stages.append(st)
+            checks = [CheckScore(**{k: v for k, v in c.items() if k in check_names and k != "result"},
+                                 result=Result.parse(c["result"]) if isinstance(c.get("result"), dict) else None)
+                      for c in s.get("checks", [])]
+            stages.append(StageScore(**{k: v for k, v in s.items() if k in stage_names and k != "checks"},
+                                     checks=checks))
         return cls(stages=stages, **kw)
 
 
-def device_of(stages: list[StageScore]) -> dict:
+def device_of(stages: Iterable[StageScore]) -> dict:
     """The device block of the first result that has one (all checks of a run share a device)."""
     for s in stages:
         for c in s.checks:

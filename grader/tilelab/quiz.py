@@ -308,11 +308,13 @@ def _answered(given) -> bool:
     return given is not None and given != ""
 
 
-def _with_measurement(c: CheckScore, d: Drawn, given, book: float | None, measure) -> None:
-    """A predict-then-measure question's comparison line, appended to its message (answered ones)."""
-    if d.question.measure and _answered(given):
-        measured, why_not = measure(d.question, shape_of(d)) if measure else (None, "no emulator count build here")
-        c.message += "\n" + comparison(d, given, book, measured, why_not)
+def _measurement(d: Drawn, given, book: float | None, measure) -> str:
+    """A predict-then-measure question's comparison line, to append to its message (answered ones),
+    or ""."""
+    if not (d.question.measure and _answered(given)):
+        return ""
+    measured, why_not = measure(d.question, shape_of(d)) if measure else (None, "no emulator count build here")
+    return "\n" + comparison(d, given, book, measured, why_not)
 
 
 def score(stage, impl: str, answers_path: Path | None, points: float, code: str | None = None,
@@ -340,33 +342,32 @@ def score(stage, impl: str, answers_path: Path | None, points: float, code: str 
                  f"grading seed and the student's name the grader cannot tell it is theirs)")
     out = []
     for q in questions:
-        name = f"{impl}.{stage.id}.{q.id}.{CHECK}"
-        c = CheckScore(name, q.id, CHECK, "wrong", 0.0, each)
+        verdict, earned, worth, hint = "wrong", 0.0, each, ""
         if key is None or q.id not in key or q.gpu and not (device or {}).get("regs_per_sm"):
             # Not gradable here: out of the maximum, or kept in it, as [points] unearnable says.
-            c.verdict, c.max_points = "skipped", each if stage.points.unearnable == "keep" else 0.0
-            c.message = ("asks what the grading GPU reports: graded on a GPU only" if key and q.id in key else
-                         "graded by your course's autograder (the answer key is not in the student kit)")
+            verdict, worth = "skipped", each if stage.points.unearnable == "keep" else 0.0
+            message = ("asks what the grading GPU reports: graded on a GPU only" if key and q.id in key else
+                       "graded by your course's autograder (the answer key is not in the student kit)")
             if q.measure and not ans.problem:   # the measurement needs no key: the self-learner's check
-                _with_measurement(c, draw(q, use, stage.id), ans.values.get(q.id), None, measure)
+                message += _measurement(draw(q, use, stage.id), ans.values.get(q.id), None, measure)
         elif ans.problem:
-            c.verdict = "missing" if answers_path is None or not Path(answers_path).exists() else "bad_input"
-            c.message = ans.problem + (f" (your quiz code is {code}: `./tilelab quiz {stage.id} --code {code}`)"
-                                       if code else "")
+            verdict = "missing" if answers_path is None or not Path(answers_path).exists() else "bad_input"
+            message = ans.problem + (f" (your quiz code is {code}: `./tilelab quiz {stage.id} --code {code}`)"
+                                     if code else "")
         else:
             d = draw(q, use, stage.id)
             want = expected(d, key[q.id], device)
             given = ans.values.get(q.id)
             if not _answered(given):
-                c.message = f"not answered (no '{q.id}' in {stage.id}/{ANSWERS})"
+                message = f"not answered (no '{q.id}' in {stage.id}/{ANSWERS})"
             elif right(d, given, want):
-                c.verdict, c.points, c.message = "pass", each, "right" + note
+                verdict, earned, message = "pass", each, "right" + note
             else:
-                c.message = f"{given!r} is not the right answer" + note
-            _with_measurement(c, d, given, want, measure)
-            if q.cite and not c.passed:
-                c.hint = f"see {q.cite}"
-        out.append(c)
+                message = f"{given!r} is not the right answer" + note
+            message += _measurement(d, given, want, measure)
+            if q.cite and verdict != "pass":
+                hint = f"see {q.cite}"
+        out.append(CheckScore(f"{impl}.{stage.id}.{q.id}.{CHECK}", q.id, CHECK, verdict, earned, worth, message, hint))
     return out
 
 

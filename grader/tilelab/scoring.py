@@ -1,9 +1,12 @@
-"""Turn the runner's JSON results into points, as each stage.toml says. Pure functions only:
-no files, no processes, so every rule here is unit-tested directly."""
+"""Turn what became of a stage (its Outcome: the runner's results, or why there are none) into
+verdicts and points, as each stage.toml says. Scoring alone decides verdicts, and its scores are
+read-only. Pure functions only: no files, no processes, so every rule here is unit-tested directly."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Literal, Union
 
 from .contract import hint
 from .results import GRADING_ERROR
@@ -22,7 +25,7 @@ PERF_GATED = ("no performance points: they are credited only to a kernel that is
               "dataset of the stage")
 
 
-@dataclass
+@dataclass(frozen=True)
 class CheckScore:
     name: str           # <impl>.<stage>.<dataset>.<check>
     dataset: str
@@ -52,12 +55,17 @@ class CheckScore:
         return self.passed and self.withheld == 0
 
 
-@dataclass
+@dataclass(frozen=True)
 class StageScore:
+    """One stage's checks as score_stage decided them; read-only, like every CheckScore in it (a
+    changed copy is made with dataclasses.replace)."""
     stage: str
-    checks: list[CheckScore] = field(default_factory=list)
+    checks: tuple[CheckScore, ...] = ()
     title: str = ""
     error: str = ""     # why the stage could not be checked at all (build failed, forbidden call)
+
+    def __post_init__(self):
+        object.__setattr__(self, "checks", tuple(self.checks))   # a list handed in is not kept
 
     @property
     def points(self) -> float:
@@ -145,13 +153,14 @@ def _perf_model(stage: Stage, impl: str, results: dict[str, Result]) -> CheckSco
     ratio = timing.ratio_to_reference if timing is not None else None
     c = _check(name, r, pts, pts * perf_fraction(ratio, m.full_credit_ratio, m.zero_credit_ratio))
     if c.passed and ratio is None:
-        c.points, c.message = 0.0, c.message + "; no reference counted here to compare with, so no performance points"
-    elif c.passed and timing.basis != "model":
-        c.points, c.message = 0.0, c.message + "; the runner gave no modelled times"
-    elif c.passed:
-        c.message = (f"modelled on an H100 SXM from the emulator's counts: {ratio:.0%} of the reference's "
-                     f"speed (full credit from {m.full_credit_ratio:.0%}, none at or below "
-                     f"{m.zero_credit_ratio:.0%})")
+        return replace(c, points=0.0,
+                       message=c.message + "; no reference counted here to compare with, so no performance points")
+    if c.passed and timing.basis != "model":
+        return replace(c, points=0.0, message=c.message + "; the runner gave no modelled times")
+    if c.passed:
+        return replace(c, message=f"modelled on an H100 SXM from the emulator's counts: {ratio:.0%} of the "
+                                  f"reference's speed (full credit from {m.full_credit_ratio:.0%}, none at or "
+                                  f"below {m.zero_credit_ratio:.0%})")
     return c
 
 
@@ -172,46 +181,121 @@ def _perf(stage: Stage, impl: str, results: dict[str, Result], backend: str, bas
     full, zero = stage.performance.full_credit_ratio, stage.performance.zero_credit_ratio
     if c.passed and ratio is not None and ratio < full:
         what = "cuBLAS FP32's" if stage.performance.basis == "cublas" else "the reference's"
-        c.message += (f"; {ratio:.0%} of {what} speed: full credit from {full:.0%}, "
-                      f"none at or below {zero:.0%}")
+        c = replace(c, message=c.message + (f"; {ratio:.0%} of {what} speed: full credit from {full:.0%}, "
+                                            f"none at or below {zero:.0%}"))
     if c.passed and ratio is None:
-        c.message += "; nothing here to compare its speed with, so no performance points"
-    elif c.passed and timing is not None and timing.meaningful is False:
-        c.points, c.message = 0.0, c.message + "; these timings are not meaningful on this backend"
+        return replace(c, message=c.message + "; nothing here to compare its speed with, so no performance points")
+    if c.passed and timing is not None and timing.meaningful is False:
+        return replace(c, points=0.0, message=c.message + "; these timings are not meaningful on this backend")
     return c
+
+
+# ---- what became of a stage: grade.py finds it out and hands it in; scoring alone decides verdicts ----
+
+@dataclass(frozen=True)
+class NotChecked:
+    """Nothing of the stage can be checked here: no checks or no runner of this backend in the
+    build, or no <stage>/matmul.cu in the submission. Every check: `missing`."""
+    why: str
+
+
+@dataclass(frozen=True)
+class Refused:
+    """What was compiled from the student's file calls or defines what the allow-list forbids, or
+    includes a file outside the system and CUDA headers (grade.refusal). Every check: `forbidden`."""
+    why: str
+
+
+@dataclass(frozen=True)
+class DidNotCompile:
+    """The build failed or timed out, or left nothing the grader can link or check (the file's own
+    main(), no object, no dependency file). Every check: `compile`."""
+    why: str
+
+
+@dataclass(frozen=True)
+class Hung:
+    """The kernel hung on a dataset (its plain correctness check timed out, and not as a slow kernel
+    the emulator saw making progress): the checks not yet started were not run."""
+    dataset: str
+    message: str = ""           # the runner's message about it ("timed out" when it gave none)
 
 
 @dataclass(frozen=True)
 class Stopped:
-    """Why some of a stage's checks never ran: the kernel hung on a dataset (the others were not
-    started), or the run was stopped (time or memory limit). Scoring gives every check without a
-    result `verdict` with `message`, and the stage `error`: grade.py hands this in and sets no
-    verdict itself."""
-    verdict: str                # "timeout" | "crash"
-    error: str                  # the stage's one line
-    message: str                # each not-run check's message
+    """The stage's checks were stopped by a limit of the grade: its time (after `seconds`) or its
+    memory."""
+    limit: Literal["time", "memory"]
+    seconds: float = 0.0
 
 
-def score_stage(stage: Stage, impl: str, results: dict[str, Result | dict], hidden_count: int = 0,
-                backend: str = "gpu", registered: set[str] | None = None, basis: str = "auto",
-                stopped: Stopped | None = None) -> StageScore:
-    """results maps CTest names (<impl>.<stage>.<dataset>.<check>) to runner results (a JSON
-    object is parsed here, once: the tests hand in edited documents). stopped: why the checks
-    without a result were not run (their verdict is its, not `missing`)."""
-    out = _score(stage, impl, {k: Result.of(v) for k, v in results.items()}, hidden_count, backend, registered, basis)
-    if stopped:
-        out.error = stopped.error
-        for c in out.checks:
-            if c.verdict == "missing":
-                c.verdict, c.message = stopped.verdict, stopped.message
-    return out
+@dataclass(frozen=True)
+class Built:
+    """The stage built and its checks ran: the runner's results by CTest name (a JSON object is
+    parsed by score_stage, once: the tests hand in edited documents), the checks this build
+    registered (None: every one the stage has; see _score), and what cut the run short, if
+    anything (the checks without a result were not run)."""
+    results: Mapping[str, Result | dict]
+    registered: frozenset[str] | None = None
+    cut_short: Hung | Stopped | None = None
+
+
+# A stage's outcome; NOT_RUN are those where no check ran, and each gives every check one verdict.
+Outcome = Union[NotChecked, Refused, DidNotCompile, Built]
+NOT_RUN = {NotChecked: "missing", Refused: "forbidden", DidNotCompile: "compile"}
+
+
+def verdict_of(outcome: NotChecked | Refused | DidNotCompile) -> str:
+    """The verdict every check of a stage gets when none of them ran."""
+    return NOT_RUN[type(outcome)]
+
+
+def _cut_short(why: Hung | Stopped) -> tuple[str, str, str]:
+    """(verdict, the stage's error, each not-run check's message) of a run cut short."""
+    if isinstance(why, Hung):
+        said = why.message or "timed out"
+        return ("timeout", f"the kernel hung on {why.dataset}: {said}",
+                f"not run: the kernel hung on {why.dataset} ({said})")
+    timed_out = why.limit == "time"
+    said = (f"the checks were stopped after {why.seconds:.0f} s" if timed_out
+            else "the checks were stopped: memory limit")
+    return ("timeout" if timed_out else "crash"), said, said
+
+
+def score_stage(stage: Stage, impl: str, outcome: Outcome | Mapping[str, Result | dict], hidden_count: int = 0,
+                backend: str = "gpu", basis: str = "auto") -> StageScore:
+    """The stage's score from what became of it (Outcome; a mapping of results is short for
+    Built(results), a run nothing cut short). Every verdict is decided here: from a check's result,
+    or, for a check that never ran, by its stage's outcome."""
+    if isinstance(outcome, tuple(NOT_RUN)):
+        return _not_run(stage, impl, outcome, hidden_count, backend)
+    if not isinstance(outcome, Built):
+        outcome = Built(outcome)
+    out = _score(stage, impl, {k: Result.of(v) for k, v in outcome.results.items()}, hidden_count, backend,
+                 outcome.registered, basis)
+    if outcome.cut_short is None:
+        return out
+    verdict, error, message = _cut_short(outcome.cut_short)
+    return replace(out, error=error, checks=[replace(c, verdict=verdict, message=message)
+                                             if c.verdict == "missing" else c for c in out.checks])
+
+
+def _not_run(stage: Stage, impl: str, outcome: NotChecked | Refused | DidNotCompile, hidden_count: int,
+             backend: str) -> StageScore:
+    """A stage none of whose checks ran: each check it would have had (those worth points, and the
+    rows a backend lists as skipped; on the default performance basis) gets the outcome's verdict,
+    its reason as the message, and no points."""
+    s = _score(stage, impl, {}, hidden_count, backend, None)
+    verdict = verdict_of(outcome)
+    return replace(s, error=outcome.why, checks=[replace(c, verdict=verdict, message=outcome.why, points=0.0)
+                                                 for c in s.checks if c.max_points > 0 or c.verdict != "missing"])
 
 
 def _score(stage: Stage, impl: str, results: dict[str, Result], hidden_count: int, backend: str,
-           registered: set[str] | None, basis: str = "auto") -> StageScore:
+           registered: frozenset[str] | set[str] | None, basis: str = "auto") -> StageScore:
     """registered, when given, names the checks this build has: a public dataset without one (too
     large for the CPU emulator) is listed as skipped and its share goes to the datasets checked."""
-    out = StageScore(stage.id, title=stage.title)
+    checks: list[CheckScore] = []
     kind = CORRECT_CHECK.get(backend, "correct")
     public = stage.correctness_datasets
     each = stage.points.public / len(public) if public else 0.0
@@ -222,75 +306,77 @@ def _score(stage: Stage, impl: str, results: dict[str, Result], hidden_count: in
         share = checked and stage.points.unearnable == "exclude"
         for d in public:
             if d not in checked:
-                out.checks.append(CheckScore(f"{impl}.{stage.id}.{d.name}.{kind}", d.name, kind, "skipped",
-                                             0.0, 0.0 if share else each, "not checked on this backend: too "
-                                             "large for the CPU emulator (a GPU run checks it)"
-                                             + ("; its share of the points goes to the datasets checked here"
-                                                if share else "")))
+                checks.append(CheckScore(f"{impl}.{stage.id}.{d.name}.{kind}", d.name, kind, "skipped",
+                                         0.0, 0.0 if share else each, "not checked on this backend: too "
+                                         "large for the CPU emulator (a GPU run checks it)"
+                                         + ("; its share of the points goes to the datasets checked here"
+                                            if share else "")))
         if share:
             each = stage.points.public / len(checked)
         public = tuple(checked) or public
     for d in public:
         name = f"{impl}.{stage.id}.{d.name}.{kind}"
-        out.checks.append(_check(name, results.get(name), each))
+        checks.append(_check(name, results.get(name), each))
     if stage.host_function and public:
         # matmul_host: its points when every public dataset's host result passed.
         rs = [results.get(f"{impl}.{stage.id}.{d.name}.{kind}") for d in public]
         host_ok = all(r and r.host and r.host.passed for r in rs)
         skipped = all(r and r.verdict == "skipped" for r in rs)
-        out.checks.append(CheckScore(f"{impl}.{stage.id}.matmul_host.{kind}", "matmul_host", kind,
-                                     "pass" if host_ok else "skipped" if skipped else "wrong",
-                                     stage.points.host_function if host_ok else 0.0,
-                                     stage.points.host_function,
-                                     ("matmul_host correct on every public dataset" if host_ok
-                                      else "not run: the datasets were skipped" if skipped
-                                      else "matmul_host wrong or not run on some dataset")
-                                     + transfer_costs(public, rs)))
+        checks.append(CheckScore(f"{impl}.{stage.id}.matmul_host.{kind}", "matmul_host", kind,
+                                 "pass" if host_ok else "skipped" if skipped else "wrong",
+                                 stage.points.host_function if host_ok else 0.0,
+                                 stage.points.host_function,
+                                 ("matmul_host correct on every public dataset" if host_ok
+                                  else "not run: the datasets were skipped" if skipped
+                                  else "matmul_host wrong or not run on some dataset")
+                                 + transfer_costs(public, rs)))
     if hidden_count and stage.hidden:
         each_h = stage.points.hidden / hidden_count
         for i in range(hidden_count):
             name = f"{impl}.{stage.id}.hidden{i}.{kind}"
-            out.checks.append(_check(name, results.get(name), each_h, hidden=True))
-    out.checks.append(_perf(stage, impl, results, backend, basis))
+            checks.append(_check(name, results.get(name), each_h, hidden=True))
+    checks.append(_perf(stage, impl, results, backend, basis))
     prefix = f"{impl}.{stage.id}."
     for name in sorted(results):
         parts = name.split(".")
         if name.startswith(prefix) and len(parts) == 4 and parts[3] in SAFETY_CHECKS:
-            out.checks.append(_check(name, results[name], 0.0, hidden=parts[2].startswith("hidden")))
-    _apply_safety_penalty(out, stage, kind)
-    _gate_performance(out, stage, kind)
-    _settle_skipped(out, stage)
-    return out
+            checks.append(_check(name, results[name], 0.0, hidden=parts[2].startswith("hidden")))
+    checks = _apply_safety_penalty(checks, stage, kind)
+    checks = _gate_performance(checks, stage, kind)
+    checks = _settle_skipped(checks, stage)
+    return StageScore(stage.id, checks, title=stage.title)
 
 
-def _gate_performance(out: StageScore, stage: Stage, kind: str) -> None:
+def _gate_performance(checks: list[CheckScore], stage: Stage, kind: str) -> list[CheckScore]:
     """Performance points only for a kernel that is correct and safe on every dataset of the stage:
     every public and hidden correctness check this backend ran passed, and no memory-safety check
     found anything (whatever safety_penalty takes). The timed or modelled run verifies only its own
     shape, which a wrong kernel may happen to compute right. stage.toml [performance]
     requires_all_correct = false restores the old rule (docs/stage-spec.md)."""
     if not stage.performance.requires_all_correct:
-        return
-    perf = next((c for c in out.checks if c.check in PERF_CHECKS), None)
-    if perf is None or perf.points <= 0:
-        return
+        return checks
+    at = next((i for i, c in enumerate(checks) if c.check in PERF_CHECKS), None)
+    if at is None or checks[at].points <= 0:
+        return checks
+    perf = checks[at]
     # (a grading error says nothing about the kernel: the grader's failure costs it nothing more)
-    wrong = [c for c in out.checks if c.check == kind and c.dataset != "matmul_host"
+    wrong = [c for c in checks if c.check == kind and c.dataset != "matmul_host"
              and c.verdict not in ("pass", "skipped", GRADING_ERROR)]
-    unsafe = [c for c in out.checks if (c.check == kind and c.withheld) or safety_finding(c)]
+    unsafe = [c for c in checks if (c.check == kind and c.withheld) or safety_finding(c)]
     names: list[str] = []
     for c in wrong + unsafe:
         n = c.dataset + (" (hidden)" if c.hidden else "")
         if n not in names:
             names.append(n)
     if not names:
-        return
+        return checks
     what = ("wrong or not run on" if wrong and not unsafe else "unsafe on" if not wrong
             else "wrong, not run or unsafe on")
     shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
-    perf.message += (f"; {PERF_GATED} (this one is {what} {shown}), and would have earned "
-                     f"{perf.points:g} of {perf.max_points:g}")
-    perf.points = 0.0
+    gated = replace(perf, points=0.0, message=perf.message + (f"; {PERF_GATED} (this one is {what} {shown}), and "
+                                                              f"would have earned {perf.points:g} of "
+                                                              f"{perf.max_points:g}"))
+    return checks[:at] + [gated] + checks[at + 1:]
 
 
 def transfer_costs(datasets, results: list[Result | None]) -> str:
@@ -312,20 +398,21 @@ def transfer_costs(datasets, results: list[Result | None]) -> str:
             f"copies in {parts[1]:.2f} ms, kernel {parts[2]:.2f} ms, copy out {parts[3]:.2f} ms{share}")
 
 
-def _settle_skipped(out: StageScore, stage: Stage) -> None:
+def _settle_skipped(checks: list[CheckScore], stage: Stage) -> list[CheckScore]:
     """A check this backend cannot run earns nothing and fails nothing. [points] unearnable says
     whether its points leave the maximum ("exclude", the default: a correct submission scores
     full marks here) or stay in it ("keep": the maximum is the stage's whole total)."""
     keep = stage.points.unearnable == "keep"
-    for c in out.checks:
-        if not c.skipped:
-            continue
-        if c.max_points > 0 and not keep:
-            c.message += f"; its {c.max_points:g} points are left out of the maximum here"
-            c.max_points = 0.0
-        elif c.max_points > 0:
-            c.message += (f"; its {c.max_points:g} points stay in the maximum (stage.toml [points] "
-                          "unearnable = \"keep\") and cannot be earned here")
+
+    def settled(c: CheckScore) -> CheckScore:
+        if not c.skipped or c.max_points <= 0:
+            return c
+        if not keep:
+            return replace(c, max_points=0.0,
+                           message=c.message + f"; its {c.max_points:g} points are left out of the maximum here")
+        return replace(c, message=c.message + (f"; its {c.max_points:g} points stay in the maximum (stage.toml "
+                                               "[points] unearnable = \"keep\") and cannot be earned here"))
+    return [settled(c) for c in checks]
 
 
 def finding(c: CheckScore) -> str:
@@ -346,38 +433,27 @@ def safety_finding(c: CheckScore) -> str:
     return f"{c.check}: {f}" if f else ""
 
 
-def _apply_safety_penalty(out: StageScore, stage: Stage, kind: str) -> None:
+def _apply_safety_penalty(checks: list[CheckScore], stage: Stage, kind: str) -> list[CheckScore]:
     """A memory-safety finding on a dataset costs that dataset's correctness points, or the number
     of points stage.toml's [points] safety_penalty says (docs/stage-spec.md). The correctness row
     keeps its verdict (the result was right) and says what was withheld and why; so does the
     safety row."""
     found: dict[str, list[str]] = {}
-    for c in out.checks:
+    for c in checks:
         if c.check in SAFETY_CHECKS and (what := safety_finding(c)):
             found.setdefault(c.dataset, []).append(what)
     penalty = stage.points.safety_penalty
     cost: dict[str, float] = {}
-    for c in out.checks:
+
+    def withheld(c: CheckScore) -> CheckScore:
         if c.check != kind or c.dataset not in found or c.points <= 0 or penalty == 0:
-            continue
+            return c
         take = c.points if penalty is None else min(c.points, penalty)
-        c.points -= take
-        c.withheld = take
         cost[c.dataset] = take
-        c.message += (f"; {take:g} of its points withheld: unsafe code ({'; '.join(found[c.dataset])}) "
-                      "-- the handout forbids out-of-bounds accesses, races, and values read from shared "
-                      "memory no thread wrote that reach P")
-    for c in out.checks:
-        if c.check in SAFETY_CHECKS and c.dataset in cost and safety_finding(c):
-            c.message += f"; costs {cost[c.dataset]:g} points of {c.dataset}'s correctness check"
-
-
-def fail_stage(stage: Stage, impl: str, verdict: str, error: str, hidden_count: int = 0,
-               backend: str = "gpu") -> StageScore:
-    """A stage that could not be checked (build failed, forbidden call): every check gets the verdict."""
-    s = score_stage(stage, impl, {}, hidden_count, backend)
-    s.error = error
-    s.checks = [c for c in s.checks if c.max_points > 0 or c.verdict != "missing"]
-    for c in s.checks:
-        c.verdict, c.message, c.points = verdict, error, 0.0
-    return s
+        return replace(c, points=c.points - take, withheld=take, message=c.message + (
+            f"; {take:g} of its points withheld: unsafe code ({'; '.join(found[c.dataset])}) "
+            "-- the handout forbids out-of-bounds accesses, races, and values read from shared "
+            "memory no thread wrote that reach P"))
+    checks = [withheld(c) for c in checks]
+    return [replace(c, message=c.message + f"; costs {cost[c.dataset]:g} points of {c.dataset}'s correctness check")
+            if c.check in SAFETY_CHECKS and c.dataset in cost and safety_finding(c) else c for c in checks]

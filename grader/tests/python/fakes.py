@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from tilelab import ROOT, spec
@@ -69,14 +70,13 @@ def stages() -> list[spec.Stage]:
 
 def report(name: str = "alice", verdict: str = "pass", ratio: float = 1.0, hidden: bool = True,
            backend: str = "gpu", status: str = "graded") -> GradeReport:
-    r = GradeReport(name, "submission", backend, hidden=hidden, status=status)
+    scored = []
     for st in stages():
         nh = st.hidden.count if hidden and st.hidden else 0
-        r.stages.append(score_stage(st, "submission", results_for(st, verdict=verdict, ratio=ratio, hidden=nh,
-                                                                    backend=backend), nh, backend))
-    r.device = device_of(r.stages)
-    r.seconds = 12.5
-    return r
+        scored.append(score_stage(st, "submission", results_for(st, verdict=verdict, ratio=ratio, hidden=nh,
+                                                                  backend=backend), nh, backend))
+    return GradeReport(name, "submission", backend, stages=scored, hidden=hidden, status=status,
+                       device=device_of(scored), seconds=12.5)
 
 
 def boundary_failure(stage: spec.Stage, backend: str = "gpu") -> dict[str, dict]:
@@ -108,7 +108,5 @@ def boundary_failure(stage: spec.Stage, backend: str = "gpu") -> dict[str, dict]
 def failing_report(name: str = "bob") -> GradeReport:
     """A GPU report: every stage passes but 03-boundary, which fails as boundary_failure says."""
     r = report(name, ratio=0.8, hidden=False)
-    for i, st in enumerate(stages()):
-        if st.id == "03-boundary":
-            r.stages[i] = score_stage(st, "submission", boundary_failure(st), 0, "gpu")
-    return r
+    return replace(r, stages=[score_stage(st, "submission", boundary_failure(st), 0, "gpu") if st.id == "03-boundary"
+                              else s for st, s in zip(stages(), r.stages)])

@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from tilelab import ROOT, forbidden, grade, includes, spec
+from tilelab.scoring import verdict_of
 
 GRADER = ROOT / "grader"
 DATA = Path(__file__).resolve().parent / "data" / "allowlist"
@@ -473,14 +474,15 @@ def test_each_forbidden_definition_is_refused_by_name_on_the_gpu(cc):
 def test_refusal_names_each_symbol_and_what_to_use_instead(cc, tmp_path):
     stage = next(s for s in spec.load_all(ROOT) if s.id == "01-basic")
     bad = cc.emu(_src(DATA / "attack_references.cu"))
-    verdict, message = grade.refusal(tmp_path, stage, [bad])
-    assert verdict == "forbidden"
+    refused = grade.refusal(tmp_path, stage, [bad])
+    assert verdict_of(refused) == "forbidden"
+    message = refused.why
     assert "__real_cudaLaunchKernel, cudaLaunchCooperativeKernel, cudaLaunchKernel, cudaLaunchKernelEx, " \
            "cuLaunchKernel: launch kernels with <<<grid, block>>>" in message
     assert "std::basic_filebuf<char, std::char_traits<char> >::{basic_filebuf, close, open, ~basic_filebuf}" in message
     assert "cublasSgemm_v2" in message and "write the multiplication yourself" in message
     defs = grade.refusal(tmp_path, stage, [cc.emu(_src(DATA / "attack_definitions.cu"))])
-    assert "defines cudaEventElapsedTime, a CUDA runtime name: rename it or make it static" in defs[1]
+    assert "defines cudaEventElapsedTime, a CUDA runtime name: rename it or make it static" in defs.why
     assert grade.refusal(tmp_path, stage, [cc.emu(_src(DATA / "real_code.cu"))]) is None
 
 

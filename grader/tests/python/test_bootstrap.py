@@ -5,13 +5,11 @@ from fakes import results_for
 
 from tilelab import ROOT, bootstrap, spec
 from tilelab.model import GradeReport
-from tilelab.scoring import fail_stage, score_stage
+from tilelab.scoring import DidNotCompile, score_stage
 
 
-def report(*stages):
-    r = GradeReport("starter", "starter", "emu")
-    r.stages = list(stages)
-    return r
+def report(*stages, **kw):
+    return GradeReport("starter", "starter", "emu", stages=stages, **kw)
 
 
 def test_the_starter_failing_is_the_assignment():
@@ -27,13 +25,12 @@ def test_the_starter_failing_is_the_assignment():
 
 def test_a_stage_that_does_not_build_is_a_failure():
     a = spec.load_all(ROOT)[0]
-    rc, lines = bootstrap.explain(report(fail_stage(a, "starter", "compile", "error: x", 0, "emu")))
+    rc, lines = bootstrap.explain(report(score_stage(a, "starter", DidNotCompile("error: x"), 0, "emu")))
     assert rc == 1 and a.id in lines[0] and "does not build" in lines[0]
 
 
 def test_a_grader_that_cannot_run_is_a_failure():
-    r = report()
-    r.status, r.message = "error", "configuring the build failed"
+    r = report(status="error", message="configuring the build failed")
     assert bootstrap.explain(r)[0] == 2
 
 

@@ -13,7 +13,7 @@ import fakes
 from tilelab import ROOT, diagnoses
 from tilelab.formats import terminal
 from tilelab.model import GradeReport
-from tilelab.scoring import fail_stage, score_stage
+from tilelab.scoring import Built, DidNotCompile, Hung, score_stage
 
 STAGE = next(s for s in fakes.stages() if s.id == "02-tiled")
 SUITE = ROOT / "grader" / "tests" / "submissions"
@@ -82,22 +82,21 @@ def test_a_recognised_wrong_result_comes_before_a_generic_one_and_names_the_elem
 
 def test_a_stage_that_did_not_compile_is_one_diagnosis_naming_the_line():
     err = "the build failed:\n/b/submission-src/02-tiled/matmul.cu:22:5: error: expected ';' before '}' token"
-    s = fail_stage(STAGE, "submission", "compile", err, 0, "emu")
+    s = score_stage(STAGE, "submission", DidNotCompile(err), 0, "emu")
     ds = diagnoses.of_stage(s)
     assert len(ds) == 1 and ds[0].what == "it does not compile" and ds[0].where == "matmul.cu:22"
     assert "expected ';'" in ds[0].detail and "compiler" in ds[0].hint
 
 
 def test_a_hang_is_the_first_diagnosis_with_the_timeout_hint():
-    results = fakes.results_for(STAGE, backend="emu")
     name = f"submission.{STAGE.id}.w32.emu"
-    results[name] = fakes.result(STAGE.id, "submission", "w32", "emu", "timeout")
-    results[name]["hint"] = "A kernel or loop that never ends: check loop bounds and every __syncthreads()."
-    s = score_stage(STAGE, "submission", results, backend="emu")
-    s.error = "the kernel hung on w32: timed out"
-    for c in s.checks:
-        if c.name != name:
-            c.verdict, c.message = "timeout", "not run: the kernel hung on w32 (timed out)"
+    hung = fakes.result(STAGE.id, "submission", "w32", "emu", "timeout")
+    hung["hint"] = "A kernel or loop that never ends: check loop bounds and every __syncthreads()."
+    # The kernel hung on w32 and no other check was started: grade.py hands the hang to scoring.
+    s = score_stage(STAGE, "submission", Built({name: hung}, cut_short=Hung("w32")), backend="emu")
+    assert s.error == "the kernel hung on w32: timed out"
+    assert {(c.verdict, c.message) for c in s.checks if c.name != name} == \
+        {("timeout", "not run: the kernel hung on w32 (timed out)")}
     ds = diagnoses.of_stage(s)
     assert ds[0].rank == 0 and "hung" in ds[0].what and "never ends" in ds[0].hint and ds[0].datasets == ["w32"]
 
@@ -170,7 +169,7 @@ def test_each_bug_class_states_its_first_diagnosis_in_the_suite(bug, name):
 def test_the_removed_cudaThreadSynchronize_points_to_cudaDeviceSynchronize_not_the_compilers_guess():
     err = ("the build failed:\n02-tiled/matmul.cu:50:5: error: 'cudaThreadSynchronize' was not declared in this "
            "scope; did you mean 'cudaStreamSynchronize'?")
-    ds = diagnoses.of_stage(fail_stage(STAGE, "submission", "compile", err, 0, "emu"))
+    ds = diagnoses.of_stage(score_stage(STAGE, "submission", DidNotCompile(err), 0, "emu"))
     assert "cudaDeviceSynchronize()" in ds[0].hint and ds[0].where == "matmul.cu:50"
 
 

@@ -4,6 +4,7 @@ Gradescope's results.json, PrairieLearn's results.json, the CSV gradebook, grade
 import csv
 import json
 import numbers
+from dataclasses import replace
 
 import pytest
 
@@ -122,7 +123,9 @@ def test_grade_json_round_trips():
 
 def test_html_report_shows_verdicts_hints_resources_and_the_plot():
     r = fakes.report(verdict="wrong")
-    r.stages[0].checks[0].message = "<script>alert(1)</script>"
+    first = r.stages[0]
+    first = replace(first, checks=[replace(first.checks[0], message="<script>alert(1)</script>"), *first.checks[1:]])
+    r = replace(r, stages=[first, *r.stages[1:]])
     html = html_report.render(r)
     assert "<script>alert" not in html, "everything from results is escaped"
     assert "Hint:" in html and "wrong" in html
@@ -196,8 +199,7 @@ def test_emulator_warnings_reach_every_report_and_cost_nothing():
                 "advice": "each element of P needs one thread: check the grid"}]}
             warned += 1
     assert warned > 1
-    r = GradeReport("carol", "submission", "emu")
-    r.stages.append(fakes.score_stage(st, "submission", res, 0, "emu"))
+    r = GradeReport("carol", "submission", "emu", stages=[fakes.score_stage(st, "submission", res, 0, "emu")])
     s = r.stages[0]
     assert s.points == s.max_points, "a warning costs no points"
     want = "Warning (no points lost): duplicate-store at matmul.cu:71"
@@ -218,7 +220,8 @@ def test_every_output_goes_through_one_render_with_the_platforms_options():
     from tilelab import formats
     from tilelab.scoring import CheckScore
     r = fakes.report(hidden=False)
-    r.stages[0].checks.append(CheckScore("submission.01-basic.q.question", "q", "question", "pass", 1.0, 1.0))
+    q = CheckScore("submission.01-basic.q.question", "q", "question", "pass", 1.0, 1.0)
+    r = replace(r, stages=[replace(r.stages[0], checks=r.stages[0].checks + (q,)), *r.stages[1:]])
     default = json.loads(formats.render(r, "gradescope"))
     shown = json.loads(formats.render(r, "gradescope", formats.RenderOptions(question_visibility="visible")))
     q = lambda doc: [t["visibility"] for t in doc["tests"] if "question" in t["tags"]]  # noqa: E731

@@ -107,16 +107,17 @@ def test_question_verdicts_wait_for_the_due_date_and_attempts_are_capped(tmp_pat
     """Issue #28 item 4: a question's verdict shown at once let about five resubmissions try every
     choice. Its tests are after_due_date, results.json keeps what was graded (extra_data), and the
     next submission reads its predecessors' from submission_metadata.json to cap attempts."""
+    from dataclasses import replace
+
     from tilelab.scoring import CheckScore
     seen = {}
 
     def fake(opts):
         seen.update(earlier=opts.earlier_answers, cap=opts.question_attempts)
         r = fakes.report("submission", hidden=False)
-        r.stages[0].checks.append(CheckScore("submission.01-basic.basic-bound.question", "basic-bound", "question",
-                                             "pass", 1.0, 1.0))
-        r.answers = {"01-basic": {"code": "abc", "values": {"basic-bound": 250.0}}}
-        return r
+        q = CheckScore("submission.01-basic.basic-bound.question", "basic-bound", "question", "pass", 1.0, 1.0)
+        return replace(r, stages=[replace(r.stages[0], checks=r.stages[0].checks + (q,)), *r.stages[1:]],
+                       answers={"01-basic": {"code": "abc", "values": {"basic-bound": 250.0}}})
     monkeypatch.setattr(autograder, "grade_run", fake)
     (tmp_path / "submission").mkdir()
     earlier = [{"code": "abc", "values": {"basic-bound": 1.0}}, {"code": "abc", "values": {"basic-bound": 2.0}}]

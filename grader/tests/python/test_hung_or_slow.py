@@ -5,6 +5,7 @@ import json
 
 from tilelab import grade
 from tilelab.contract import SCHEMAS
+from tilelab.scoring import Hung
 
 
 def write(d, name, verdict, hint_code):
@@ -22,4 +23,4 @@ def test_a_hung_timeout_still_is(tmp_path):
     write(tmp_path, "s.04-rectangular.4093x17x1021-primes.emu", "timeout", "too-slow")
     write(tmp_path, "s.04-rectangular.15x16x17.emu", "timeout", "timeout")
     hang = grade._hung(tmp_path, "s.04-rectangular.", "emu")
-    assert hang is not None and hang["dataset"] == "15x16x17"
+    assert hang == Hung("15x16x17", "timeout run")

@@ -311,8 +311,8 @@ def test_the_comparison_is_in_the_terminal_and_html_reports_right_or_wrong():
     from tilelab import scoring
     from tilelab.formats import common, terminal
     line = quiz.PREDICT + " (floats ..., J x K x L = 64 x 64 x 64): you predicted 32,768; your kernel, counted on the emulator: 32,768"
-    s = scoring.StageScore("02-tiled")
-    s.checks.append(scoring.CheckScore("s.02-tiled.predict-loads.question", "predict-loads", "question", "pass", 1, 1,
-                                       message="right\n" + line))
+    s = scoring.StageScore("02-tiled", [
+        scoring.CheckScore("s.02-tiled.predict-loads.question", "predict-loads", "question", "pass", 1, 1,
+                           message="right\n" + line)])
     assert line in common.stage_model_lines(s)
     assert any(line in ln for ln in terminal.stage_lines(s))

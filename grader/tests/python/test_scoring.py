@@ -1,9 +1,12 @@
 """Points follow stage.toml: shares of public/hidden points, host function, performance ramp."""
 
+import dataclasses
+
 import pytest
 
 from tilelab import ROOT, spec
-from tilelab.scoring import perf_fraction, score_stage
+from tilelab.scoring import (CORRECT_CHECK, Built, DidNotCompile, Hung, NotChecked, Refused, StageScore, Stopped,
+                             perf_fraction, score_stage)
 
 STAGE = spec.load(ROOT / "assignments" / "01-basic" / "stage.toml")
 
@@ -73,7 +76,7 @@ def test_datasets_the_backend_does_not_check_share_out_their_points():
     small = [d for d in public if max(d.J, d.K, d.L) <= 129]
     registered = {f"solution.01-basic.{d.name}.emu" for d in small}
     r = {name: {"verdict": "pass", "host": {"pass": True}} for name in registered}
-    s = score_stage(STAGE, "solution", r, backend="emu", registered=registered)
+    s = score_stage(STAGE, "solution", Built(r, frozenset(registered)), backend="emu")
     skipped = [c for c in s.checks if c.verdict == "skipped" and c.check == "emu"]
     assert {c.dataset for c in skipped} == {d.name for d in public} - {d.name for d in small}
     assert all(c.max_points == 0 for c in skipped)
@@ -190,16 +193,91 @@ def test_a_grade_with_a_grading_error_exits_as_the_grader_could_not_run():
 
 
 def test_scoring_alone_gives_the_checks_that_never_ran_their_verdict():
-    """issue #29 item 1: a hang or a stopped run is handed to scoring (Stopped), which gives every
-    check without a result its verdict and the stage its error; grade.py sets none itself."""
+    """issue #29 item 1: a hang or a stopped run is handed to scoring (Built's cut_short), which
+    gives every check without a result its verdict and the stage its error; grade.py sets none itself."""
     import fakes
-    from tilelab.scoring import Stopped
     results = {k: v for k, v in fakes.results_for(STAGE, backend="gpu").items() if ".w1." in k or ".w2-int." in k}
-    s = score_stage(STAGE, "submission", results, 0, "gpu",
-                    stopped=Stopped("timeout", "the kernel hung on w15: 9 s", "not run: the kernel hung on w15"))
+    s = score_stage(STAGE, "submission", Built(results, cut_short=Hung("w15", "9 s")), 0, "gpu")
     by = {c.dataset: c for c in s.checks}
     assert by["w1"].verdict == "pass" and by["w2-int"].verdict == "pass"
-    assert by["w17"].verdict == "timeout" and by["w17"].message == "not run: the kernel hung on w15"
+    assert by["w17"].verdict == "timeout" and by["w17"].message == "not run: the kernel hung on w15 (9 s)"
     assert s.error == "the kernel hung on w15: 9 s" and not any(c.verdict == "missing" for c in s.checks)
     plain = score_stage(STAGE, "submission", results, 0, "gpu")
     assert {c.dataset: c for c in plain.checks}["w17"].verdict == "missing" and not plain.error
+
+
+# What each stage outcome gave before issue #29 item 1, when fail_stage stamped the verdict grade.py
+# chose on every check, and grade.py chose the verdict of the checks a hang or a limit kept from running.
+NOT_RUN = [(NotChecked("no gpu checks are registered"), "missing"),
+           (Refused("the code uses what this assignment forbids: cublasSgemm_v2"), "forbidden"),
+           (DidNotCompile("the build failed:\n01-basic/matmul.cu:22:5: error: expected ';'"), "compile")]
+
+
+@pytest.mark.parametrize("backend", ["gpu", "emu"])
+@pytest.mark.parametrize("outcome, verdict", NOT_RUN, ids=lambda x: type(x).__name__ if not isinstance(x, str) else x)
+def test_a_stage_none_of_whose_checks_ran_gives_each_check_its_outcomes_verdict(outcome, verdict, backend):
+    import fakes
+    s = score_stage(STAGE, "submission", outcome, 2, backend)
+    whole = score_stage(STAGE, "submission", fakes.results_for(STAGE, backend=backend, hidden=2), 2, backend)
+    assert [c.name for c in s.checks] == [c.name for c in whole.checks], "every check the stage would have had"
+    assert {(c.verdict, c.message, c.points) for c in s.checks} == {(verdict, outcome.why, 0.0)}
+    assert s.error == outcome.why and s.title == STAGE.title and not s.passed
+    assert s.max_points == pytest.approx(whole.max_points) == 100
+    assert [c.hidden for c in s.checks] == [False] * 12 + [True, True, False] and s.points == 0
+    free = dataclasses.replace(STAGE, points=dataclasses.replace(STAGE.points, performance=0.0))
+    kinds = [c.check for c in score_stage(free, "submission", outcome, 0, backend).checks]
+    assert kinds == [CORRECT_CHECK[backend]] * 12, "a check worth nothing that never ran is not listed"
+
+
+def test_a_run_cut_short_gives_the_checks_it_kept_from_running_its_verdict():
+    import fakes
+    full = fakes.results_for(STAGE, backend="gpu")
+    ran = {k: v for k, v in full.items() if ".w1." in k or ".w2-int." in k}
+    ran[f"submission.{STAGE.id}.w15.correct"] = fakes.result(STAGE.id, "submission", "w15", "correct", "timeout")
+    for cut, verdict, error, message in [
+            (Hung("w15", "timed out after 9 s"), "timeout", "the kernel hung on w15: timed out after 9 s",
+             "not run: the kernel hung on w15 (timed out after 9 s)"),
+            (Hung("w15"), "timeout", "the kernel hung on w15: timed out",
+             "not run: the kernel hung on w15 (timed out)"),
+            (Stopped("time", 312.4), "timeout", "the checks were stopped after 312 s",
+             "the checks were stopped after 312 s"),
+            (Stopped("memory"), "crash", "the checks were stopped: memory limit",
+             "the checks were stopped: memory limit")]:
+        s = score_stage(STAGE, "submission", Built(ran, cut_short=cut), 0, "gpu")
+        by = {c.dataset: c for c in s.checks}
+        assert s.error == error
+        assert (by["w1"].verdict, by["w2-int"].verdict, by["w15"].verdict) == ("pass", "pass", "timeout")
+        assert by["w15"].message == "timeout on w15", "a check that ran keeps its own result"
+        not_run = [c for c in s.checks if c.dataset not in ("w1", "w2-int", "w15", "matmul_host")]
+        assert len(not_run) == 9 and {(c.verdict, c.message, c.points) for c in not_run} == {(verdict, message, 0)}
+        # matmul_host is scored from the datasets' host results, which some lack: wrong, as before
+        assert by["matmul_host"].verdict == "wrong" and by["matmul_host"].points == 0
+        assert s.points == pytest.approx(2 * STAGE.points.public / len(STAGE.correctness_datasets))
+    built = score_stage(STAGE, "submission", Built(full), 0, "gpu")
+    assert built == score_stage(STAGE, "submission", full, 0, "gpu"), "a mapping of results is short for Built"
+    assert built.passed and not built.error and built.points == pytest.approx(STAGE.points.public
+                                                                             + STAGE.points.host_function
+                                                                             + STAGE.points.performance)
+
+
+def test_scores_and_reports_are_read_only():
+    """issue #29 item 1: nothing after scoring rewrites a verdict; a changed copy is a new value."""
+    import fakes
+    from tilelab.model import GradeReport
+    r = fakes.report(verdict="wrong", hidden=False)
+    s, c = r.stages[0], r.stages[0].checks[0]
+    for obj, field, value in [(c, "verdict", "pass"), (c, "points", 1.0), (c, "message", ""), (c, "result", None),
+                              (s, "error", "x"), (s, "checks", ()), (r, "status", "graded"), (r, "stages", ()),
+                              (r, "submission", "eve"), (Hung("w1"), "dataset", "w2"), (Built({}), "cut_short", None)]:
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(obj, field, value)
+    with pytest.raises(AttributeError):
+        s.checks.append(c)
+    with pytest.raises(AttributeError):
+        r.stages.append(s)
+    handed = [c]
+    kept = StageScore("01-basic", handed)
+    handed.append(c)
+    assert len(kept.checks) == 1 and len(GradeReport("x", "submission", "gpu", stages=[kept]).stages) == 1
+    copy = dataclasses.replace(c, verdict="pass")
+    assert c.verdict == "wrong" and copy.verdict == "pass", "replace makes a new value"

@@ -23,7 +23,7 @@ from tilelab.formats import classroom as classroom_format, gradescope as gradesc
 from tilelab import diagnoses
 from tilelab.formats import common, terminal
 from tilelab.model import GradeReport
-from tilelab.scoring import score_stage
+from tilelab.scoring import Built, score_stage
 
 STAGE = next(s for s in fakes.stages() if s.id == "01-basic")
 # what score_stage gives one grade without the seed (the questions are scored apart, by quiz.py)
@@ -45,13 +45,11 @@ def _emu_run(stage=STAGE, too_large: int = 2, asan: dict | None = None):
     for ds, r in (asan or {}).items():
         name = f"submission.{stage.id}.{ds}.emu-asan"
         results[name], registered = r, registered | {name}
-    return score_stage(stage, "submission", results, backend="emu", registered=registered, basis="gpu")
+    return score_stage(stage, "submission", Built(results, frozenset(registered)), backend="emu", basis="gpu")
 
 
 def _report(*stages) -> GradeReport:
-    r = GradeReport("alice", "submission", "emu", stages=list(stages))
-    r.seconds = 3
-    return r
+    return GradeReport("alice", "submission", "emu", stages=list(stages), seconds=3)
 
 
 def _asan_finding(ds="w17"):

@@ -1,6 +1,7 @@
 """tilelab.tree: what a student sees of a failed build (compile_excerpt, scrub), and one grade at a
 time per build tree (exclusive)."""
 
+import json
 import os
 import subprocess
 import sys
@@ -170,3 +171,28 @@ def test_clear_keeps_only_the_lock_file(tmp_path):
         (build / "a.o").write_text("")
         clear(build)
         assert [p.name for p in build.iterdir()] == [LOCK]
+
+
+def test_scrubbing_a_report_gives_a_new_one_and_leaves_the_scored_one_as_it_was(tmp_path):
+    """issue #29 item 1: a report is read-only once scored; grade's scrub of the machine's paths
+    returns a changed copy (the messages, the stage's error, the hint, the runner's result)."""
+    from dataclasses import replace
+
+    import fakes
+    from tilelab import grade
+    from tilelab.runresult import Result
+    tree = tmp_path / "b"
+    src = f"{tree}/submission-src/01-basic/matmul.cu"
+    r = fakes.report("bob", verdict="wrong", hidden=False)
+    s, c = r.stages[0], r.stages[0].checks[0]
+    c = replace(c, message=f"wrong at {src}:46", hint=f"see {tree}/logs/x.log",
+                result=Result.parse(c.result.raw | {"message": f"wrong at {src}:46"}))
+    dirty = replace(r, message=f"configured in {tree}", stages=[replace(s, error=f"{src}:3: error", checks=[c]),
+                                                                  *r.stages[1:]])
+    clean = grade._scrub_report(dirty, tree)
+    got = clean.stages[0].checks[0]
+    assert clean.message == "configured in ." and clean.stages[0].error == "01-basic/matmul.cu:3: error"
+    assert got.message == "wrong at 01-basic/matmul.cu:46" and got.hint == "see logs/x.log"
+    assert got.result.message == "wrong at 01-basic/matmul.cu:46" and str(tree) not in json.dumps(got.result.raw)
+    assert dirty.message == f"configured in {tree}" and dirty.stages[0].checks[0].message == f"wrong at {src}:46"
+    assert clean.stages[1:] == dirty.stages[1:] and clean.points == dirty.points

@@ -30,6 +30,7 @@ GRADER = Path(__file__).resolve().parents[2]
 ROOT = GRADER.parent
 sys.path.insert(0, str(GRADER))
 from tilelab import forbidden, grade, judge, sanitize, spec  # noqa: E402
+from tilelab.scoring import verdict_of  # noqa: E402
 from tilelab.tree import compile_excerpt  # noqa: E402
 
 DATASETS = Path()
@@ -118,10 +119,10 @@ def do_case(a: argparse.Namespace) -> int:
                "expected_hint": c.get("hint_code", ""), "forbidden": scan_txt, "sanitizer": {}}
         if c.get("skip"):
             got, message = "skipped", c["skip"]
-        elif refused and refused[0] != "forbidden":
-            got, message = refused
+        elif refused and verdict_of(refused) != "forbidden":
+            got, message = verdict_of(refused), refused.why
         elif refused and (want == "forbidden" or a.build_rc != 0):
-            got, message = "forbidden", refused[1]
+            got, message = "forbidden", refused.why
         elif a.build_rc != 0:
             got, message = "compile", compile_excerpt(build_log, strip=str(a.expect.parent.resolve()))
         elif found and want == "forbidden":
