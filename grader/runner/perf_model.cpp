@@ -53,6 +53,7 @@ nlohmann::json perf_model(const tlemu::TrafficCounts& c, const Shape& s, const M
   // 128-byte line its lanes touch, as Nsight Compute counts them on an H100 (the basic kernel: 3 per
   // warp FMA with 16x16 blocks, 2 with blocks 32 wide; docs/performance.md, "The model").
   const double t_lsu = (c.shared_wavefronts + c.global_wavefronts) / (g.wavefronts_per_clk * per_clock);
+  const double t_requests = (c.global_loads + c.global_stores) * g.global_request_clk / per_clock;
   const double t_l2 = 32 * c.l2_sectors / g.l2_bytes_per_s;
   const double t_dram = compulsory / g.dram_bytes_per_s;
   // Latency (Little's law on phases): an SM holds blocks_per_sm blocks, each needing one round trip
@@ -60,7 +61,8 @@ nlohmann::json perf_model(const tlemu::TrafficCounts& c, const Shape& s, const M
   const double phases = c.blocks * c.barriers_per_block / 2;
   const double t_latency = blocks_per_sm > 0 ? phases * g.phase_latency_clk / (blocks_per_sm * per_clock) : 0.0;
   const std::pair<const char*, double> bounds[] = {{"fp32", t_fma}, {"issue", t_issue}, {"l1-shared", t_lsu},
-                                                   {"l2", t_l2},    {"dram", t_dram},   {"latency", t_latency}};
+                                                   {"l1-requests", t_requests}, {"l2", t_l2}, {"dram", t_dram},
+                                                   {"latency", t_latency}};
   const auto* worst = &bounds[0];
   for (const auto& b : bounds)
     if (b.second > worst->second) worst = &b;

@@ -20,6 +20,7 @@
 // its block index whether it is counted; a kernel whose blocks all do the same work is counted the
 // same whatever the seed.
 #include <algorithm>
+#include <cstdint>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -160,49 +161,64 @@ void count_instance(TrafficCounts& c, const std::vector<const Access*>& lanes, c
 }
 
 // The width nvcc gives each shared load of one warp's log (the lanes run the same accesses in the
-// same order): 4 bytes as written, or 16 (8) where 4 (2) consecutive executions of one load site
-// read, in every lane, consecutive words from a 16-byte (8-byte) aligned address with no shared
-// store between them -- the unrolled k loop's Mds[ty][k], or a register tile read one float at a
-// time. nvcc merges those into one LDS.128 (LDS.64) when the alignment is known at compile time,
-// as it is for a tile whose rows are a multiple of 16 bytes; a padded row (Mds[16][17]) is not
-// aligned in every lane, and stays scalar. 0 marks an execution merged into an earlier one.
-// (Nsight Compute on an H100, docs/performance.md: the 16x16 tiled kernel's shared wavefronts are
-// 1.65 per warp FMA, not the 2.13 its source-level loads count.)
+// same order): 4 bytes as written, or 16 (8) where 4 (2) executions of one load site between the
+// same two shared stores read, in every lane, consecutive words from a 16-byte (8-byte) aligned
+// address -- the unrolled k loop's Mds[ty][k], a register tile read one float at a time, or the
+// same with a coarsening loop inside the k loop (Mds[c][ty][k] for each c: the executions that
+// continue one another are 4 apart, as nvcc sees them once both loops are unrolled). nvcc merges
+// those into one LDS.128 (LDS.64) when the alignment is known at compile time, as it is for a tile
+// whose rows are a multiple of 16 bytes; a padded row (Mds[16][17]) is not aligned in every lane,
+// and stays scalar. 0 marks an execution merged into an earlier one. (Nsight Compute on an H100,
+// docs/performance.md: the 16x16 tiled kernel's shared wavefronts are 1.65 per warp FMA, not the
+// 2.13 its source-level loads count.)
 std::vector<uint32_t> vector_widths(const CountState& s, size_t base, size_t n) {
   const auto& log0 = s.log[base];
   std::vector<uint32_t> width(log0.size());
   for (size_t i = 0; i < log0.size(); ++i) width[i] = log0[i].bytes;
-  std::unordered_map<const void*, std::vector<size_t>> at;  // load site -> its executions, in order
-  std::vector<const void*> sites;
-  for (size_t i = 0; i < log0.size(); ++i)
-    if (log0[i].shared && !log0[i].write && log0[i].bytes == 4) {
-      auto& v = at[log0[i].pc];
-      if (v.empty()) sites.push_back(log0[i].pc);
-      v.push_back(i);
+  // (load site, shared stores before it) -> lane 0's address -> its executions, in order.
+  std::unordered_map<const void*, std::unordered_map<uintptr_t, std::vector<size_t>>> at;
+  std::vector<size_t> stores_before(log0.size());
+  size_t stores = 0;
+  for (size_t i = 0; i < log0.size(); ++i) {
+    stores_before[i] = stores;
+    if (log0[i].shared && log0[i].write) ++stores;
+    else if (log0[i].shared && log0[i].bytes == 4) at[log0[i].pc][log0[i].addr].push_back(i);
+  }
+  // The first unmerged execution after `after`, of the same site and between the same stores, whose
+  // address is lane by lane `words` words past `from`'s; SIZE_MAX if there is none.
+  auto continuation = [&](size_t from, size_t after, uintptr_t words) {
+    const auto& by_addr = at[log0[from].pc];
+    const auto it = by_addr.find(log0[from].addr + 4 * words);
+    if (it == by_addr.end()) return SIZE_MAX;
+    for (size_t p : it->second) {
+      if (p <= after || width[p] != 4) continue;
+      if (stores_before[p] != stores_before[from]) return SIZE_MAX;
+      bool lanes = true;
+      for (size_t l = 1; l < n && lanes; ++l)
+        lanes = s.log[base + l][p].addr == s.log[base + l][from].addr + 4 * words && s.log[base + l][p].bytes == 4;
+      if (lanes) return p;
     }
-  std::vector<size_t> stores;  // positions of shared stores: no load is merged across one
-  for (size_t i = 0; i < log0.size(); ++i)
-    if (log0[i].shared && log0[i].write) stores.push_back(i);
-  auto mergeable = [&](const std::vector<size_t>& pos, size_t k, size_t w) {
-    if (k + w > pos.size()) return false;
-    const auto st = std::upper_bound(stores.begin(), stores.end(), pos[k]);
-    if (st != stores.end() && *st < pos[k + w - 1]) return false;
-    for (size_t l = 0; l < n; ++l) {
-      const auto& log = s.log[base + l];
-      const uintptr_t a0 = log[pos[k]].addr;
-      if (a0 % (4 * w)) return false;
-      for (size_t j = 1; j < w; ++j)
-        if (log[pos[k + j]].addr != a0 + 4 * j || log[pos[k + j]].bytes != 4) return false;
-    }
+    return SIZE_MAX;
+  };
+  auto aligned = [&](size_t from, size_t w) {
+    for (size_t l = 0; l < n; ++l)
+      if (s.log[base + l][from].addr % (4 * w)) return false;
     return true;
   };
-  for (const void* pc : sites) {
-    const auto& pos = at[pc];
-    for (size_t k = 0; k < pos.size();) {
-      size_t w = mergeable(pos, k, 4) ? 4 : mergeable(pos, k, 2) ? 2 : 1;
-      width[pos[k]] = uint32_t(4 * w);
-      for (size_t j = 1; j < w; ++j) width[pos[k + j]] = 0;
-      k += w;
+  for (size_t i = 0; i < log0.size(); ++i) {
+    if (!log0[i].shared || log0[i].write || width[i] != 4) continue;
+    for (size_t w : {size_t(4), size_t(2)}) {
+      if (!aligned(i, w)) continue;
+      std::vector<size_t> run;
+      for (size_t j = 1, after = i; j < w; ++j) {
+        after = continuation(i, after, j);
+        if (after == SIZE_MAX) break;
+        run.push_back(after);
+      }
+      if (run.size() + 1 < w) continue;
+      width[i] = uint32_t(4 * w);
+      for (size_t p : run) width[p] = 0;
+      break;
     }
   }
   return width;
