@@ -66,7 +66,8 @@ tot = defaultdict(float)
 for log in Path(sys.argv[1]).glob("*/logs/*.log"):
     m = re.search(r"\[exit -?\d+(?: \([^)]*\))?, ([\d.]+) s\]", log.read_text(errors="replace"))
     if m:
-        kind = "configure" if log.name.startswith("configure") else "build" if log.name.startswith("build") else "checks"
+        kind = ("configure" if log.name.startswith("configure") else "build" if log.name.startswith("build")
+                else "timed checks (GPU alone)" if "-timed" in log.name else "checks")
         tot[kind] += float(m.group(1))
 print(", ".join(f"{k} {v:.0f} s" for k, v in sorted(tot.items())) or "no step logs")
 EOF
