@@ -79,7 +79,7 @@ endif()
 # per build its hooks file (the interface `hooks` of internal.hpp) with the helpers it uses. A new
 # build adds a hooks_<build>.cpp, a _emu_rt_sources_<build>, its _emu_flags_<build> and
 # _emu_suffix_<build> above, and appends itself to TILELAB_EMU_BUILDS.
-set(_emu_rt_common core.cpp scheduler.cpp cuda_api.cpp symbolize.cpp)
+set(_emu_rt_common core.cpp scheduler.cpp context.cpp cuda_api.cpp symbolize.cpp)
 set(_emu_rt_sources_plain hooks_plain.cpp guard_zones.cpp)
 set(_emu_rt_sources_asan hooks_asan.cpp)
 set(_emu_rt_sources_race hooks_race.cpp guard_zones.cpp)
@@ -403,6 +403,23 @@ add_executable(tilelab_emu_count_tests "${PROJECT_SOURCE_DIR}/grader/tests/cpp/m
 target_link_libraries(tilelab_emu_count_tests PRIVATE doctest::doctest tilelab_emu_rt_count)
 add_test(NAME kit.emu.count COMMAND tilelab_emu_count_tests)
 set_tests_properties(kit.emu.count PROPERTIES LABELS "kit;emu;model" TIMEOUT 60)
+# The context switch alone (runtime/context.cpp), built twice: the x86-64 switch the runtime uses
+# here, and the portable one (Boost.Context's) that other machines use, so both are tested here.
+foreach(variant IN ITEMS native portable)
+  set(target tilelab_emu_context_tests_${variant})
+  add_executable(${target} "${_emu_dir}/tests/test_context.cpp" "${_emu_dir}/runtime/context.cpp"
+                           "${PROJECT_SOURCE_DIR}/grader/tests/cpp/main.cpp")
+  target_include_directories(${target} PRIVATE "${_emu_dir}/runtime")
+  target_link_libraries(${target} PRIVATE doctest::doctest Boost::context)
+  target_compile_options(${target} PRIVATE -Wall -Wextra)
+  set(name kit.emu.context)
+  if(variant STREQUAL "portable")
+    target_compile_definitions(${target} PRIVATE TLEMU_PORTABLE_CONTEXT)
+    set(name kit.emu.context-portable)
+  endif()
+  add_test(NAME ${name} COMMAND ${target})
+  set_tests_properties(${name} PROPERTIES LABELS "kit;emu" TIMEOUT 60)
+endforeach()
 endif()
 # `tilelab trace`: the trace build, its runners trace-<impl>-<stage> and the checks kit.trace.*
 # (not in a TILELAB_KIT tree: a batch's submissions are not traced).
