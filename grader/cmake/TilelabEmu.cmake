@@ -267,7 +267,7 @@ foreach(stage IN LISTS TILELAB_STAGES)
       string(REPLACE ";" "x" mshape "${TILELAB_${stage}_MODEL_SHAPE}")
       tilelab_add_check(${impl} ${stage} ${mshape} perf-model emu-count
         ARGS --shape ${TILELAB_${stage}_MODEL_SHAPE} --seed 1 --check perf
-        TIMEOUT 120 LABELS "public;emu;gpu;model")
+        TIMEOUT 120 COST ${TILELAB_${stage}_MODEL_COST} LABELS "public;emu;gpu;model")
       if(impl STREQUAL "solution" AND TILELAB_KIT_SUITE)
         # The kit's own assertion on it: full credit for the solution, none for the previous stage's
         # kernel where the book says it loads more (grader/setup/model_validation.py assert-grades).
@@ -301,7 +301,8 @@ foreach(stage IN LISTS TILELAB_STAGES)
         set(check ${_emu_suffix_${build}})
         tilelab_add_check(${impl} ${stage} ${ds} ${check} ${check}
           ARGS --dataset "${TILELAB_DATASETS_DIR}/${stage}/${ds}" --check correct
-          TIMEOUT ${TILELAB_${stage}_${ds}_TIMEOUT_${check}} LABELS "public;emu")
+          TIMEOUT ${TILELAB_${stage}_${ds}_TIMEOUT_${check}} COST ${TILELAB_${stage}_${ds}_COST_${check}}
+          LABELS "public;emu")
       endforeach()
     endforeach()
     # Hidden datasets (made from the grading seed, sizes unknown until then): plain build only.
