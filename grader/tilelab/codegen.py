@@ -87,6 +87,21 @@ def check_timeout(stage: spec.Stage, d: spec.Dataset, kind: str) -> int:
     return int(min(cap, -(-(CHECK_FLOOR_S[kind] + d.J * d.K * d.L / CHECK_RATE[kind]) // 1)))
 
 
+# What an emulator check costs, in seconds, for the order CTest starts a stage's checks in (COST: the
+# costliest first). The timeouts above are capped, so they cannot tell the largest check from the
+# next ones (w1024 on the plain build, w512-int under ASan and w256 in the race build all got 60
+# s), and the one that takes longest could start fourth and stretch a grade by seconds. A start-up
+# plus the dataset's multiply-adds at the rate the 16 x 16 tiled kernel reached on each build on the
+# 2-core development machine (2026-11-26); the performance model's check (emu-count) runs the
+# kernel four times and the two references once each, on the model's shape.
+CHECK_COST_RATE = {"emu": 3.5e8, "emu-asan": 1.3e8, "emu-race": 4.4e7, "emu-count": 1.5e7}
+
+
+def check_cost(J: int, K: int, L: int, kind: str) -> float:
+    """Estimated seconds of one emulator check (kind: emu, emu-asan, emu-race, emu-count)."""
+    return round(0.02 + J * K * L / CHECK_COST_RATE[kind], 2)
+
+
 def _cmake_list(items) -> str:
     return '"' + ";".join(str(i) for i in items) + '"'
 
@@ -107,6 +122,7 @@ def stages_cmake(stages: list[spec.Stage], build: Path) -> str:
         out.append(f"set({p}_PERF_DATASET {s.performance.dataset})")
         m = s.performance.model
         out.append(f"set({p}_MODEL_SHAPE {_cmake_list(m.shape) if m else ''})")
+        out.append(f"set({p}_MODEL_COST {check_cost(*m.shape, 'emu-count') if m else ''})")
         out.append(f"set({p}_HIDDEN_COUNT {s.hidden.count if s.hidden else 0})")
         out.append(f"set({p}_TIMEOUT_CORRECT {s.timeouts['correct']})")
         out.append(f"set({p}_TIMEOUT_PERF {s.timeouts['perf']})")
@@ -116,6 +132,8 @@ def stages_cmake(stages: list[spec.Stage], build: Path) -> str:
             out.append(f"set({p}_{d.name}_SIZE {_cost_size(d)})")
             for kind in CHECK_RATE:
                 out.append(f"set({p}_{d.name}_TIMEOUT_{kind} {check_timeout(s, d, kind)})")
+            for kind in ("emu", "emu-asan", "emu-race"):
+                out.append(f"set({p}_{d.name}_COST_{kind} {check_cost(d.J, d.K, d.L, kind)})")
     return "\n".join(out) + "\n"
 
 

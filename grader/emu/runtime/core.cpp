@@ -273,8 +273,7 @@ int syncthreads(const char* file, int line, int predicate) {
   t.wait_line = line;
   t.predicate = predicate;
   hooks::barrier(r, file, line);
-  const int me = r.tid;
-  transfer(r, me, next_ready(r, me), &t.asan_fake_stack);
+  yield(r);
   return r.barrier_count;
 }
 
@@ -291,7 +290,7 @@ uint64_t warp_op(int op, unsigned mask, uint64_t value, int arg, int width, cons
   t.warp_arg = arg;
   t.warp_width = width;
   const int me = r.tid;
-  if (!release_warp(r, size_t(me) / 32 * 32, false)) transfer(r, me, next_ready(r, me), &t.asan_fake_stack);
+  if (!release_warp(r, size_t(me) / 32 * 32, false)) yield(r);
   // Released (by the last lane to arrive, or by the scheduler): this thread runs again.
   return r.threads[size_t(me)].warp_result;
 }

@@ -7,7 +7,8 @@
 //   core.cpp        built-in variables, the Runtime object, the runner's side (runtime.hpp) and
 //                   the student-facing side (tilelab_emu.h): barriers, warp operations, shared
 //                   memory, the launch
-//   scheduler.cpp   one Boost.Context fiber per CUDA thread, barrier and warp-operation release
+//   scheduler.cpp   one context (stack) per CUDA thread, barrier and warp-operation release
+//   context.cpp     the context switch (context.hpp)
 //   cuda_api.cpp    the CUDA runtime API on host memory
 //   guard_zones.cpp device memory of the builds without AddressSanitizer: NaN-filled guard zones
 //   symbolize.cpp   code addresses to file:line (addr2line), for builds that record accesses
@@ -15,19 +16,17 @@
 // CMake (grader/cmake/TilelabEmu.cmake) compiles the common files plus one build's hooks file
 // (and its helpers, e.g. guard_zones.cpp) into tilelab_emu_rt_<build>; there are no #if blocks.
 #pragma once
-#include <boost/context/fiber.hpp>
-#include <boost/context/stack_context.hpp>
 #include <cstdint>
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "context.hpp"
 #include "progress.hpp"
 #include "runtime.hpp"
 
 namespace tlemu {
-namespace ctx = boost::context;
 
 // H100 SXM limits: what a launch is validated against and what cudaGetDeviceProperties reports.
 constexpr size_t kMaxSharedPerBlock = 232448;  // opt-in maximum, static + dynamic
@@ -56,13 +55,14 @@ struct SharedVar {
 // ---- the emulated threads of the block that runs ----
 enum class State : char { Ready, Waiting, WarpWaiting, Done };
 
+// What the scheduler reads at every switch and barrier comes first (one cache line).
 struct Thread {
-  ctx::fiber fiber;  // this thread's continuation while it does not run
-  uint3 idx;
+  context::Handle context = nullptr;  // this thread's saved context while it does not run
   State state = State::Ready;
-  const char* wait_file = nullptr;
   int wait_line = 0;
+  const char* wait_file = nullptr;
   int predicate = 0;
+  uint3 idx;
   // At a warp-level operation (State::WarpWaiting): what it contributes and what it gets back.
   int warp_op = 0;
   unsigned warp_mask = 0;
@@ -74,17 +74,15 @@ struct Thread {
   void* asan_fake_stack = nullptr;
 };
 
-// Stacks are reused across blocks: a block of T threads needs T stacks, mapped once.
-struct StackPool {
-  std::vector<ctx::stack_context> free;
-  ctx::stack_context last;
-  size_t count = 0;
-  ~StackPool();
+// The threads' stacks, mapped once and reused by every block and launch: thread i runs on stack i.
+struct Stack {
+  char* bottom;  // the mapping's start: its first page is a guard page (an overflow faults)
+  size_t size;   // from bottom to the top of the stack
 };
-struct PoolAllocator {
-  StackPool* pool;
-  ctx::stack_context allocate();
-  void deallocate(ctx::stack_context& s) { pool->free.push_back(s); }
+struct StackPool {
+  std::vector<Stack> stacks;
+  const Stack& at(size_t i);  // maps stacks up to i the first time
+  ~StackPool();
 };
 
 struct Runtime {
@@ -127,7 +125,7 @@ struct Runtime {
   Thread* current = nullptr;
   uint16_t tid = 0;
   int from = -1;          // who switched last (-1: the scheduler)
-  ctx::fiber main_cont;   // the scheduler's continuation while a thread runs
+  context::Handle main_context = nullptr;  // the scheduler's, while a thread runs
   void (*body)(void*) = nullptr;
   void* body_ctx = nullptr;
   int barrier_count = 0;  // predicate count of the last barrier released
@@ -159,9 +157,9 @@ void progress_thread_done(Runtime& r);
 void progress_barrier(Runtime& r, const char* file, int line);  // a barrier at file:line was released
 
 // ---- the scheduler (scheduler.cpp) ----
-int next_ready(const Runtime& r, int after);
-// Switches from thread `me` to `to` (either may be -1, the scheduler); returns when `me` runs again.
-void transfer(Runtime& r, int me, int to, void** fake);
+// The running thread (r.tid), its state saying why it waits, hands the CPU to the next ready thread
+// in index order, or to the scheduler when the pass is over; returns when it runs again.
+void yield(Runtime& r);
 // Releases warp `base` /32 if all its lanes wait at a warp operation (forced: or returned/wait at a barrier).
 bool release_warp(Runtime& r, size_t base, bool forced);
 // Runs every thread of the block blockIdx to completion.
