@@ -30,12 +30,15 @@ import zipfile
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from . import ROOT, release, seed as seed_mod, spec, submission as submission_mod
-from . import formats
-from .contract import ExitCode
+from .. import ROOT
+from . import release
+from ..run import submission as submission_mod
+from ..specs import seed as seed_mod, spec
+from ..report import formats
+from ..specs.contract import ExitCode
 from .grade import GradeOptions, resolve_backend, run as grade_run
-from .model import GradeReport
-from .tree import Tree
+from ..report.model import GradeReport
+from ..run.tree import Tree
 
 CONFIG = "tilelab-autograder.json"
 BUILD = ROOT / "build" / "autograder"     # the prepared build: inside the kit, outside /grade
@@ -211,7 +214,7 @@ def _starter_at_level(root: Path, name: str, level: str) -> bytes | None:
     sol = root / "solutions" / parts[1] / "matmul.cu" if len(parts) == 3 and parts[0] == "starter" else None
     if level == "guided" or parts[-1] != "matmul.cu" or sol is None or not sol.exists():
         return None
-    from . import starter
+    from ..specs import starter
     return starter.make_starter(sol.read_text(), str(sol.relative_to(root)), level).encode()
 
 

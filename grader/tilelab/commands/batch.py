@@ -30,12 +30,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
-from . import ROOT, identity, kit as kit_mod, sandbox, seed as seed_mod, spec, submission as submission_mod, tree as tree_mod
-from .formats import gradebook
-from .gputurns import GpuTurns
+from .. import ROOT
+from ..run import identity, kit as kit_mod, sandbox, submission as submission_mod, tree as tree_mod
+from ..specs import seed as seed_mod, spec
+from ..report.formats import gradebook
+from ..run.gputurns import GpuTurns
 from .grade import GradeOptions, resolve_backend, run as grade_run, write_outputs
-from .model import GradeReport
-from .scoring import NotChecked, score_stage
+from ..report.model import GradeReport
+from ..score.scoring import NotChecked, score_stage
 
 DONE = "done.json"
 GRADEBOOK = "gradebook.csv"
@@ -187,7 +189,7 @@ def maxima(stage_ids: list[str], opts: BatchOptions, backend: str) -> dict[str, 
 
 def write_index(out: Path, reports: list[GradeReport], stage_ids: list[str], maxima: dict[str, float] | None = None,
                 settings: dict | None = None) -> None:
-    from .formats import html as html_report
+    from ..report.formats import html as html_report
 
     rows = []
     for r in sorted(reports, key=lambda r: r.submission):

@@ -9,12 +9,16 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import ROOT, judge, metrics, plot, results, spec
-from .contract import SCHEMAS
-from .metrics import Metrics
-from .runresult import Result
-from .sandbox import run_limited
-from .tree import Tree, select
+from .. import ROOT
+from ..report import plot
+from ..run import judge, results
+from ..score import metrics
+from ..specs import spec
+from ..specs.contract import SCHEMAS
+from ..score.metrics import Metrics
+from ..run.runresult import Result
+from ..run.sandbox import run_limited
+from ..run.tree import Tree, select
 
 DEFAULT_SIZES = (256, 512, 1024, 2048, 4096)
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import os
 
-from . import ROOT, grade
-from .contract import ExitCode
+from .. import ROOT
+from . import grade
+from ..specs.contract import ExitCode
 
 
 def is_student_repository(root=ROOT) -> bool:
@@ -32,7 +33,7 @@ def setup(run_main_job: bool = True, assume_yes: bool = False) -> int:
 
 
 def grade_student_code() -> int:
-    from .formats import terminal as table
+    from ..report.formats import terminal as table
 
     print("tilelab: grading your code in starter/ (the starter's checks fail until you write the kernels)")
     try:

@@ -16,10 +16,12 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import ROOT, results as results_mod, spec
-from .runresult import Result
-from .sandbox import run_limited
-from .tree import Tree, select
+from .. import ROOT
+from ..run import results as results_mod
+from ..specs import spec
+from ..run.runresult import Result
+from ..run.sandbox import run_limited
+from ..run.tree import Tree, select
 
 
 @dataclass

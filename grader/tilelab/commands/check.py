@@ -16,16 +16,17 @@ import time
 from pathlib import Path
 from typing import Callable, Iterable
 
-from . import ROOT, grade
-from .contract import ExitCode
-from .scoring import StageScore
+from .. import ROOT
+from . import grade
+from ..specs.contract import ExitCode
+from ..score.scoring import StageScore
 
 
 def run_once(stage: str, impl: str = "starter", jobs: int | None = None,
              build_dir: Path | None = None) -> tuple[int, list[str]]:
     """(exit status, lines to print): 0 when every quick check passed, 1 when one failed or the
     file did not build, 2 when the grader could not run."""
-    from .formats import terminal as table
+    from ..report.formats import terminal as table
 
     started = time.monotonic()
     opts = grade.GradeOptions(stages=[stage], impl=impl, backend="emu", quick=True, build_dir=build_dir,

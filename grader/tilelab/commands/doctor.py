@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from . import ROOT
+from .. import ROOT
 
 DEBS = {  # Debian 12 / Ubuntu 24.04 package -> what it gives the kit
     "cmake": "build system (>= 3.25)", "ninja-build": "fast re-grades (make works, slower)", "g++": "C++ compiler", "doctest-dev": "C++ unit tests",
@@ -219,7 +219,7 @@ def checks(probe: Probe | None = None) -> list[Item]:
         items.append(Item(f"python: {mod}", ok, why,
                           f"{venv} -m pip install {mod}" if venv.exists() else "./tilelab setup"))
     items += _cuda_items(probe, fx)
-    from .sandbox import network_isolation
+    from ..run.sandbox import network_isolation
     items.append(Item("network isolation (unshare -n)", bool(network_isolation()),
                       " ".join(network_isolation()) or "not available: untrusted code keeps network access",
                       fx.install("util-linux") + " (and allow user namespaces)", required=False))

@@ -17,15 +17,17 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
-from . import ROOT, artifacts, forbidden, includes, judge, results as results_mod, spec, submission as submission_mod
-from . import kit as kit_mod, seed as seed_mod, tree as tree_mod
-from .contract import ExitCode
-from .gputurns import GpuTurns
-from .model import GradeReport, device_of
-from .runresult import Result
-from .scoring import (CORRECT_CHECK, Built, DidNotCompile, Hung, NotChecked, Outcome, Refused, StageScore, Stopped,
-                      score_stage)
-from .tree import Tree, compile_excerpt, log_tail, select, shown
+from .. import ROOT
+from ..report.model import GradeReport, device_of
+from ..run import artifacts, forbidden, includes, judge, kit as kit_mod, results as results_mod
+from ..run import submission as submission_mod, tree as tree_mod
+from ..run.gputurns import GpuTurns
+from ..run.runresult import Result
+from ..run.tree import Tree, compile_excerpt, log_tail, select, shown
+from ..score.scoring import (CORRECT_CHECK, Built, DidNotCompile, Hung, NotChecked, Outcome, Refused, StageScore,
+                             Stopped, score_stage)
+from ..specs import seed as seed_mod, spec
+from ..specs.contract import ExitCode
 
 BUILD_ROOT = ROOT / "build"
 
@@ -331,7 +333,7 @@ def _with_questions(stages: list[StageScore], all_stages: dict, impl: str, sub_r
     student are known, else those of the code in answers.toml."""
     if impl == "solution":
         return stages, {}
-    from . import quiz
+    from ..score import quiz
 
     code = quiz.code_for(opts.seed, opts.student) if opts.seed and opts.student else None
     device = device_of(stages)
@@ -431,7 +433,7 @@ def _run_in(tree: Tree, opts: GradeOptions, all_stages: dict, impl: str, backend
 def write_outputs(report: GradeReport, out: Path, formats: tuple[str, ...] = ("gradescope", "grade")) -> list[Path]:
     """The files of the registered output formats asked for (formats/: results.json,
     prairielearn.json, classroom.json, grade.json, report.html ...), in the folder out."""
-    from . import formats as registry
+    from ..report import formats as registry
 
     unknown = [f for f in formats if f not in registry.names()]
     if unknown:
@@ -461,7 +463,7 @@ def grade(stages: list[str] | None = None, submission: str | None = None, backen
           impl: str | None = None, out: str | None = None, formats: tuple[str, ...] = ("gradescope", "grade"),
           jobs: int | None = None, perf_basis: str = "auto", table: bool = False) -> int:
     """The `tilelab grade` command; table prints every check, not only the diagnoses."""
-    from .formats import terminal
+    from ..report.formats import terminal
 
     opts = GradeOptions(stages=stages or None, submission=Path(submission) if submission else None, impl=impl,
                         backend=resolve_backend(backend), perf_basis=perf_basis, hidden=hidden, seed=seed,

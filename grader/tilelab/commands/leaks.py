@@ -26,7 +26,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import starter
+from ..specs import starter
 
 # A shipped file holding this share of a solution's own lines (those between its BEGIN/END
 # SOLUTION markers) is a near-copy of it, whatever else was changed.
@@ -45,7 +45,7 @@ AUTOGRADER_CONFIG = "tilelab-autograder.json"
 # ${SEED} and empty values are not seeds).
 SEED_SETTING = re.compile(r"""TILELAB_GRADING_SEED(?::STRING)?["']?\s*[=:]\s*["']?([^"'\s;,{}<$]+)""")
 # A build tree's cache also keeps the seed as given to ./tilelab, whose number is the setting above
-# (grader/tilelab/seed.py: any text is a seed).
+# (grader/tilelab/specs/seed.py: any text is a seed).
 SEED_TEXT_CACHED = re.compile(r"^TILELAB_GRADING_SEED_TEXT:STRING=(.+)$", re.MULTILINE)
 
 

@@ -25,7 +25,9 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import ROOT, leaks as leaks_mod, spec
+from .. import ROOT
+from . import leaks as leaks_mod
+from ..specs import spec
 
 # The top level of a student repository (the kit's layout in README.md, without solutions/); nothing else at
 # the kit's top level ships, tracked or not.
@@ -41,7 +43,8 @@ EXCLUDE_NAMES = {"__pycache__", ".pytest_cache"}
 # data are correct kernels too; the Slurm test and the throughput script grade the suite and the
 # solutions. The performance model's two held-out sets are working kernels of every stage.
 EXCLUDE_PATHS = {"docs/instructor.md", "docs/architecture.md", "docs/github-classroom", "grader/tests/submissions",
-                 "grader/tests/differential", "grader/tests/release_check.py", "grader/tilelab/templates/student-README.md.j2",
+                 "grader/tests/differential", "grader/tests/release_check.py",
+                 "grader/tilelab/report/templates/student-README.md.j2",
                  "grader/tests/similarity", "grader/tests/slurm", "grader/tests/python/test_similarity.py",
                  "grader/setup/batch-throughput.sh", "grader/experiments", "grader/setup/model-heldout",
                  "grader/setup/model-heldout2"}
@@ -153,7 +156,7 @@ def student_readme(out: Path, root: Path = ROOT) -> str:
         stages.append({"id": s.id, "title": s.title, "handout": f"assignments/{s.id}/README.md",
                        "starter": f"starter/{s.id}/matmul.cu",
                        "walkthrough": walk if (out / walk).is_file() else ""})
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(root / "grader" / "tilelab" / "templates"),
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(root / "grader" / "tilelab" / "report" / "templates"),
                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
     return env.get_template(README_TEMPLATE).render(
         stages=stages, first=stages[0]["id"] if stages else "01-basic",
@@ -229,7 +232,7 @@ def make(out: Path, root: Path = ROOT, force: bool = False, starter_level: str =
                 _copy(name, root, stage_dir / name, rel)
                 rel.files.append(name)
         if starter_level != "guided":
-            from . import starter
+            from ..specs import starter
             starter.generate(root, level=starter_level, out=stage_dir / "starter")
             rel.changed += [f"starter/{s}/matmul.cu" for s in starter.stages(root)]
         (stage_dir / "README.md").write_text(student_readme(stage_dir, root))

@@ -20,7 +20,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import ROOT, submission as submission_mod
+from .. import ROOT
+from ..run import submission as submission_mod
 
 NOISE = 25          # copydetect's noise threshold: matches shorter than this (filtered chars) are ignored
 GUARANTEE = 30      # any match at least this long is found (window = GUARANTEE - NOISE + 1)
@@ -108,7 +109,9 @@ def write_html(res: Result, out: Path, top: int = 50) -> Path:
     """out/index.html (ranked pairs) and out/pairs/<a>--<b>.html (side by side) for the top pairs."""
     import jinja2
 
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+    from ..report.formats.html import TEMPLATES
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES),
                              autoescape=jinja2.select_autoescape(["html", "j2"]))
     (out / "pairs").mkdir(parents=True, exist_ok=True)
     shown = res.pairs[:top]

@@ -34,10 +34,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from . import ROOT, batch, submission as submission_mod, tree as tree_mod
-from .contract import ExitCode
-from .gputurns import GpuTurns
-from .model import GradeReport
+from .. import ROOT
+from . import batch
+from ..run import submission as submission_mod, tree as tree_mod
+from ..specs.contract import ExitCode
+from ..run.gputurns import GpuTurns
+from ..report.model import GradeReport
 
 STATE_DIR = ".slurm"
 JOBS = "jobs.json"
@@ -348,7 +350,7 @@ def run_task(spec_path: Path, index: int, grader: batch.Grader | None = None) ->
     """Grade task `index` of a submitted job: its submissions, one after another, each written to
     its folder (done.json last) exactly as a local batch writes it."""
     from .grade import run as grade_run
-    from .formats.common import summary_line
+    from ..report.formats.common import summary_line
 
     doc = json.loads(Path(spec_path).read_text())
     opts = _options_from(doc["options"])

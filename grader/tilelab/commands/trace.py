@@ -28,7 +28,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import ROOT, spec
+from .. import ROOT
+from ..specs import spec
 
 TILE = 2   # the tile width of the book's figures
 
@@ -415,7 +416,7 @@ class TraceResult:
 def trace_runner(runner: Path, stage: str, work: Path, run_program=None, source: str = "") -> TraceResult:
     """Run a built trace runner (trace-<impl>-<stage>) on each of the stage's examples, in `work`.
     run_program(cmd, name) -> sandbox.Ran runs it (default: run_limited with a 60 s limit)."""
-    from .sandbox import run_limited
+    from ..run.sandbox import run_limited
 
     if stage not in stages():
         raise TraceError(f"there is no trace of {stage}: the book's figures are of {', '.join(stages())}")
@@ -448,9 +449,9 @@ def run(stage: str, submission: Path | None = None, impl: str | None = None, bui
     submission's) in the grading tree of the emulator, and trace it."""
     import os
 
-    from . import submission as submission_mod
+    from ..run import submission as submission_mod
     from .grade import BUILD_ROOT
-    from .tree import Tree, compile_excerpt, log_tail
+    from ..run.tree import Tree, compile_excerpt, log_tail
 
     if stage not in stages():
         raise TraceError(f"there is no trace of {stage}: the book's figures are of {', '.join(stages())}")
@@ -571,7 +572,7 @@ def render_html(data: dict) -> str:
     same partial's trace_tables macro."""
     import jinja2
 
-    from .formats.html import TEMPLATES
+    from ..report.formats.html import TEMPLATES
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              trim_blocks=True, lstrip_blocks=True)

@@ -1,6 +1,6 @@
 """Summarise runner results as a plain table (used after a GPU run, where rich may be missing).
 
-    python3 -m tilelab.benchtable BENCH_DIR [RESULTS_DIR]
+    python3 -m tilelab.report.benchtable BENCH_DIR [RESULTS_DIR]
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from .metrics import of_result
-from .results import load
+from ..score.metrics import of_result
+from ..run.results import load
 
 
 def bench_rows(folder: Path) -> list[str]:

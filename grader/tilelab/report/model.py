@@ -9,9 +9,9 @@ import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .runresult import Result
-from .contract import SCHEMAS
-from .scoring import CheckScore, StageScore
+from ..run.runresult import Result
+from ..specs.contract import SCHEMAS
+from ..score.scoring import CheckScore, StageScore
 
 FORMAT = SCHEMAS["grade"]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 import io
 
-from . import metrics
+from ..score import metrics
 from .model import GradeReport
 
 

@@ -1,7 +1,7 @@
 """Run a runner command and assert its verdict: how the kit's own tests say that the unmodified
 starter must fail (and fail the right way -- a wrong result, not a crash or a missing file).
 
-    python3 -m tilelab.expect --exit wrong --json RESULT -- RUNNER ARGS...
+    python3 -m tilelab.run.expect --exit wrong --json RESULT -- RUNNER ARGS...
 
 Exits 0 when the runner exited with the expected code and wrote a result whose verdict agrees;
 passes the skip code through so CTest still reports a skip; exits 1 otherwise, saying why.
@@ -19,12 +19,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .contract import ExitCode, verdict_name
+from ..specs.contract import ExitCode, verdict_name
 from .results import load
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="tilelab.expect")
+    ap = argparse.ArgumentParser(prog="tilelab.run.expect")
     ap.add_argument("--exit", required=True, choices=[c.name.lower() for c in ExitCode] + ["any"])
     ap.add_argument("--json", required=True, type=Path)
     ap.add_argument("command", nargs=argparse.REMAINDER)

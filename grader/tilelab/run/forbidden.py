@@ -31,7 +31,7 @@ from pathlib import Path
 
 from .artifacts import student_objects  # noqa: F401  (the objects scanned; kept here for callers)
 
-ALLOWLIST = Path(__file__).resolve().parents[1] / "allowlist.toml"
+ALLOWLIST = Path(__file__).resolve().parents[2] / "allowlist.toml"
 
 GPU, EMU, EMU_ASAN, EMU_RACE = "gpu", "emu", "emu-asan", "emu-race"
 KINDS = (GPU, EMU, EMU_ASAN, EMU_RACE)
@@ -339,7 +339,7 @@ def owned_symbols(build: Path | None = None, pol: Policy | None = None) -> dict[
 def _cache_dir() -> Path:
     """Where the names the libraries own are kept between grades: build/.cache of the kit, outside
     every build tree (the sandbox user may write a tree while it compiles, never this folder)."""
-    return Path(__file__).resolve().parents[2] / "build" / ".cache"
+    return Path(__file__).resolve().parents[3] / "build" / ".cache"
 
 
 @functools.lru_cache(maxsize=8)

@@ -14,7 +14,7 @@ import hashlib
 import subprocess
 from pathlib import Path
 
-from . import ROOT
+from .. import ROOT
 
 # What a grade depends on, relative to the kit's root. The kit's own tests and the setup scripts
 # are not in it (changing a test must not regrade a class).

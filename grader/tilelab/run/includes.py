@@ -22,7 +22,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import ROOT
+from .. import ROOT
 from .artifacts import depfile
 
 EMU_INCLUDE = ROOT / "grader" / "emu" / "include"   # the emulator's cuda_runtime.h, cuda.h, tilelab_emu.h

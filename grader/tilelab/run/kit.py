@@ -25,7 +25,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import ROOT, identity
+from .. import ROOT
+from . import identity
 from . import tree as tree_mod
 from .sandbox import run_limited
 

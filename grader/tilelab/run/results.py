@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
-from .contract import SCHEMAS, ExitCode, hint
+from ..specs.contract import SCHEMAS, ExitCode, hint
 from .runresult import Result
 
 SCHEMA = SCHEMAS["result"]

@@ -1,6 +1,6 @@
 """Run a GPU runner under NVIDIA compute-sanitizer and fold its findings into the runner's result.
 
-    python3 -m tilelab.sanitize --tool memcheck|racecheck|synccheck|initcheck --json RESULT
+    python3 -m tilelab.run.sanitize --tool memcheck|racecheck|synccheck|initcheck --json RESULT
                                 [--expect-fail] [--timeout S] -- RUNNER ARGS...
 
 The runner is run as `compute-sanitizer --tool T --error-exitcode 10 --print-limit 20
@@ -28,8 +28,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import contract
-from .contract import SCHEMAS, ExitCode
+from ..specs import contract
+from ..specs.contract import SCHEMAS, ExitCode
 
 TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 SANITIZER_ERROR_EXIT = 10          # --error-exitcode: distinct from every runner code
@@ -226,7 +226,7 @@ def run(tool: str, json_path: Path, cmd: list[str], timeout: float | None = None
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="tilelab.sanitize", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="tilelab.run.sanitize", description=__doc__.splitlines()[0])
     ap.add_argument("--tool", required=True, choices=TOOLS)
     ap.add_argument("--json", required=True, type=Path, help="the runner's --json path (rewritten in place)")
     ap.add_argument("--timeout", type=float, default=None, help="seconds before the sanitized run is stopped")

@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from . import ROOT, artifacts
-from . import seed as seed_mod
+from .. import ROOT
+from . import artifacts
+from ..specs import seed as seed_mod
 from .sandbox import Ran, run_limited
 
 

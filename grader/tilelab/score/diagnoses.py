@@ -22,11 +22,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from . import contract
-from .contract import HINTS
+from ..specs import contract
+from ..specs.contract import HINTS
 from .metrics import spans
-from .results import GRADING_ERROR
-from .runresult import Finding, Result
+from ..run.results import GRADING_ERROR
+from ..run.runresult import Finding, Result
 from .scoring import PERF_CHECKS, PERF_GATED, CheckScore, StageScore
 
 # The emulator's order of findings to fix first: contract.toml [findings], as the runner sorts them.

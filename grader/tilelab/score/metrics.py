@@ -8,7 +8,7 @@ import functools
 
 from dataclasses import dataclass
 
-from .runresult import Result
+from ..run.runresult import Result
 from .scoring import CheckScore
 
 
@@ -131,7 +131,7 @@ def model_lines(c: CheckScore | None) -> list[str]:
 @functools.lru_cache(maxsize=None)
 def _book(stage: str) -> tuple[str, float | None]:
     """The book's prediction for a stage ([performance.model] book, book_cgma), read once per stage."""
-    from . import spec  # here: spec is not needed by the other figures
+    from ..specs import spec  # here: spec is not needed by the other figures
     try:
         m = {s.id: s for s in spec.load_all()}[stage].performance.model if stage else None
     except (KeyError, spec.SpecError, OSError):

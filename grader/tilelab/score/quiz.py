@@ -27,7 +27,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import ROOT
+from .. import ROOT
 from .scoring import QUESTION, CheckScore
 
 ANSWERS = "answers.toml"
@@ -71,7 +71,7 @@ def evaluate(expr: str, names: dict):
     >>> evaluate("open", {})
     Traceback (most recent call last):
     ...
-    tilelab.quiz.QuizError: formula 'open': unknown name 'open'
+    tilelab.score.quiz.QuizError: formula 'open': unknown name 'open'
     """
     try:
         tree = ast.parse(f"({expr.strip()})", mode="eval")

@@ -8,10 +8,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Literal, Union
 
-from .contract import hint
-from .results import GRADING_ERROR
-from .runresult import Result
-from .spec import Stage
+from ..specs.contract import hint
+from ..run.results import GRADING_ERROR
+from ..run.runresult import Result
+from ..specs.spec import Stage
 
 # The check that decides correctness on each backend (docs/grading.md, "What one check does").
 CORRECT_CHECK = {"gpu": "correct", "emu": "emu"}

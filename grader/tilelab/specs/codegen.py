@@ -1,9 +1,9 @@
 """Configure-time code generation, run by CMake: turns the specs into what C++ and CMake include.
 
-    python3 -m tilelab.codegen OUT_DIR
+    python3 -m tilelab.specs.codegen OUT_DIR
 
 writes, from grader/contract.toml and every assignments/<stage>/stage.toml (read and validated by
-tilelab.spec, their only reader):
+tilelab.specs.spec, their only reader):
     OUT_DIR/include/tilelab/contract.hpp   exit codes, schema names, fixed hints (C++)
     OUT_DIR/tilelab_stages.cmake           what CMake registers per stage and dataset
     OUT_DIR/stages/<stage>.json            the resolved spec the runner and datagen read (--spec;
@@ -18,7 +18,8 @@ import json
 import sys
 from pathlib import Path
 
-from . import ROOT, spec
+from .. import ROOT
+from . import spec
 from .contract import CODES, FINDING_ADVICE, FINDING_ADVICE_DEFAULT, FINDING_ORDER, HINTS, SCHEMAS, ExitCode
 
 
@@ -32,7 +33,7 @@ def _c_string(text: str) -> str:
 
 def contract_header() -> str:
     lines = [
-        "// Generated from grader/contract.toml by tilelab.codegen. Do not edit.",
+        "// Generated from grader/contract.toml by tilelab.specs.codegen. Do not edit.",
         "#pragma once",
         "",
         "// Exit codes as text, for string literals built at compile time (sanitizer options).",
@@ -92,7 +93,7 @@ def _cmake_list(items) -> str:
 
 
 def stages_cmake(stages: list[spec.Stage], build: Path) -> str:
-    out = ["# Generated from assignments/*/stage.toml by tilelab.codegen. Do not edit."]
+    out = ["# Generated from assignments/*/stage.toml by tilelab.specs.codegen. Do not edit."]
     out.append(f"set(TILELAB_STAGES {_cmake_list(s.id for s in stages)})")
     out.append(f"set(TILELAB_TRACE_STAGES {_cmake_list(s.id for s in stages if s.trace)})")  # [trace]
     out.append(f"set(TILELAB_SKIP_CODE {int(ExitCode.SKIPPED)})")
@@ -127,7 +128,7 @@ def _write_if_changed(path: Path, text: str) -> None:
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
-        print("usage: python3 -m tilelab.codegen OUT_DIR", file=sys.stderr)
+        print("usage: python3 -m tilelab.specs.codegen OUT_DIR", file=sys.stderr)
         return ExitCode.BAD_INPUT
     out = Path(argv[0]).resolve()
     if out.name != "generated":  # spec.resolved_path finds the specs at <build>/generated

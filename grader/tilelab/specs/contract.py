@@ -1,12 +1,12 @@
 """The kit's shared names, read from grader/contract.toml (their one definition): the runner's exit
 codes, the `tilelab` commands' own exit codes, the JSON schema names and the fixed hint texts.
-The C++ side includes the header tilelab.codegen generates from the same file."""
+The C++ side includes the header tilelab.specs.codegen generates from the same file."""
 
 import tomllib
 from enum import IntEnum
 from pathlib import Path
 
-TOML = Path(__file__).resolve().parents[1] / "contract.toml"
+TOML = Path(__file__).resolve().parents[2] / "contract.toml"
 
 with open(TOML, "rb") as _f:
     _DOC = tomllib.load(_f)

@@ -3,7 +3,7 @@
 This module is the only reader of stage.toml: it checks every key, type, default and bound
 (docs/stage-spec.md) and names the file, the key and the allowed values when one is wrong.
 Everything else reads what it resolved: Python through `Stage`, CMake and the C++ runner through
-the files `tilelab.codegen` writes at configure time (`resolved(stage)` is the C++ side's JSON,
+the files `tilelab.specs.codegen` writes at configure time (`resolved(stage)` is the C++ side's JSON,
 every default filled in).
 """
 
@@ -13,7 +13,7 @@ import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from . import ROOT
+from .. import ROOT
 
 APIS = ("square", "rect")
 # gridDim.y is at most 65,535 blocks, and every kernel of the kit puts the rows of P on y: the
@@ -126,7 +126,7 @@ class TraceExample:
 
 @dataclass(frozen=True)
 class Trace:
-    """[trace]: the book's figure `tilelab trace` shows on the student's kernel (tilelab.trace)."""
+    """[trace]: the book's figure `tilelab trace` shows on the student's kernel (tilelab.commands.trace)."""
     kind: str                     # "map": which thread stores which element (untiled); "tiled": the phase table
     bounded: bool                 # the book's kernel checks bounds (03, 04) or not (02)
     examples: tuple[TraceExample, ...]
@@ -421,7 +421,7 @@ def _check_max_loads(stage: Stage, where: str) -> None:
 
 
 def resolved(stage: Stage) -> dict:
-    """The stage as the C++ side reads it (generated/stages/<id>.json, written by tilelab.codegen):
+    """The stage as the C++ side reads it (generated/stages/<id>.json, written by tilelab.specs.codegen):
     every key of the schema with its default filled in, shapes as [J, K, L] whatever the api."""
     from .contract import SCHEMAS
 
@@ -434,7 +434,7 @@ def resolved(stage: Stage) -> dict:
 
 def resolved_path(build: Path, stage_id: str) -> Path:
     """The resolved spec of a stage in a configured build tree: what the runner's and datagen's
-    --spec take. tilelab.codegen writes it into CMake's TILELAB_GENERATED (<build>/generated)."""
+    --spec take. tilelab.specs.codegen writes it into CMake's TILELAB_GENERATED (<build>/generated)."""
     return Path(build) / "generated" / "stages" / f"{stage_id}.json"
 
 

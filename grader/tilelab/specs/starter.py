@@ -23,7 +23,7 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import ROOT
+from .. import ROOT
 
 BEGIN = re.compile(r"^(\s*)// BEGIN SOLUTION(?::\s*(.*))?$")
 STARTER = re.compile(r"^\s*// STARTER: ?(.*)$")

@@ -8,9 +8,9 @@ counts its points: then it is listed as "fail" with the reason."""
 
 from __future__ import annotations
 
-from .. import diagnoses
+from ...score import diagnoses
 from ..model import GradeReport
-from ..scoring import CheckScore, StageScore
+from ...score.scoring import CheckScore, StageScore
 from . import Format, register
 from .common import as_json, test_name
 

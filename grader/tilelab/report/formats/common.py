@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 import textwrap
 
-from .. import diagnoses, metrics
+from ...score import diagnoses, metrics
 from ..model import GradeReport
-from ..runresult import Finding
-from ..quiz import PREDICT
-from ..scoring import QUESTION, CheckScore, StageScore
+from ...run.runresult import Finding
+from ...score.quiz import PREDICT
+from ...score.scoring import QUESTION, CheckScore, StageScore
 
 
 def as_json(doc: dict) -> str:

@@ -10,9 +10,9 @@ memory-safety finding withheld is "failed"."""
 
 from __future__ import annotations
 
-from .. import metrics
+from ...score import metrics
 from ..model import GradeReport
-from ..scoring import QUESTION
+from ...score.scoring import QUESTION
 from . import Format, RenderOptions, register
 from .common import as_json, report_lines, summary_line, test_name, test_output
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import diagnoses, metrics, plot, wrongmap
+from .. import plot, wrongmap
+from ...score import diagnoses, metrics
 from ..model import GradeReport
 from . import Format, register
 from .common import stage_model_lines, stage_style, stage_verdict, style, summary_line, verdict, warning_text, warnings_of

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import sys
 
-from .. import metrics, wrongmap
+from .. import wrongmap
+from ...score import metrics
 from ..model import GradeReport
-from ..scoring import StageScore
-from ..quiz import PREDICT
+from ...score.scoring import StageScore
+from ...score.quiz import PREDICT
 from .common import diagnosis_lines, stage_line, stage_model_lines, style, summary_line, verdict
 
 COLUMNS = ("dataset", "check", "verdict", "error", "ms", "GFLOP/s", "% of ref", "% of cuBLAS", "points")
