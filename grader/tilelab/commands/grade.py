@@ -10,8 +10,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
-import subprocess
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -23,6 +21,7 @@ from ..run import artifacts, forbidden, includes, judge, kit as kit_mod, results
 from ..run import submission as submission_mod, tree as tree_mod
 from ..run.gputurns import GpuTurns
 from ..run.runresult import Result
+from ..run.sanitize import gpu_present as gpu_available   # one probe of the GPU for the grader
 from ..run.tree import Tree, compile_excerpt, log_tail, select, shown
 from ..score.scoring import (CORRECT_CHECK, Built, DidNotCompile, Hung, NotChecked, Outcome, Refused, StageScore,
                              Stopped, score_stage)
@@ -62,16 +61,6 @@ class GradeOptions:
 
 class UsageError(ValueError):
     pass
-
-
-def gpu_available() -> bool:
-    smi = shutil.which("nvidia-smi")
-    if not smi:
-        return False
-    try:
-        return subprocess.run([smi, "-L"], capture_output=True, timeout=30).returncode == 0
-    except (OSError, subprocess.SubprocessError):
-        return False
 
 
 def resolve_backend(backend: str) -> str:
