@@ -1,5 +1,5 @@
 # A grading tree that takes the kit prebuilt (-DTILELAB_KIT=<a tree built with TILELAB_KIT_EXPORT>,
-# grader/tilelab/kit.py): the judge, the datasets, the emulator's rewriter and runtimes, the worker
+# grader/tilelab/run/kit.py): the judge, the datasets, the emulator's rewriter and runtimes, the worker
 # mains, the backends and every stage's reference workers are the kit tree's, imported; this tree
 # compiles the code under test and links its workers, nothing else. The kit tree is built by the
 # grader itself before any submission and is never writable by a submission's process, so what it

@@ -1,4 +1,4 @@
-# The kit tree (TILELAB_KIT_EXPORT=ON; grader/tilelab/kit.py builds it once per kit, backend and
+# The kit tree (TILELAB_KIT_EXPORT=ON; grader/tilelab/run/kit.py builds it once per kit, backend and
 # compiler): everything a submission's grading tree takes prebuilt (TilelabKit.cmake) -- the judge,
 # the datasets, the worker mains, the backends, the emulator's rewriter, runtimes and per-stage
 # adapters, every stage's reference workers -- built by the target tilelab-kit and exported with

@@ -4,7 +4,7 @@
 # every stage x implementation with a GPU runner it registers
 #   <impl>.<stage>.<dataset>.memcheck|synccheck|initcheck   on the public dataset nearest 129
 #   <impl>.<stage>.<dataset>.racecheck                      on the public dataset nearest 129 of size <= 256
-# each running `python3 -m tilelab.sanitize --tool T` (grader/tilelab/sanitize.py) around the
+# each running `python3 -m tilelab.run.sanitize --tool T` (grader/tilelab/run/sanitize.py) around the
 # runner's correct check: exit 77 where compute-sanitizer or a GPU is missing, verdict error with the
 # findings (kind, file:line from -lineinfo) under "sanitizer" in the result JSON otherwise. Labels as
 # every check: impl;stage;<tool>;gpu;public. The starter is expected to fail in the kit's self-test.
@@ -63,7 +63,7 @@ foreach(stage IN LISTS TILELAB_STAGES)
       endif()
       set(name "${impl}.${stage}.${ds}.${tool}")
       set(json "${TILELAB_RESULTS_DIR}/${name}.json")
-      set(wrap "${Python3_EXECUTABLE}" -m tilelab.sanitize --tool ${tool} --json "${json}"
+      set(wrap "${Python3_EXECUTABLE}" -m tilelab.run.sanitize --tool ${tool} --json "${json}"
                --timeout ${_san_timeout_${tool}})
       if(impl STREQUAL "starter" AND TILELAB_STARTER_EXPECT_FAIL)
         list(APPEND wrap --expect-fail)

@@ -5,11 +5,11 @@
 set(TILELAB_RESULTS_DIR "${PROJECT_BINARY_DIR}/results" CACHE INTERNAL "")
 set(_runner_dir "${PROJECT_SOURCE_DIR}/grader/runner")
 
-# The bare starter level (grader/tilelab/starter.py), generated from the solutions when asked for:
+# The bare starter level (grader/tilelab/specs/starter.py), generated from the solutions when asked for:
 # its checks, like the guided starter's, must all fail unmodified.
 if(TILELAB_STARTER_LEVEL STREQUAL "bare" AND TILELAB_HAVE_SOLUTIONS)
   execute_process(COMMAND "${Python3_EXECUTABLE}" -c
-                  "import sys; sys.path.insert(0, sys.argv[1]); from tilelab import starter; starter.generate(level='bare', out=sys.argv[2])"
+                  "import sys; sys.path.insert(0, sys.argv[1]); from tilelab.specs import starter; starter.generate(level='bare', out=sys.argv[2])"
                   "${PROJECT_SOURCE_DIR}/grader" "${PROJECT_BINARY_DIR}/starter-bare"
                   RESULT_VARIABLE _bare_rc ERROR_VARIABLE _bare_err)
   if(NOT _bare_rc EQUAL 0)
@@ -237,7 +237,7 @@ function(tilelab_add_gpu_runner impl stage src)
   endif()
 endfunction()
 
-# The command of a starter check, wrapped by tilelab.expect (which passes the skip code through):
+# The command of a starter check, wrapped by tilelab.run.expect (which passes the skip code through):
 # in the kit's self-test (TILELAB_STARTER_EXPECT_FAIL) the unmodified starter must fail with
 # exactly a wrong result, never crash or pass; in the student repository's test suite
 # (TILELAB_STARTER_PROGRESS) any verdict is the assignment's state, and only a check that gives
@@ -245,9 +245,9 @@ endfunction()
 function(tilelab_starter_wrap impl json cmd_var)
   set(cmd ${${cmd_var}})
   if(impl STREQUAL "starter" AND TILELAB_STARTER_EXPECT_FAIL)
-    set(cmd "${Python3_EXECUTABLE}" -m tilelab.expect --exit wrong --json "${json}" -- ${cmd})
+    set(cmd "${Python3_EXECUTABLE}" -m tilelab.run.expect --exit wrong --json "${json}" -- ${cmd})
   elseif(impl STREQUAL "starter" AND TILELAB_STARTER_PROGRESS)
-    set(cmd "${Python3_EXECUTABLE}" -m tilelab.expect --exit any --json "${json}" -- ${cmd})
+    set(cmd "${Python3_EXECUTABLE}" -m tilelab.run.expect --exit any --json "${json}" -- ${cmd})
   endif()
   set(${cmd_var} "${cmd}" PARENT_SCOPE)
 endfunction()
@@ -294,7 +294,7 @@ foreach(stage IN LISTS TILELAB_STAGES)
     if(TILELAB_HAVE_CUDA)
       tilelab_add_gpu_runner(${impl} ${stage} "${src}")
       foreach(ds IN LISTS TILELAB_${stage}_DATASETS)
-        # Scaled with the dataset (tilelab.codegen.check_timeout): a hang costs seconds, not the cap.
+        # Scaled with the dataset (tilelab.specs.codegen.check_timeout): a hang costs seconds, not the cap.
         tilelab_add_check(${impl} ${stage} ${ds} correct gpu
           ARGS --dataset "${TILELAB_DATASETS_DIR}/${stage}/${ds}" --check correct
           TIMEOUT ${TILELAB_${stage}_${ds}_TIMEOUT_correct} LABELS public)

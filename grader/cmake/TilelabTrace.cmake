@@ -1,4 +1,4 @@
-# `tilelab trace STAGE` (grader/tilelab/trace.py; docs/emulator.md, "The trace build"): the book's
+# `tilelab trace STAGE` (grader/tilelab/commands/trace.py; docs/emulator.md, "The trace build"): the book's
 # figures run on the student's own kernel. Included at the end of TilelabEmu.cmake, whose runtime
 # file lists, flags and functions it uses. The student's file is rewritten with its TILE_WIDTH (in
 # 01-basic BLOCK_WIDTH) set to 2 (tilelab-emu-rewrite --set), compiled as for the race build (every
@@ -10,7 +10,7 @@
 # table, which the kit's tests kit.trace.* run (grader/tests/submissions/trace_check.py).
 
 # The stages with a book figure to trace: TILELAB_TRACE_STAGES, those whose stage.toml has [trace]
-# (written by tilelab.codegen).
+# (written by tilelab.specs.codegen).
 
 set(_trace_rt_sources hooks_trace.cpp guard_zones.cpp)
 set(srcs "")

@@ -1,7 +1,7 @@
 // The trace build of the emulator runtime (runtime/hooks_trace.cpp), as the trace runner
 // (grader/runner/trace_main.cpp) sees it: every load and store of the student's file that touches a
 // cudaMalloc buffer (its guard zones included) or shared memory, in the order the emulator ran them,
-// one CUDA thread at a time. `tilelab trace` (grader/tilelab/trace.py) turns them into the book's
+// one CUDA thread at a time. `tilelab trace` (grader/tilelab/commands/trace.py) turns them into the book's
 // tables (docs/emulator.md, "The trace build"). Meant for the book's tiny examples: every access is kept.
 #pragma once
 #include <string>

@@ -1,7 +1,7 @@
 // The trace runner (`tilelab trace`; docs/emulator.md, "The trace build"): runs the implementation
 // under test once, on the trace build of the CPU emulator, on a tiny M and N (the book's examples), and writes as JSON every load and store its threads made, in the order the
 // emulator ran them (trace.hpp), the P it produced, the launch error if any and the emulator's
-// findings. grader/tilelab/trace.py writes the input and builds the book's tables from the output.
+// findings. grader/tilelab/commands/trace.py writes the input and builds the book's tables from the output.
 // Nothing is judged here.
 //
 //   trace-<impl>-<stage> --input in.json --out trace.json     in.json: {"M": [[...], ...], "N": [[...], ...]}

@@ -26,8 +26,8 @@ done
 PYTHONPATH=grader "$py" - "$OUT" <<'EOF'
 import json, sys
 from pathlib import Path
-from tilelab import diagnoses
-from tilelab.model import GradeReport
+from tilelab.score import diagnoses
+from tilelab.report.model import GradeReport
 out = Path(sys.argv[1])
 print(f"{'submission':22} {'points':>14}  first diagnosis / html: map speed occupancy")
 for d in sorted(p for p in out.iterdir() if (p / "grade.json").exists()):

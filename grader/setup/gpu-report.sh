@@ -63,4 +63,4 @@ for item in "${items[@]}"; do
   echo "  $stage $name: exit $?"
   pack
 done
-PYTHONPATH=grader "$py" -m tilelab.benchtable "$BUILD/bench" "$BUILD/results" | tee "$OUT/summary.txt"
+PYTHONPATH=grader "$py" -m tilelab.report.benchtable "$BUILD/bench" "$BUILD/results" | tee "$OUT/summary.txt"

@@ -37,8 +37,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "grader"))
 
-from tilelab import judge, spec  # noqa: E402
-from tilelab.scoring import perf_fraction  # noqa: E402
+from tilelab.run import judge  # noqa: E402
+from tilelab.specs import spec  # noqa: E402
+from tilelab.score.scoring import perf_fraction  # noqa: E402
 
 SETS = ("fitting", "held-out", "held-out-2")
 

@@ -22,7 +22,8 @@ sub="$OUT/sub"; rm -rf "$sub"; mkdir -p "$sub/02-tiled"
 cp solutions/02-tiled/matmul.cu "$sub/02-tiled/"
 PYTHONPATH=grader python3 - "$OUT/solution/grade.json" "$sub/02-tiled/answers.toml" <<'PY' > "$OUT/answers.log" 2>&1
 import json, sys
-from tilelab import ROOT, quiz
+from tilelab import ROOT
+from tilelab.score import quiz
 device = json.load(open(sys.argv[1])).get("device", {})
 key = quiz.load_key("02-tiled")
 right = {q.id: quiz.expected(quiz.draw(q, "gpu-check", "02-tiled"), key[q.id], device)

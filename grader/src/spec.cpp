@@ -32,7 +32,7 @@ DatasetSpec StageSpec::hidden_dataset(uint64_t seed, int index) const {
                    std::to_string(h.count - 1));
   uint64_t state = mix(seed ^ hash_string(id)) ^ mix(uint64_t(index) + 1);
   // Sizes are m * q for q uniform in [ceil(min / m), floor(max / m)], redrawn while they hit
-  // avoid_multiple_of (tilelab/spec.py checked that some size in range qualifies).
+  // avoid_multiple_of (tilelab/specs/spec.py checked that some size in range qualifies).
   const int64_t m = h.multiple_of, lo = (h.min + m - 1) / m, hi = h.max / m;
   auto draw = [&]() {
     for (;;) {
@@ -59,7 +59,7 @@ DatasetSpec StageSpec::hidden_dataset(uint64_t seed, int index) const {
 }
 
 StageSpec load_stage_spec(const std::filesystem::path& path) {
-  // The file is tilelab.codegen's output, validated by tilelab/spec.py: every key is present and
+  // The file is tilelab.specs.codegen's output, validated by tilelab/specs/spec.py: every key is present and
   // within its bounds, so a missing or mistyped one means a wrong file, not a wrong stage.toml.
   const std::string w = path.string();
   nlohmann::json doc;

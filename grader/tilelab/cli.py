@@ -1,5 +1,5 @@
-"""The `tilelab` command: a thin CLI over plain functions in this package. Each cmd_* only
-parses, calls one function and prints what it returned."""
+"""The `tilelab` command: a thin CLI over plain functions of the package (the `commands`
+subpackage's, mostly). Each cmd_* only parses, calls one function and prints what it returned."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from . import ROOT
-from .contract import CommandCode, ExitCode
+from .specs.contract import CommandCode, ExitCode
 
 
 def _mib(text: str) -> int:
@@ -18,7 +18,7 @@ def _mib(text: str) -> int:
 
 
 def cmd_starter(args) -> int:
-    from . import starter
+    from .specs import starter
 
     if args.from_previous:
         try:
@@ -44,7 +44,7 @@ def cmd_starter(args) -> int:
 
 
 def cmd_quiz(args) -> int:
-    from . import quiz
+    from .score import quiz
 
     out = Path(args.out) if args.out else ROOT / "starter" / args.stage / quiz.ANSWERS
     try:
@@ -60,7 +60,8 @@ def cmd_quiz(args) -> int:
 
 
 def cmd_quiz_codes(args) -> int:
-    from . import quiz, seed
+    from .score import quiz
+    from .specs import seed
 
     text = seed.text(args.seed)   # the same text grade and batch derive the codes from
     if text is None:
@@ -72,18 +73,18 @@ def cmd_quiz_codes(args) -> int:
 
 
 def cmd_setup(args) -> int:
-    from . import bootstrap
+    from .commands import bootstrap
 
     return bootstrap.setup(run_main_job=not args.no_grade, assume_yes=args.yes)
 
 
-SEED_HELP = "the grading seed for the hidden datasets: any text (an integer is used as it is; other text gives a number, grader/tilelab/seed.py)"
+SEED_HELP = "the grading seed for the hidden datasets: any text (an integer is used as it is; other text gives a number, grader/tilelab/specs/seed.py)"
 PERF_BASIS_HELP = ("performance points from the GPU's timed check or the emulator's modelled counts "
                    "([performance.model]); auto: gpu on a GPU, model on the emulator")
 
 
 def cmd_grade(args) -> int:
-    from . import grade
+    from .commands import grade
 
     formats = tuple(args.format or ("gradescope", "grade"))
     return grade.grade(stages=args.stages, submission=args.submission, backend=args.backend,
@@ -93,13 +94,13 @@ def cmd_grade(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from . import check
+    from .commands import check
 
     return check.check(args.stage, watch_file=args.watch, impl=args.impl, jobs=args.jobs)
 
 
 def _batch_options(args):
-    from . import batch
+    from .commands import batch
 
     return batch.BatchOptions(out=Path(args.out), jobs=args.jobs, backend=args.backend, perf_basis=args.perf_basis,
                               stages=args.stage or None,
@@ -111,7 +112,7 @@ def _batch_options(args):
 
 
 def _slurm_batch(args, opts) -> int:
-    from . import batch, slurm
+    from .commands import batch, slurm
 
     sopts = slurm.SlurmOptions(partition=args.partition, account=args.account, time=args.slurm_time,
                                max_running=args.max_running, chunk=args.chunk, cpus=args.cpus_per_task,
@@ -147,8 +148,8 @@ def _slurm_batch(args, opts) -> int:
 
 
 def cmd_batch(args) -> int:
-    from . import batch, progress
-    from .formats.common import summary_line
+    from .commands import batch, progress
+    from .report.formats.common import summary_line
 
     opts = _batch_options(args)
     if opts.hidden and not opts.seed:
@@ -157,7 +158,7 @@ def cmd_batch(args) -> int:
     if args.slurm:
         rc = _slurm_batch(args, opts)
         return rc if args.dry_run else _similarity_after(args, opts) or rc
-    from .submission import discover
+    from .run.submission import discover
 
     n = len(discover(Path(args.submissions)))
     print(f"tilelab batch: {n} submissions from {args.submissions}, backend {batch.resolve_backend(opts.backend)}, "
@@ -189,7 +190,7 @@ def _similarity_after(args, opts) -> int:
     """batch --similarity: the batch's stages compared, into OUT/similarity/<stage>/."""
     if not args.similarity:
         return ExitCode.PASS
-    from . import spec
+    from .specs import spec
 
     ns = argparse.Namespace(submissions=args.submissions, stage=args.stage or [s.id for s in spec.load_all(ROOT)],
                             out=str(Path(args.out) / "similarity"), top=50)
@@ -197,7 +198,8 @@ def _similarity_after(args, opts) -> int:
 
 
 def cmd_similarity(args) -> int:
-    from . import similarity, spec
+    from .commands import similarity
+    from .specs import spec
 
     if os.environ.get("PYTHONHASHSEED") != "0":
         # copydetect hashes k-grams with Python's hash(), salted per process for strings: with a
@@ -226,13 +228,13 @@ def cmd_similarity(args) -> int:
 
 
 def cmd_slurm_task(args) -> int:
-    from . import slurm
+    from .commands import slurm
 
     return slurm.run_task(Path(args.spec), args.index)
 
 
 def cmd_release(args) -> int:
-    from . import release
+    from .commands import release
 
     try:
         rel = release.make(Path(args.out), force=args.force, starter_level=args.starter_level)
@@ -253,7 +255,7 @@ def cmd_release(args) -> int:
 
 
 def cmd_gradescope(args) -> int:
-    from . import autograder
+    from .commands import autograder
 
     cfg = autograder.AutograderConfig.load().overridden(stages=args.stage, seed=args.seed, backend=args.backend,
                                                         perf_basis=args.perf_basis,
@@ -274,7 +276,7 @@ def cmd_gradescope(args) -> int:
     report, path = autograder.autograde(fmt, args.submission and Path(args.submission),
                                         args.results and Path(args.results), args.build_dir and Path(args.build_dir),
                                         cfg)
-    from .formats.common import summary_line
+    from .report.formats.common import summary_line
 
     print(summary_line(report))
     print(f"wrote {path}")
@@ -282,7 +284,7 @@ def cmd_gradescope(args) -> int:
 
 
 def cmd_bench(args) -> int:
-    from . import bench, grade
+    from .commands import bench, grade
 
     if not grade.gpu_available():
         print("tilelab bench: no usable NVIDIA GPU here (see ./tilelab doctor); nothing to time")
@@ -297,7 +299,7 @@ def cmd_bench(args) -> int:
 
 
 def cmd_calibrate(args) -> int:
-    from . import calibrate, grade
+    from .commands import calibrate, grade
 
     if not grade.gpu_available():
         print("tilelab calibrate: no usable NVIDIA GPU here; thresholds must be calibrated on the grading GPU")
@@ -326,7 +328,7 @@ def cmd_calibrate(args) -> int:
 
 
 def cmd_trace(args) -> int:
-    from . import trace
+    from .commands import trace
 
     try:
         result = trace.run(args.stage, submission=Path(args.submission) if args.submission else None,
@@ -342,7 +344,7 @@ def cmd_trace(args) -> int:
 
 
 def cmd_doctor(args) -> int:
-    from . import doctor
+    from .commands import doctor
 
     lines, rc = doctor.report(doctor.checks())
     print("\n".join(lines))
@@ -350,9 +352,9 @@ def cmd_doctor(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from . import grade
-    from .formats import terminal
-    from .model import GradeReport
+    from .commands import grade
+    from .report.formats import terminal
+    from .report.model import GradeReport
 
     report = GradeReport.from_dict(json.loads(Path(args.grade_json).read_text()))
     terminal.print_report(report, table=args.table)
@@ -362,7 +364,7 @@ def cmd_report(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import formats   # the registry of output formats (formats/__init__.py)
+    from .report import formats   # the registry of output formats (formats/__init__.py)
 
     ap = argparse.ArgumentParser(prog="tilelab", description="Tiled matrix multiplication course kit")
     sub = ap.add_subparsers(dest="command", required=True)
@@ -538,7 +540,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if getattr(args, "command", "") == "report" and not args.format:
         args.format = ["html"]
-    from .sandbox import stop_on_signals
+    from .run.sandbox import stop_on_signals
 
     # Ctrl-C, SIGTERM or SIGHUP: every check, build and runner this command started ends with it.
     try:

@@ -1,5 +1,5 @@
 // The C++ view of a stage's spec (schema: docs/stage-spec.md). stage.toml has one reader and
-// validator, grader/tilelab/spec.py; at configure time tilelab.codegen writes each stage resolved
+// validator, grader/tilelab/specs/spec.py; at configure time tilelab.specs.codegen writes each stage resolved
 // (every default filled in) to <build>/generated/stages/<stage>.json, which is what this reads.
 #pragma once
 #include <cstdint>

@@ -23,7 +23,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))              # grader/: tilelab
 sys.path.insert(0, str(HERE.parent / "python"))        # the fake reports of the pytest suite
 import fakes  # noqa: E402
-from tilelab.formats import html  # noqa: E402
+from tilelab.report.formats import html  # noqa: E402
 
 SKIP = 77
 # Put first into a copy of the page: records error events (a script error, an image or other

@@ -127,8 +127,8 @@ TEST_CASE("a performance dataset's stored references are the ones the timed chec
 
 namespace {
 
-// A resolved spec as tilelab.codegen writes it (every key present; stage.toml's validation is
-// tilelab/spec.py's, tested by test_spec.py), with the given api, datasets and [hidden] rule.
+// A resolved spec as tilelab.specs.codegen writes it (every key present; stage.toml's validation is
+// tilelab/specs/spec.py's, tested by test_spec.py), with the given api, datasets and [hidden] rule.
 fs::path write_resolved(const std::string& file, const std::string& api, const nlohmann::json& datasets,
                         const nlohmann::json& hidden) {
   const nlohmann::json doc = {

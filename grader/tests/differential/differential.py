@@ -11,7 +11,7 @@
 `run` runs BUILD/runners/run-variants-<stage>-<backend> once per variant and dataset, the variant
 chosen by TILELAB_VARIANT, and writes one record per run: verdict, hint_code, findings' kinds,
 their hint codes and lines. The pseudo-backend `gpu-sanitizer` runs the GPU runner of each variant
-whose bug SAFETY gives a tool under compute-sanitizer, through `python3 -m tilelab.sanitize` as the
+whose bug SAFETY gives a tool under compute-sanitizer, through `python3 -m tilelab.run.sanitize` as the
 kit's own sanitizer checks do (memcheck with exact, padded buffers), on the dataset the emulator's
 asan and race builds run; its records' backend is gpu-<tool>.
 
@@ -39,8 +39,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "grader"))
-from tilelab import judge  # noqa: E402
-from tilelab.spec import resolved_path  # noqa: E402
+from tilelab.run import judge  # noqa: E402
+from tilelab.specs.spec import resolved_path  # noqa: E402
 # Datasets per stage: the plain build and the GPU run all of them, the slower builds the first
 # (with K > 16, so a barrier missing between two phases matters at the bugs' tile width 16).
 DATASETS = {
@@ -107,7 +107,7 @@ def emu_class(kind: str, hint: str | None) -> str:
 
 
 def gpu_class(kind: str) -> str:
-    """The safety class of a compute-sanitizer finding (tilelab.sanitize's kinds)."""
+    """The safety class of a compute-sanitizer finding (tilelab.run.sanitize's kinds)."""
     if kind.startswith("invalid-global-"):
         return "global-out-of-bounds"
     if kind.startswith("invalid-shared-"):
@@ -120,7 +120,7 @@ def gpu_class(kind: str) -> str:
 def run_one(tree: Path, stage: str, backend: str, vid: str, ds: str, timeout: int) -> dict:
     """One run; backend gpu-<tool> runs the GPU runner under compute-sanitizer's tool."""
     tool = backend.removeprefix("gpu-") if backend.startswith("gpu-") else None
-    tree = tree.resolve()  # the sanitizer runs in grader/, where `-m tilelab.sanitize` is found
+    tree = tree.resolve()  # the sanitizer runs in grader/, where `-m tilelab.run.sanitize` is found
     runner = tree / "runners" / f"run-variants-{stage}-{'gpu' if tool else backend}"
     if tool:
         timeout = max(timeout, SANITIZER_TIMEOUT)
@@ -130,7 +130,7 @@ def run_one(tree: Path, stage: str, backend: str, vid: str, ds: str, timeout: in
                "--dataset", str(tree / "datasets" / stage / ds), "--check", "correct",
                "--json", str(res), "--timeout", str(timeout)]
         if tool:  # the kit's sanitizer checks' wrapper (TilelabSanitizer.cmake): its log beside res
-            cmd = [sys.executable, "-m", "tilelab.sanitize", "--tool", tool, "--json", str(res),
+            cmd = [sys.executable, "-m", "tilelab.run.sanitize", "--tool", tool, "--json", str(res),
                    "--timeout", str(timeout), "--", *cmd]
         env = dict(os.environ, TILELAB_VARIANT=vid)
         try:

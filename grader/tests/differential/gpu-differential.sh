@@ -15,7 +15,7 @@
 # 2. every variant on every emulator build and on the GPU, on the same datasets
 #    (differential.py run), the CPU half's assertions (check-emu), then the comparison (compare);
 #    the variants with a memory or race bug also run under their compute-sanitizer tool (backend
-#    gpu-sanitizer: memcheck with exact, padded buffers or racecheck, as tilelab.sanitize runs the
+#    gpu-sanitizer: memcheck with exact, padded buffers or racecheck, as tilelab.run.sanitize runs the
 #    kit's sanitizer checks), and compare's second table sets their findings beside the emulator's;
 # 3. the known-good submissions of issue #13 (SUITE: names; SUITE=none skips) through gpu-suite.sh,
 #    in the same tree with EMU_JSON (gpu-suite.sh configures it the same way), else in BUILD-suite.

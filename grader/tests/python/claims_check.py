@@ -22,7 +22,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "grader"))
-from tilelab import judge, spec  # noqa: E402
+from tilelab.run import judge  # noqa: E402
+from tilelab.specs import spec  # noqa: E402
 CLAIM = re.compile(r"<!--\s*graded:\s*(\S+)\s+(\S+)\s*((?:\|\s*\w[\w-]*:[^|>]*)+)-->")
 
 

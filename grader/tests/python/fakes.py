@@ -8,9 +8,10 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from tilelab import ROOT, spec
-from tilelab.model import GradeReport, device_of
-from tilelab.scoring import score_stage
+from tilelab import ROOT
+from tilelab.specs import spec
+from tilelab.report.model import GradeReport, device_of
+from tilelab.score.scoring import score_stage
 
 DATA = Path(__file__).parent / "data"
 

@@ -12,8 +12,11 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from tilelab import ROOT, grade, quiz, spec  # noqa: E402
-from tilelab.tree import Tree, exclusive  # noqa: E402
+from tilelab import ROOT  # noqa: E402
+from tilelab.commands import grade  # noqa: E402
+from tilelab.score import quiz  # noqa: E402
+from tilelab.specs import spec  # noqa: E402
+from tilelab.run.tree import Tree, exclusive  # noqa: E402
 
 
 class KitTree(Tree):

@@ -26,8 +26,11 @@ from pathlib import Path
 
 import pytest
 
-from tilelab import ROOT, forbidden, grade, includes, spec
-from tilelab.scoring import verdict_of
+from tilelab import ROOT
+from tilelab.commands import grade
+from tilelab.run import forbidden, includes
+from tilelab.specs import spec
+from tilelab.score.scoring import verdict_of
 
 GRADER = ROOT / "grader"
 DATA = Path(__file__).resolve().parent / "data" / "allowlist"

@@ -27,7 +27,8 @@ from pathlib import Path
 
 import pytest
 
-from tilelab import ROOT, autograder
+from tilelab import ROOT
+from tilelab.commands import autograder
 
 STAGE = "01-basic"
 # The instructor's recipes: not in the student repository (tilelab release), where this is skipped.

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 import fakes
-from tilelab import batch, sandbox
-from tilelab.model import GradeReport
+from tilelab.commands import batch
+from tilelab.run import sandbox
+from tilelab.report.model import GradeReport
 
 STAGE = "01-basic"
 

@@ -3,9 +3,11 @@ a stage that does not build is not (exit 1), a grader that cannot run is not eit
 
 from fakes import results_for
 
-from tilelab import ROOT, bootstrap, spec
-from tilelab.model import GradeReport
-from tilelab.scoring import DidNotCompile, score_stage
+from tilelab import ROOT
+from tilelab.commands import bootstrap
+from tilelab.specs import spec
+from tilelab.report.model import GradeReport
+from tilelab.score.scoring import DidNotCompile, score_stage
 
 
 def report(*stages, **kw):

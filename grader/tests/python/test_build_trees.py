@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from tilelab import ROOT, grade, spec
-from tilelab.codegen import _cost_size
-from tilelab.tree import CHECK_TARGET, Tree, _cached_generator
+from tilelab import ROOT
+from tilelab.commands import grade
+from tilelab.specs import spec
+from tilelab.specs.codegen import _cost_size
+from tilelab.run.tree import CHECK_TARGET, Tree, _cached_generator
 
 pytestmark = pytest.mark.skipif(not shutil.which("cmake"), reason="needs cmake")
 

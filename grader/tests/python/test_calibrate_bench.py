@@ -7,9 +7,12 @@ import shutil
 import pytest
 
 import fakes
-from tilelab import ROOT, bench, calibrate, results, spec
-from tilelab.contract import SCHEMAS
-from tilelab.runresult import Result
+from tilelab import ROOT
+from tilelab.commands import bench, calibrate
+from tilelab.run import results
+from tilelab.specs import spec
+from tilelab.specs.contract import SCHEMAS
+from tilelab.run.runresult import Result
 
 
 def perf(ratio_ref, ratio_prev=None):

@@ -5,8 +5,10 @@ import time
 
 import pytest
 
-from tilelab import ROOT, check, grade, spec
-from tilelab.tree import RegisteredTest
+from tilelab import ROOT
+from tilelab.commands import check, grade
+from tilelab.specs import spec
+from tilelab.run.tree import RegisteredTest
 
 
 def _stage(sid):

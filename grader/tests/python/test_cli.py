@@ -6,8 +6,9 @@ import subprocess
 import pytest
 
 import fakes
-from tilelab import ROOT, batch, cli, grade
-from tilelab.model import GradeReport
+from tilelab import ROOT, cli
+from tilelab.commands import batch, grade
+from tilelab.report.model import GradeReport
 
 COMMANDS = ["setup", "grade", "batch", "release", "starter", "gradescope", "bench", "calibrate", "doctor", "report"]
 

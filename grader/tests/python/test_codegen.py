@@ -4,8 +4,9 @@ generates for CMake and C++ agrees with them."""
 import json
 import re
 
-from tilelab import ROOT, codegen, contract, spec
-from tilelab.contract import ExitCode, verdict_name
+from tilelab import ROOT
+from tilelab.specs import codegen, contract, spec
+from tilelab.specs.contract import ExitCode, verdict_name
 
 
 def test_exit_codes_are_the_designs():
@@ -70,4 +71,4 @@ def test_each_contract_name_is_written_once_in_the_kit_sources():
     for needle in needles:
         where = [str(p.relative_to(ROOT)) for p in sources if p.is_file() and needle in p.read_text(errors="replace")]
         assert where == ["grader/contract.toml"], (needle, where)
-    assert not re.search(r"tilelab\.(result|grade|bench|spec)/\d", (ROOT / "grader/tilelab/results.py").read_text())
+    assert not re.search(r"tilelab\.(result|grade|bench|spec)/\d", (ROOT / "grader/tilelab/run/results.py").read_text())

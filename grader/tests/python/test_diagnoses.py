@@ -10,10 +10,11 @@ import tomllib
 import pytest
 
 import fakes
-from tilelab import ROOT, diagnoses
-from tilelab.formats import terminal
-from tilelab.model import GradeReport
-from tilelab.scoring import Built, DidNotCompile, Hung, score_stage
+from tilelab import ROOT
+from tilelab.score import diagnoses
+from tilelab.report.formats import terminal
+from tilelab.report.model import GradeReport
+from tilelab.score.scoring import Built, DidNotCompile, Hung, score_stage
 
 STAGE = next(s for s in fakes.stages() if s.id == "02-tiled")
 SUITE = ROOT / "grader" / "tests" / "submissions"
@@ -124,7 +125,7 @@ def test_a_failing_stage_fits_on_one_screen():
 
 
 def test_every_format_renders_the_same_first_diagnosis():
-    from tilelab.formats import classroom, gradescope, html, prairielearn
+    from tilelab.report.formats import classroom, gradescope, html, prairielearn
 
     s = _stage(**{f"submission.{STAGE.id}.w32.emu-race": _finding("w32", "emu-race", "race", 40,
                                                                    "missing-barrier-before-use", "Add a barrier.")})
@@ -197,7 +198,7 @@ def test_performance_kept_back_by_a_wrong_dataset_is_not_called_slow():
 def test_the_findings_order_and_advice_have_one_owner():
     """issue #29 item 2: the order and the advice are contract.toml's [findings]; the runner writes the
     advice as a field (emu_backend.cpp reads the generated header), and nothing splits hint prose."""
-    from tilelab import contract
+    from tilelab.specs import contract
     assert diagnoses.FINDING_ORDER is contract.FINDING_ORDER and "race" in contract.FINDING_ORDER
     assert contract.finding_advice("out-of-bounds-global") == contract.HINTS["global-overrun"]   # same_as
     assert contract.finding_advice("uninitialized-shared", "warning") != contract.finding_advice("uninitialized-shared")

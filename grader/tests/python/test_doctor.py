@@ -4,7 +4,7 @@ packages that match the nvcc and driver found, and no driver to install where th
 
 import pytest
 
-from tilelab import doctor
+from tilelab.commands import doctor
 
 NVIDIA_ONLY = ("cuda-", "libcublas", "cuda-sanitizer")
 

@@ -7,7 +7,9 @@ import shutil
 
 import pytest
 
-from tilelab import ROOT, grade, spec
+from tilelab import ROOT
+from tilelab.commands import grade
+from tilelab.specs import spec
 
 
 @pytest.mark.slow

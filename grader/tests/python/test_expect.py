@@ -1,11 +1,11 @@
-"""tilelab.expect: the kit's "starter must fail" mode and the student repository's progress mode."""
+"""tilelab.run.expect: the kit's "starter must fail" mode and the student repository's progress mode."""
 
 import json
 import sys
 
 import pytest
 
-from tilelab import expect
+from tilelab.run import expect
 
 
 def runner(tmp_path, rc, verdict=None, message="wrong result on 3 elements"):

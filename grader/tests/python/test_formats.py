@@ -9,9 +9,9 @@ from dataclasses import replace
 import pytest
 
 import fakes
-from tilelab.formats import classroom as classroom_format, gradebook, gradescope as gradescope_format, \
+from tilelab.report.formats import classroom as classroom_format, gradebook, gradescope as gradescope_format, \
     html as html_report, prairielearn as prairielearn_format, terminal as table
-from tilelab.model import GradeReport
+from tilelab.report.model import GradeReport
 
 GS_TOP = {"score", "execution_time", "output", "output_format", "visibility", "stdout_visibility", "tests", "leaderboard", "extra_data"}   # extra_data: the spec's "optional extra data to be stored"
 GS_TEST_REQUIRED = {"name", "score", "max_score", "output", "visibility"}   # status: not on a skipped check
@@ -162,7 +162,7 @@ def test_formats_do_not_import_one_another_and_each_registers_one_file():
     import ast
     from pathlib import Path
 
-    from tilelab import formats
+    from tilelab.report import formats
 
     pkg = Path(formats.__file__).parent
     for f in pkg.glob("*.py"):
@@ -175,7 +175,8 @@ def test_formats_do_not_import_one_another_and_each_registers_one_file():
 
 
 def test_write_outputs_writes_every_registered_format(tmp_path):
-    from tilelab import formats, grade
+    from tilelab.commands import grade
+    from tilelab.report import formats
 
     written = grade.write_outputs(fakes.report(verdict="wrong"), tmp_path, tuple(formats.names()))
     assert sorted(p.name for p in written) == sorted(formats.get(n).filename for n in formats.names())
@@ -217,8 +218,8 @@ def test_emulator_warnings_reach_every_report_and_cost_nothing():
 def test_every_output_goes_through_one_render_with_the_platforms_options():
     """issue #29 item 4: the autograder used to call the Gradescope writer with extra arguments,
     past the registry; now it renders by name with RenderOptions, as write_outputs does."""
-    from tilelab import formats
-    from tilelab.scoring import CheckScore
+    from tilelab.report import formats
+    from tilelab.score.scoring import CheckScore
     r = fakes.report(hidden=False)
     q = CheckScore("submission.01-basic.q.question", "q", "question", "pass", 1.0, 1.0)
     r = replace(r, stages=[replace(r.stages[0], checks=r.stages[0].checks + (q,)), *r.stages[1:]])

@@ -8,7 +8,8 @@ import zipfile
 import pytest
 
 import fakes
-from tilelab import ROOT, autograder
+from tilelab import ROOT
+from tilelab.commands import autograder
 
 
 def test_zip_has_the_entry_points_the_kit_and_the_config(tmp_path):
@@ -109,7 +110,7 @@ def test_question_verdicts_wait_for_the_due_date_and_attempts_are_capped(tmp_pat
     next submission reads its predecessors' from submission_metadata.json to cap attempts."""
     from dataclasses import replace
 
-    from tilelab.scoring import CheckScore
+    from tilelab.score.scoring import CheckScore
     seen = {}
 
     def fake(opts):

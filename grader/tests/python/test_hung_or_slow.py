@@ -3,9 +3,9 @@ grade._hung, which stops a stage's other checks and marks them "not run", ignore
 
 import json
 
-from tilelab import grade
-from tilelab.contract import SCHEMAS
-from tilelab.scoring import Hung
+from tilelab.commands import grade
+from tilelab.specs.contract import SCHEMAS
+from tilelab.score.scoring import Hung
 
 
 def write(d, name, verdict, hint_code):

@@ -1,4 +1,4 @@
-"""The prebuilt kit (tilelab.kit): keyed by its inputs, built once by the grader, read-only after,
+"""The prebuilt kit (tilelab.run.kit): keyed by its inputs, built once by the grader, read-only after,
 a failed build reported with its log and not tried again for every submission, and the batch
 handing it to each submission's grade. The real build runs in kit.slurm and the batch's slow tests;
 here the build tool is faked."""
@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from tilelab import batch, kit, tree
-from tilelab.grade import GradeOptions
-from tilelab.sandbox import Ran
+from tilelab.commands import batch
+from tilelab.run import kit, tree
+from tilelab.commands.grade import GradeOptions
+from tilelab.run.sandbox import Ran
 
 
 @pytest.fixture(autouse=True)
@@ -122,7 +123,7 @@ def test_a_half_built_kit_is_built_from_nothing(tmp_path, monkeypatch):
 
 
 def test_a_grade_whose_kit_does_not_build_is_an_error_naming_it(tmp_path, monkeypatch):
-    from tilelab import grade
+    from tilelab.commands import grade
     monkeypatch.setattr(kit, "run_limited", _fake_build([], ok=False))
     sub = tmp_path / "sub" / "01-basic"
     sub.mkdir(parents=True)
@@ -137,7 +138,7 @@ def test_the_batch_hands_its_kit_to_every_grade(tmp_path):
 
     def grader(go):
         seen.append(go.kit_root)
-        from tilelab.model import GradeReport
+        from tilelab.report.model import GradeReport
         return GradeReport(go.name, "submission", go.backend)
 
     for name in ("ada", "bob"):

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 import fakes
-from tilelab import ROOT, artifacts, forbidden, includes, sandbox
+from tilelab import ROOT
+from tilelab.run import artifacts, forbidden, includes, sandbox
 
 GRADER = Path(__file__).resolve().parents[2]
 
@@ -120,7 +121,7 @@ def test_stopping_the_grader_ends_every_process_it_started(tmp_path, sig):
     script = textwrap.dedent(f"""
         import sys
         sys.path.insert(0, {str(GRADER)!r})
-        from tilelab import sandbox
+        from tilelab.run import sandbox
         with sandbox.stop_on_signals():
             sandbox.run_limited(["sh", "-c", "sleep 300 & echo $! > {pidfile}; sleep 300"], timeout=600)
     """)
@@ -196,8 +197,9 @@ class _StagedTree:
 
 
 def test_after_a_hang_the_other_checks_are_not_run_and_unvouched_passes_do_not_count(tmp_path, monkeypatch):
-    from tilelab import grade, spec
-    from tilelab.tree import RegisteredTest
+    from tilelab.commands import grade
+    from tilelab.specs import spec
+    from tilelab.run.tree import RegisteredTest
     stage = next(s for s in spec.load_all(ROOT) if s.id == "01-basic")
     tree = _StagedTree(tmp_path, stage)
     monkeypatch.setattr(grade.artifacts, "fresh_objects", lambda *a: [tmp_path / "x.o"])
@@ -250,9 +252,10 @@ class _GpuTree(_StagedTree):
 
 @pytest.mark.parametrize("hang", [False, True])
 def test_a_timed_check_runs_last_and_alone_and_only_its_own_run_vouches_for_it(tmp_path, monkeypatch, hang):
-    from tilelab import grade, spec
-    from tilelab.gputurns import GpuTurns
-    from tilelab.tree import RegisteredTest
+    from tilelab.commands import grade
+    from tilelab.specs import spec
+    from tilelab.run.gputurns import GpuTurns
+    from tilelab.run.tree import RegisteredTest
     stage = next(s for s in spec.load_all(ROOT) if s.id == "01-basic")
     turns = GpuTurns()
     tree = _GpuTree(tmp_path, stage, turns, hang)

@@ -7,8 +7,10 @@ import importlib.util
 
 import pytest
 
-from tilelab import ROOT, metrics, spec
-from tilelab.scoring import perf_basis, score_stage
+from tilelab import ROOT
+from tilelab.score import metrics
+from tilelab.specs import spec
+from tilelab.score.scoring import perf_basis, score_stage
 
 STAGE = spec.load(ROOT / "assignments" / "02-tiled" / "stage.toml")
 MODEL = STAGE.performance.model

@@ -3,7 +3,10 @@ scored so, a missing or broken answers.toml is a clear zero, and the answer key 
 
 import pytest
 
-from tilelab import ROOT, leaks, quiz, spec
+from tilelab import ROOT
+from tilelab.commands import leaks
+from tilelab.score import quiz
+from tilelab.specs import spec
 
 # The answer keys are instructor material: in the student repository there is nothing to grade with.
 pytestmark = pytest.mark.skipif(not (ROOT / "solutions").exists(), reason="needs the instructor's answer keys")
@@ -232,8 +235,8 @@ def test_a_copy_of_an_answer_key_is_a_leak():
 def test_a_right_kernel_without_answers_is_not_called_failed(tmp_path):
     """The stage's line says the kernel passed and the questions are unanswered; a failed kernel
     check, or a wrong answer, still makes it 'failed'."""
-    from tilelab.formats.common import UNANSWERED, stage_style, stage_verdict
-    from tilelab.scoring import CheckScore, StageScore
+    from tilelab.report.formats.common import UNANSWERED, stage_style, stage_verdict
+    from tilelab.score.scoring import CheckScore, StageScore
 
     stage = STAGES[0]
     unanswered = quiz.score(stage, "s", tmp_path / "none" / quiz.ANSWERS, 10)
@@ -308,8 +311,8 @@ def test_predict_then_measure_shows_prediction_measurement_and_the_books_figure(
 
 
 def test_the_comparison_is_in_the_terminal_and_html_reports_right_or_wrong():
-    from tilelab import scoring
-    from tilelab.formats import common, terminal
+    from tilelab.score import scoring
+    from tilelab.report.formats import common, terminal
     line = quiz.PREDICT + " (floats ..., J x K x L = 64 x 64 x 64): you predicted 32,768; your kernel, counted on the emulator: 32,768"
     s = scoring.StageScore("02-tiled", [
         scoring.CheckScore("s.02-tiled.predict-loads.question", "predict-loads", "question", "pass", 1, 1,

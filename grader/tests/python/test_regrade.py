@@ -7,7 +7,9 @@ import shutil
 import pytest
 
 import fakes
-from tilelab import ROOT, batch, identity
+from tilelab import ROOT
+from tilelab.commands import batch
+from tilelab.run import identity
 
 STAGE = "01-basic"
 
@@ -45,9 +47,9 @@ def test_a_changed_grader_regrades_everyone(tmp_path, monkeypatch):
 
 def test_the_grader_digest_follows_its_code_and_specs_not_its_tests(tmp_path):
     kit = tmp_path / "kit"
-    for part in ("grader/tilelab", "assignments/01-basic", "grader/tests/python"):
+    for part in ("grader/tilelab/score", "assignments/01-basic", "grader/tests/python"):
         (kit / part).mkdir(parents=True)
-    (kit / "grader/tilelab/scoring.py").write_text("A = 1\n")
+    (kit / "grader/tilelab/score/scoring.py").write_text("A = 1\n")
     (kit / "assignments/01-basic/stage.toml").write_text("x = 1\n")
     (kit / "grader/tests/python/test_x.py").write_text("\n")
     first = identity.digest(kit)
@@ -55,7 +57,7 @@ def test_the_grader_digest_follows_its_code_and_specs_not_its_tests(tmp_path):
     (kit / "grader/tests/python/test_x.py").write_text("# changed\n")
     assert identity.digest(kit) == first
     identity.digest.cache_clear()
-    (kit / "grader/tilelab/scoring.py").write_text("A = 2\n")
+    (kit / "grader/tilelab/score/scoring.py").write_text("A = 2\n")
     second = identity.digest(kit)
     identity.digest.cache_clear()
     (kit / "assignments/01-basic/stage.toml").write_text("x = 2\n")

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tilelab import ROOT, autograder, release, spec
+from tilelab import ROOT
+from tilelab.commands import autograder, release
+from tilelab.specs import spec
 
 pytestmark = pytest.mark.skipif(not (ROOT / "solutions").exists(), reason="needs the instructor's kit")
 
@@ -52,7 +54,7 @@ def test_presets_build_the_starter_without_a_seed(out):
 
 
 def test_the_release_reads_its_own_specs(out):
-    code = "from tilelab import spec, ROOT; print(len(spec.load_all(ROOT)), ROOT)"
+    code = "from tilelab import ROOT; from tilelab.specs import spec; print(len(spec.load_all(ROOT)), ROOT)"
     p = subprocess.run([sys.executable, "-c", code], cwd=out / "grader", capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     assert p.stdout.split()[0] == str(len(spec.load_all(ROOT))) and str(out) in p.stdout

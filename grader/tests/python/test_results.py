@@ -4,7 +4,7 @@ import json
 import shutil
 
 import fakes
-from tilelab import results
+from tilelab.run import results
 
 JUNIT = fakes.DATA / "junit.xml"
 

@@ -6,7 +6,7 @@ import zipfile
 
 import pytest
 
-from tilelab import forbidden, sandbox, submission
+from tilelab.run import forbidden, sandbox, submission
 
 
 def test_a_command_runs_and_its_output_is_kept(tmp_path):

@@ -1,4 +1,4 @@
-"""tilelab.sanitize: parsing compute-sanitizer logs, folding findings into the result, skipping
+"""tilelab.run.sanitize: parsing compute-sanitizer logs, folding findings into the result, skipping
 where the tool or the GPU is missing (no GPU is needed: the sanitizer is faked)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tilelab import forbidden, sanitize
+from tilelab.run import forbidden, sanitize
 
 MEMCHECK = """\
 ========= COMPUTE-SANITIZER
@@ -278,7 +278,7 @@ def test_differential_compare_safety_table(tmp_path):
 
 @needs_differential
 def test_differential_runs_the_bugs_under_their_tool(tmp_path, monkeypatch):
-    """`run --backends gpu-sanitizer`: the bug's tool (SAFETY), through tilelab.sanitize, on the first
+    """`run --backends gpu-sanitizer`: the bug's tool (SAFETY), through tilelab.run.sanitize, on the first
     dataset; the variant reaches the runner, memcheck's exact buffers too."""
     d = _differential()
     monkeypatch.setenv("PATH", f"{_fake_tools(tmp_path, MEMCHECK, sanitize.SANITIZER_ERROR_EXIT)}:{os.environ['PATH']}")

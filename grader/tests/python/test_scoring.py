@@ -4,8 +4,9 @@ import dataclasses
 
 import pytest
 
-from tilelab import ROOT, spec
-from tilelab.scoring import (CORRECT_CHECK, Built, DidNotCompile, Hung, NotChecked, Refused, StageScore, Stopped,
+from tilelab import ROOT
+from tilelab.specs import spec
+from tilelab.score.scoring import (CORRECT_CHECK, Built, DidNotCompile, Hung, NotChecked, Refused, StageScore, Stopped,
                              perf_fraction, score_stage)
 
 STAGE = spec.load(ROOT / "assignments" / "01-basic" / "stage.toml")
@@ -181,9 +182,9 @@ def test_the_judges_bad_input_is_a_grading_error_not_a_verdict_on_the_code():
 def test_a_grade_with_a_grading_error_exits_as_the_grader_could_not_run():
     """`grade --impl solution --hidden --seed ...` must not exit 1 ("something failed") for the
     grader's own failure: it exits 2, as when the grader could not run at all."""
-    from tilelab.contract import ExitCode
-    from tilelab.grade import exit_status
-    from tilelab.model import GradeReport
+    from tilelab.specs.contract import ExitCode
+    from tilelab.commands.grade import exit_status
+    from tilelab.report.model import GradeReport
 
     r = _results()
     assert exit_status(GradeReport("s", "solution", "gpu", stages=[score_stage(STAGE, "solution", r)])) == 0
@@ -263,7 +264,7 @@ def test_a_run_cut_short_gives_the_checks_it_kept_from_running_its_verdict():
 def test_scores_and_reports_are_read_only():
     """issue #29 item 1: nothing after scoring rewrites a verdict; a changed copy is a new value."""
     import fakes
-    from tilelab.model import GradeReport
+    from tilelab.report.model import GradeReport
     r = fakes.report(verdict="wrong", hidden=False)
     s, c = r.stages[0], r.stages[0].checks[0]
     for obj, field, value in [(c, "verdict", "pass"), (c, "points", 1.0), (c, "message", ""), (c, "result", None),

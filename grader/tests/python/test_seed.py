@@ -6,10 +6,11 @@ import json
 
 import pytest
 
-from tilelab import seed, tree
-from tilelab.batch import BatchOptions
-from tilelab.autograder import AutograderConfig
-from tilelab.grade import GradeOptions
+from tilelab.run import tree
+from tilelab.specs import seed
+from tilelab.commands.batch import BatchOptions
+from tilelab.commands.autograder import AutograderConfig
+from tilelab.commands.grade import GradeOptions
 
 
 @pytest.mark.parametrize("given, number", [("31415926", 31415926), (" 7 ", 7), (12, 12), ("0", 0),
@@ -65,7 +66,7 @@ def test_the_build_tree_gets_the_derived_number_never_the_text(tmp_path, monkeyp
 
 
 def test_the_release_leak_scan_still_knows_a_text_seed_given_on_the_command_line(tmp_path):
-    from tilelab import leaks
+    from tilelab.commands import leaks
 
     b = tmp_path / "build" / "grade-emu"
     b.mkdir(parents=True)

@@ -6,7 +6,8 @@ everyone was handed counts for nothing (grader/tests/similarity/: indep-* are in
 import shutil
 from pathlib import Path
 
-from tilelab import ROOT, similarity
+from tilelab import ROOT
+from tilelab.commands import similarity
 
 DATA = Path(__file__).resolve().parents[1] / "similarity"
 
@@ -40,7 +41,8 @@ def test_the_starter_is_boilerplate(tmp_path):
 
 
 def test_batch_similarity_writes_a_page_per_stage(tmp_path, monkeypatch):
-    from tilelab import batch, cli
+    from tilelab import cli
+    from tilelab.commands import batch
 
     monkeypatch.setattr(batch, "run_batch", lambda subs, opts, **kw: batch.BatchSummary(gradebook=tmp_path / "g.csv"))
     assert cli.main(["batch", str(DATA), "--out", str(tmp_path), "--backend", "emu", "--stage", "02-tiled",

@@ -18,12 +18,12 @@ import json
 import pytest
 
 import fakes
-from tilelab.formats import classroom as classroom_format, gradescope as gradescope_format, \
+from tilelab.report.formats import classroom as classroom_format, gradescope as gradescope_format, \
     html as html_report, prairielearn as prairielearn_format
-from tilelab import diagnoses
-from tilelab.formats import common, terminal
-from tilelab.model import GradeReport
-from tilelab.scoring import Built, score_stage
+from tilelab.score import diagnoses
+from tilelab.report.formats import common, terminal
+from tilelab.report.model import GradeReport
+from tilelab.score.scoring import Built, score_stage
 
 STAGE = next(s for s in fakes.stages() if s.id == "01-basic")
 # what score_stage gives one grade without the seed (the questions are scored apart, by quiz.py)

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 import fakes
-from tilelab import batch, slurm
+from tilelab.commands import batch, slurm
 
 STAGE = "01-basic"
 

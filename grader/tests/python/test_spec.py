@@ -2,7 +2,8 @@
 
 import pytest
 
-from tilelab import ROOT, spec
+from tilelab import ROOT
+from tilelab.specs import spec
 
 
 def test_all_stages_load():

@@ -2,7 +2,8 @@
 
 import pytest
 
-from tilelab import ROOT, starter
+from tilelab import ROOT
+from tilelab.specs import starter
 
 needs_solutions = pytest.mark.skipif(not (ROOT / "solutions").exists(),
                                      reason="a student release has no solutions/ to compare with")

@@ -6,9 +6,10 @@ import zipfile
 
 import pytest
 
-from tilelab import grade, submission
-from tilelab.sandbox import Ran
-from tilelab.tree import Tree
+from tilelab.commands import grade
+from tilelab.run import submission
+from tilelab.run.sandbox import Ran
+from tilelab.run.tree import Tree
 
 CU = "__global__ void MatrixMulKernel() {}\n"
 

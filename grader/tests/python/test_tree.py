@@ -1,4 +1,4 @@
-"""tilelab.tree: what a student sees of a failed build (compile_excerpt, scrub), and one grade at a
+"""tilelab.run.tree: what a student sees of a failed build (compile_excerpt, scrub), and one grade at a
 time per build tree (exclusive)."""
 
 import json
@@ -9,7 +9,7 @@ import threading
 import time
 
 from tilelab import ROOT
-from tilelab.tree import LOCK, clear, compile_excerpt, exclusive, scrub
+from tilelab.run.tree import LOCK, clear, compile_excerpt, exclusive, scrub
 
 NVCC_LOG = """\
 [ 76%] Built target ref__01_basic_gpu
@@ -82,7 +82,7 @@ def test_scrub_cuts_the_kit_and_the_tree_also_as_bare_folders(tmp_path):
 HOLD = """
 import sys, time
 from pathlib import Path
-from tilelab import tree
+from tilelab.run import tree
 with tree.exclusive(Path(sys.argv[1])):
     print("held", flush=True)
     time.sleep(float(sys.argv[2]))
@@ -179,8 +179,8 @@ def test_scrubbing_a_report_gives_a_new_one_and_leaves_the_scored_one_as_it_was(
     from dataclasses import replace
 
     import fakes
-    from tilelab import grade
-    from tilelab.runresult import Result
+    from tilelab.commands import grade
+    from tilelab.run.runresult import Result
     tree = tmp_path / "b"
     src = f"{tree}/submission-src/01-basic/matmul.cu"
     r = fakes.report("bob", verdict="wrong", hidden=False)

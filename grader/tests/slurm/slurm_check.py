@@ -9,7 +9,7 @@ submissions of one stage on the emulator twice -- a local batch and a Slurm job 
   * the other rows, then after `--retry-failed` every row, equal the local batch's (status, points,
     grader version), and every student has the same files as in a local batch;
   * a rerun submits nothing (resume);
-  * each batch built one prebuilt kit (tilelab.kit), read-only, and no student's tree built the
+  * each batch built one prebuilt kit (tilelab.run.kit), read-only, and no student's tree built the
     kit's own targets: the local batch in OUT/.kit, the array's tasks one between them on the
     shared filesystem (the first task to grade builds it, the others wait on its lock).
 Exits 77 (CTest SKIP_RETURN_CODE) with the reason where Slurm cannot start."""
@@ -90,7 +90,7 @@ def main() -> int:
 
 
 def kit_was_shared(out: Path, names: list[str]) -> None:
-    """One prebuilt kit for the whole batch (tilelab.kit): built once, complete, read-only, and no
+    """One prebuilt kit for the whole batch (tilelab.run.kit): built once, complete, read-only, and no
     student's tree built the kit's own targets again."""
     kits = sorted((out / ".kit").glob("kit-emu-*"))
     if len(kits) != 1 or not (kits[0] / "READY").is_file():

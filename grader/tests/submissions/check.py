@@ -35,10 +35,11 @@ import sys
 import tomllib
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # grader/, for tilelab.contract
-from tilelab import diagnoses, judge  # noqa: E402
-from tilelab.contract import ExitCode  # noqa: E402
-from tilelab.runresult import Result  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # grader/, for tilelab.specs.contract
+from tilelab.run import judge  # noqa: E402
+from tilelab.score import diagnoses  # noqa: E402
+from tilelab.specs.contract import ExitCode  # noqa: E402
+from tilelab.run.runresult import Result  # noqa: E402
 
 
 def check_case(case: dict, a: argparse.Namespace) -> list[str]:

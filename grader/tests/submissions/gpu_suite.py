@@ -29,9 +29,11 @@ from pathlib import Path
 GRADER = Path(__file__).resolve().parents[2]
 ROOT = GRADER.parent
 sys.path.insert(0, str(GRADER))
-from tilelab import forbidden, grade, judge, sanitize, spec  # noqa: E402
-from tilelab.scoring import verdict_of  # noqa: E402
-from tilelab.tree import compile_excerpt  # noqa: E402
+from tilelab.commands import grade  # noqa: E402
+from tilelab.run import forbidden, judge, sanitize  # noqa: E402
+from tilelab.specs import spec  # noqa: E402
+from tilelab.score.scoring import verdict_of  # noqa: E402
+from tilelab.run.tree import compile_excerpt  # noqa: E402
 
 DATASETS = Path()
 TOOLS = ("memcheck", "synccheck", "racecheck", "initcheck")
@@ -69,7 +71,7 @@ def run_runner(runner: Path, stage: spec.Stage, tree: Path, ds: str, check: str,
     t0 = time.monotonic()
     with open(log, "w") as f:
         if tool:
-            cmd = [sys.executable, "-m", "tilelab.sanitize", "--tool", tool, "--json", str(res),
+            cmd = [sys.executable, "-m", "tilelab.run.sanitize", "--tool", tool, "--json", str(res),
                    "--timeout", str(timeout + 60), "--", *cmd]
         try:
             rc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=GRADER, timeout=timeout + 90).returncode

@@ -4,11 +4,11 @@
     grade_check.py --expect <name>/expect.toml --tree CMAKE_BUILD_TREE --work WORK_DIR
                    --datasets DATASETS_DIR --targets TARGET[;TARGET...]
 
-What runs is tilelab.grade's per-stage function (_grade_stage), unchanged: it builds the runner
+What runs is tilelab.commands.grade's per-stage function (_grade_stage), unchanged: it builds the runner
 target (so a compile or link error is reported the way a student sees it), runs the static scan of
-the student's object (tilelab.forbidden), then runs the checks through CTest inside the sandbox
-(tilelab.sandbox: wall-clock limit, memory limit, no network) and reads the runner's JSON and
-CTest's JUnit (tilelab.results). Only the build tree is shared: the kit's CI tree, which already
+the student's object (tilelab.run.forbidden), then runs the checks through CTest inside the sandbox
+(tilelab.run.sandbox: wall-clock limit, memory limit, no network) and reads the runner's JSON and
+CTest's JUnit (tilelab.run.results). Only the build tree is shared: the kit's CI tree, which already
 holds this submission's emulator runner (target run-kit-<name>-<stage>-emu), so no submission pays
 for a configure. The checks this case needs are written to WORK_DIR/CTestTestfile.cmake under the
 implementation name kit-<name>, with the labels a real build gives them.
@@ -26,7 +26,7 @@ expect.toml has a [grade] table, or several [[grade]] tables, each a case:
     message_contains = ["..."]         # optional: text the check's message must contain
     stage_error_contains = "..."       # optional: text of the stage's error (build failed, memory limit...)
     forbidden = ["fork"]               # optional: symbols the grade's forbidden message must name
-    scan = ["cublasSgemm_v2"]          # optional: symbols tilelab.forbidden.scan must report ([] = none)
+    scan = ["cublasSgemm_v2"]          # optional: symbols tilelab.run.forbidden.scan must report ([] = none)
     timeout = 5                        # the runner's --timeout (default 60)
     memory_mib = 2048                  # the sandbox's memory limit (default 4096)
     max_seconds = 60                   # optional: the case's wall time must stay below this
@@ -50,10 +50,13 @@ import tomllib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # grader/
-from tilelab import diagnoses, forbidden, grade, judge, results as results_mod, spec  # noqa: E402
-from tilelab.formats import terminal  # noqa: E402
-from tilelab.model import GradeReport  # noqa: E402
-from tilelab.tree import Tree  # noqa: E402
+from tilelab.commands import grade  # noqa: E402
+from tilelab.run import forbidden, judge, results as results_mod  # noqa: E402
+from tilelab.score import diagnoses  # noqa: E402
+from tilelab.specs import spec  # noqa: E402
+from tilelab.report.formats import terminal  # noqa: E402
+from tilelab.report.model import GradeReport  # noqa: E402
+from tilelab.run.tree import Tree  # noqa: E402
 
 TERMINAL_LINES = 40         # a failing stage's terminal output fits on one screen (issue #17)
 SAFETY_NET_BYTES = 3 << 30   # above every case's sandbox limit: only a sandbox that lost track of a process fires it
@@ -90,7 +93,7 @@ class KitTree(Tree):
     def begin_build(self, impl, stage):
         # The CI tree's objects of this submission are the kit's own, built by `all` from this very
         # file and shared with the kit.emu.* tests running beside this one: kept, and all count as
-        # this build's. (The real grade path wipes them: tilelab.artifacts, kit.grade.scratch-tree.)
+        # this build's. (The real grade path wipes them: tilelab.run.artifacts, kit.grade.scratch-tree.)
         for f in [*self.results.glob(f"{impl}.{stage}.*"), *self.results.glob(f"junit-{impl}-{stage}-*")]:
             f.unlink(missing_ok=True)
         return 0.0

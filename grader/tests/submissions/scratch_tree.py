@@ -7,7 +7,7 @@ cost data) decides a later one's verdict.
                     --submissions "reads-dataset;compile-error;..." --files "<their matmul.cu>;..."
 
 Registered by grader/cmake/TilelabSubmissions.cmake as kit.grade.scratch-tree. Each submission
-(all of stage 01-basic) is graded twice through tilelab.grade's per-stage function, unchanged --
+(all of stage 01-basic) is graded twice through tilelab.commands.grade's per-stage function, unchanged --
 wipe of the stage's earlier artifacts, build of every emulator runner, include check, static scan,
 the stage's real checks (every public dataset x plain, ASan and race build, with their real
 timeouts, as the tree registers them for the solution) run through CTest in the sandbox:
@@ -32,9 +32,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))  # grader/
 sys.path.insert(0, str(HERE))
 from grade_check import KitTree, cmake_quote  # noqa: E402
-from tilelab import grade, judge, spec  # noqa: E402
-from tilelab.scoring import StageScore  # noqa: E402
-from tilelab.tree import RegisteredTest, Tree  # noqa: E402
+from tilelab.commands import grade  # noqa: E402
+from tilelab.run import judge  # noqa: E402
+from tilelab.specs import spec  # noqa: E402
+from tilelab.score.scoring import StageScore  # noqa: E402
+from tilelab.run.tree import RegisteredTest, Tree  # noqa: E402
 
 STAGE = "01-basic"
 HANG_SECONDS = 90      # issue #12: a hanging submission is graded in <= 90 s, build included
@@ -42,7 +44,7 @@ HANG_SECONDS = 90      # issue #12: a hanging submission is graded in <= 90 s, b
 
 class ScratchTree(KitTree):
     """The CI tree for building, a private folder for CTest, results and logs, and the real
-    begin_build (tilelab.artifacts.wipe) of the grade path."""
+    begin_build (tilelab.run.artifacts.wipe) of the grade path."""
 
     begin_build = Tree.begin_build
 

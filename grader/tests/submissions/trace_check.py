@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The trace build's checks, CTest kit.trace.* (grader/cmake/TilelabTrace.cmake): run a trace runner
-on its stage's examples (tilelab.trace) and check what `tilelab trace` would show.
+on its stage's examples (tilelab.commands.trace) and check what `tilelab trace` would show.
 
     trace_check.py --stage S --runner R --work DIR                     a reference solution
     trace_check.py --stage S --runner R --work DIR --expect E.toml     a known-bad submission
@@ -27,7 +27,7 @@ from pathlib import Path
 GRADER = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(GRADER))
 
-from tilelab import trace  # noqa: E402
+from tilelab.commands import trace  # noqa: E402
 
 FIG_4_15 = GRADER / "tests" / "python" / "data" / "trace" / "pmpp-fig-4.15.toml"
 

@@ -1,0 +1,76 @@
+"""Gradescope's results.json (the autograder specification): top-level score, output,
+execution_time, tests[] and leaderboard[]. Each test carries name, score, max_score, status
+("passed"/"failed"), output and visibility; hidden datasets are "after_published" so students
+see them once the grades are published. The leaderboard holds each stage's GFLOP/s.
+
+Gradescope knows no "skipped": a check this backend cannot run has no status (Gradescope infers
+one from score and max_score), "(skipped here)" in its name and the reason in its output; its
+max_score is 0 unless stage.toml's [points] unearnable = "keep". A correct result whose points a
+memory-safety finding withheld is "failed"."""
+
+from __future__ import annotations
+
+from ...score import metrics
+from ..model import GradeReport
+from ...score.scoring import QUESTION
+from . import Format, RenderOptions, register
+from .common import as_json, report_lines, summary_line, test_name, test_output
+
+VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
+# The defaults are RenderOptions' (formats/__init__.py). A graded question's verdict shown at once
+# would let about five resubmissions try every choice: after the due date by default.
+HIDDEN_VISIBILITY = RenderOptions.hidden_visibility
+QUESTION_VISIBILITY = RenderOptions.question_visibility
+
+
+def leaderboard(r: GradeReport) -> list[dict]:
+    board = []
+    for s in r.stages:
+        perf = s.check("perf")
+        m = metrics.of(perf) if perf else None
+        if perf and perf.passed and m.gflops is not None:
+            board.append({"name": f"{s.stage} GFLOP/s", "value": round(m.gflops, 1), "order": "desc"})
+    return board
+
+
+def results(r: GradeReport, hidden_visibility: str = HIDDEN_VISIBILITY,
+            question_visibility: str = QUESTION_VISIBILITY) -> dict:
+    assert hidden_visibility in VISIBILITIES and question_visibility in VISIBILITIES
+    tests = []
+    for si, s in enumerate(r.stages, 1):
+        for ci, c in enumerate(s.checks, 1):
+            test = {
+                "name": test_name(s.stage, c),
+                "number": f"{si}.{ci}",
+                "score": round(c.points, 4),
+                "max_score": round(c.max_points, 4),
+                "status": "passed" if c.clean_pass else "failed",
+                "output": test_output(c),
+                "output_format": "text",
+                "tags": [s.stage, c.check] + (["skipped"] if c.skipped else []),
+                "visibility": (hidden_visibility if c.hidden else question_visibility if c.check == QUESTION
+                               else "visible"),
+            }
+            if c.skipped:
+                del test["status"]
+            tests.append(test)
+    doc = {
+        "score": round(r.points, 4),
+        "execution_time": int(r.seconds),
+        "output": "\n".join([summary_line(r), *report_lines(r)]),
+        "output_format": "text",
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "tests": tests,
+        "leaderboard": leaderboard(r),
+        # What the questions were graded on, for the next submission's cap on attempts
+        # (gradescope.earlier_answers reads it back from submission_metadata.json).
+        "extra_data": {"tilelab_answers": r.answers},
+    }
+    if r.status != "graded":
+        doc["output"] += "\n" + r.message
+    return doc
+
+
+register(Format("gradescope", "results.json",
+                lambda r, o: as_json(results(r, o.hidden_visibility, o.question_visibility)), "Gradescope's results.json"))

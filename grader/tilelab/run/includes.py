@@ -1,0 +1,159 @@
+"""What a student's file included, from the compiler's own dependency output, and which of it is
+refused. A submission may include system, C++ and CUDA headers (and the CPU emulator's own
+<cuda_runtime.h> and force-included header); nothing of the kit -- the reference solutions, the
+starters, the runner, the datasets, anything in the build tree -- and nothing else outside the
+compiler's system folders.
+
+The list comes from the depfile CMake has the compiler write beside each object (-MD -MF <obj>.d,
+g++ and nvcc alike): every file the preprocessor actually opened, whatever path, `__has_include`
+probe, macro or symlink led to it. Each path is resolved (realpath) before it is judged, so
+`../../solutions/...`, an absolute path and a symlink into the kit are the same file. Both backends
+are judged the same way, on the object built from the student's file.
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import ROOT
+from .artifacts import depfile
+
+EMU_INCLUDE = ROOT / "grader" / "emu" / "include"   # the emulator's cuda_runtime.h, cuda.h, tilelab_emu.h
+
+
+def parse_depfile(text: str) -> list[str]:
+    """The prerequisites of a Make-style depfile's first rule, in order (the main source first);
+    backslash-newline continuations and escaped spaces are undone."""
+    text = text.replace("\\\r\n", " ").replace("\\\n", " ")
+    first = text.split("\n", 1)[0]
+    # The target ends at the first ':' followed by whitespace (a path may hold ':' elsewhere).
+    m = re.search(r":(\s|$)", first)
+    if not m:
+        return []
+    body = first[m.end():]
+    words, cur, i = [], "", 0
+    while i < len(body):
+        c = body[i]
+        if c == "\\" and i + 1 < len(body) and body[i + 1] in " #":
+            cur += body[i + 1]
+            i += 2
+            continue
+        if c == "$" and i + 1 < len(body) and body[i + 1] == "$":
+            cur += "$"
+            i += 2
+            continue
+        if c.isspace():
+            if cur:
+                words.append(cur)
+            cur = ""
+        else:
+            cur += c
+        i += 1
+    if cur:
+        words.append(cur)
+    return words
+
+
+def _search_dirs(compiler: str) -> list[str]:
+    """The compiler's own #include <...> search list (`-E -v`), as real paths."""
+    try:
+        p = subprocess.run([compiler, "-xc++", "-E", "-v", os.devnull], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    text = p.stderr
+    start, end = text.find("#include <...> search starts here:"), text.find("End of search list.")
+    if start < 0 or end < 0:
+        return []
+    return [os.path.realpath(line.strip()) for line in text[start:end].splitlines()[1:] if line.strip()]
+
+
+def _cuda_dirs(nvcc: str) -> list[str]:
+    """The CUDA Toolkit's header folders, from where nvcc lives (bin/../include, targets/*/include)."""
+    root = Path(os.path.realpath(nvcc)).parent.parent
+    dirs = [root / "include", *map(Path, glob.glob(str(root / "targets" / "*" / "include")))]
+    return [os.path.realpath(d) for d in dirs if d.is_dir()]
+
+
+def _cache_value(build: Path, key: str) -> str:
+    try:
+        for line in (build / "CMakeCache.txt").read_text(errors="replace").splitlines():
+            if line.startswith(key + ":"):
+                return line.split("=", 1)[1].strip()
+    except OSError:
+        pass
+    return ""
+
+
+@functools.cache
+def _system_dirs_for(cxx: str, nvcc: str) -> tuple[str, ...]:
+    dirs = set(_search_dirs(cxx)) if cxx else set()
+    if nvcc:
+        dirs.update(_cuda_dirs(nvcc))
+    dirs.add(os.path.realpath("/usr/include"))
+    return tuple(sorted(dirs))
+
+
+def system_dirs(build: Path) -> tuple[str, ...]:
+    """Where allowed headers live: the C++ compiler's search list and the CUDA Toolkit's include
+    folders, for the compilers this build tree was configured with."""
+    cxx = _cache_value(build, "CMAKE_CXX_COMPILER") or shutil.which("c++") or ""
+    nvcc = _cache_value(build, "CMAKE_CUDA_COMPILER") or shutil.which("nvcc") or ""
+    return _system_dirs_for(cxx, nvcc)
+
+
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _shown(path: str, build: Path) -> str:
+    for base in (os.path.realpath(build), os.path.realpath(ROOT)):
+        if _under(path, base):
+            return os.path.relpath(path, base) if base != os.path.realpath(ROOT) else f"{os.path.relpath(path, base)} (a file of the kit)"
+    return path
+
+
+def judge(deps: list[str], build: Path, allowed_dirs: tuple[str, ...], cwd: Path | None = None) -> list[str]:
+    """The refused includes among deps (a depfile's prerequisites after the main source), shown
+    relative to the kit or build tree where they lie there."""
+    kit, tree, emu = (os.path.realpath(p) for p in (ROOT, build, EMU_INCLUDE))
+    refused = []
+    for dep in deps:
+        real = os.path.realpath(dep if os.path.isabs(dep) else os.path.join(cwd or build, dep))
+        if _under(real, emu):
+            continue
+        if not (_under(real, kit) or _under(real, tree)) and any(_under(real, d) for d in allowed_dirs):
+            continue
+        shown = _shown(real, build)
+        if shown not in refused:
+            refused.append(shown)
+    return refused
+
+
+@dataclass
+class IncludeCheck:
+    refused: list[str]            # includes that are not allowed
+    unverifiable: list[str]       # objects without a depfile (the check cannot be made)
+
+
+def check(objects: list[Path], build: Path) -> IncludeCheck:
+    """Judge the includes of each student object from its depfile."""
+    allowed = system_dirs(build)
+    refused: list[str] = []
+    missing: list[str] = []
+    for obj in objects:
+        try:
+            deps = parse_depfile(depfile(obj).read_text(errors="replace"))
+        except OSError:
+            missing.append(str(obj))
+            continue
+        for r in judge(deps[1:], build, allowed):
+            if r not in refused:
+                refused.append(r)
+    return IncludeCheck(refused, missing)

@@ -1,0 +1,168 @@
+"""Configure-time code generation, run by CMake: turns the specs into what C++ and CMake include.
+
+    python3 -m tilelab.specs.codegen OUT_DIR
+
+writes, from grader/contract.toml and every assignments/<stage>/stage.toml (read and validated by
+tilelab.specs.spec, their only reader):
+    OUT_DIR/include/tilelab/contract.hpp   exit codes, schema names, fixed hints (C++)
+    OUT_DIR/tilelab_stages.cmake           what CMake registers per stage and dataset
+    OUT_DIR/stages/<stage>.json            the resolved spec the runner and datagen read (--spec;
+                                           spec.resolved_path: OUT_DIR is <build>/generated)
+Nothing is restated by hand: the files are regenerated whenever a spec changes
+(CMAKE_CONFIGURE_DEPENDS), and rewritten only when their text changes.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from .. import ROOT
+from . import spec
+from .contract import CODES, FINDING_ADVICE, FINDING_ADVICE_DEFAULT, FINDING_ORDER, HINTS, SCHEMAS, ExitCode
+
+
+def _camel(name: str) -> str:
+    return "".join(part.capitalize() for part in name.replace("-", "_").split("_"))
+
+
+def _c_string(text: str) -> str:
+    return json.dumps(text)  # JSON's escapes (\" \\ \uXXXX) are valid in a C++ string literal
+
+
+def contract_header() -> str:
+    lines = [
+        "// Generated from grader/contract.toml by tilelab.specs.codegen. Do not edit.",
+        "#pragma once",
+        "",
+        "// Exit codes as text, for string literals built at compile time (sanitizer options).",
+    ]
+    lines += [f'#define TILELAB_EXIT_{name.upper()}_TEXT "{e["code"]}"' for name, e in CODES.items()]
+    lines += ["", "namespace tilelab {", "", "enum ExitCode : int {"]
+    lines += [f"  k{_camel(name)} = {e['code']},  // {e['meaning']}" for name, e in CODES.items()]
+    lines += ["};", "inline constexpr ExitCode kExitCodes[] = {"
+              + ", ".join(f"k{_camel(n)}" for n in CODES) + "};", "",
+              "// A verdict is its exit code's name; anything undefined (a signal) is a crash.",
+              "inline const char* verdict_name(int code) {", "  switch (code) {"]
+    lines += [f'    case {e["code"]}: return "{name}";' for name, e in CODES.items()]
+    lines += ["  }", '  return "crash";', "}", ""]
+    lines += [f"inline constexpr const char* k{_camel(name)}Schema = {_c_string(v)};" for name, v in SCHEMAS.items()]
+    lines += ["", "// A hint whose text is fixed: its hint_code and its text.",
+              "struct Hint {", "  const char* code;", "  const char* text;", "};", "namespace hints {"]
+    lines += [f"inline constexpr Hint k{_camel(code)}{{{_c_string(code)}, {_c_string(text)}}};"
+              for code, text in HINTS.items()]
+    lines += ["}  // namespace hints", "",
+              "// The emulator's findings (contract.toml [findings]): the order to fix them in, and the",
+              "// advice for each hint code (`<code>.warning`, `<code>.misaligned`: a variant's own text).",
+              "inline constexpr const char* kFindingOrder[] = {" + ", ".join(_c_string(c) for c in FINDING_ORDER) + "};",
+              "inline constexpr Hint kFindingAdvice[] = {"]
+    lines += [f"  {{{_c_string(code)}, {_c_string(text)}}}," for code, text in FINDING_ADVICE.items()]
+    lines += ["};", f"inline constexpr const char* kFindingAdviceDefault = {_c_string(FINDING_ADVICE_DEFAULT)};",
+              "", "}  // namespace tilelab", ""]
+    return "\n".join(lines)
+
+
+def _cost_size(d: spec.Dataset) -> int:
+    """The side of the cube with as many multiply-adds as J x K x L (rounded up)."""
+    work = d.J * d.K * d.L
+    n = round(work ** (1 / 3))
+    while n ** 3 < work:
+        n += 1
+    return n
+
+
+# A check's timeout scales with its dataset: a floor for starting the runner (and a GPU context),
+# plus the dataset's multiply-adds at a rate far below what any correct kernel reaches on that
+# build -- so a 32x32 product still running after seconds has hung -- capped by the stage's
+# [timeouts] correct. Rates in multiply-adds per second: about a fifth of what a naive kernel
+# reached on a 2-core machine under a load of 10 (emulator: plain 2.2e7, ASan 1.7e6, race 1e6),
+# far below any GPU's; docs/grading.md, "Timeouts".
+CHECK_FLOOR_S = {"correct": 10, "emu": 8, "emu-asan": 10, "emu-race": 10}
+CHECK_RATE = {"correct": 1e8, "emu": 4e6, "emu-asan": 4e5, "emu-race": 2e5}
+
+
+def check_timeout(stage: spec.Stage, d: spec.Dataset, kind: str) -> int:
+    """Seconds the runner gets for one correctness check (kind: correct, emu, emu-asan, emu-race)."""
+    cap = stage.timeouts["correct"]
+    return int(min(cap, -(-(CHECK_FLOOR_S[kind] + d.J * d.K * d.L / CHECK_RATE[kind]) // 1)))
+
+
+# What an emulator check costs, in seconds, for the order CTest starts a stage's checks in (COST: the
+# costliest first). The timeouts above are capped, so they cannot tell the largest check from the
+# next ones (w1024 on the plain build, w512-int under ASan and w256 in the race build all got 60
+# s), and the one that takes longest could start fourth and stretch a grade by seconds. A start-up
+# plus the dataset's multiply-adds at the rate the 16 x 16 tiled kernel reached on each build on the
+# 2-core development machine (2026-11-26); the performance model's check (emu-count) runs the
+# kernel four times and the two references once each, on the model's shape.
+CHECK_COST_RATE = {"emu": 3.5e8, "emu-asan": 1.3e8, "emu-race": 4.4e7, "emu-count": 1.5e7}
+
+
+def check_cost(J: int, K: int, L: int, kind: str) -> float:
+    """Estimated seconds of one emulator check (kind: emu, emu-asan, emu-race, emu-count)."""
+    return round(0.02 + J * K * L / CHECK_COST_RATE[kind], 2)
+
+
+def _cmake_list(items) -> str:
+    return '"' + ";".join(str(i) for i in items) + '"'
+
+
+def stages_cmake(stages: list[spec.Stage], build: Path) -> str:
+    out = ["# Generated from assignments/*/stage.toml by tilelab.specs.codegen. Do not edit."]
+    out.append(f"set(TILELAB_STAGES {_cmake_list(s.id for s in stages)})")
+    out.append(f"set(TILELAB_TRACE_STAGES {_cmake_list(s.id for s in stages if s.trace)})")  # [trace]
+    out.append(f"set(TILELAB_SKIP_CODE {int(ExitCode.SKIPPED)})")
+    out.append(f"set(TILELAB_SPEC_FILES {_cmake_list(s.path for s in stages)})")  # the stage.toml files
+    for s in stages:
+        p = f"TILELAB_{s.id}"
+        out.append(f"set({p}_API {s.api})")
+        out.append(f"set({p}_SPEC \"{spec.resolved_path(build, s.id)}\")")  # the resolved spec
+        out.append(f"set({p}_HOST {'ON' if s.host_function else 'OFF'})")
+        out.append(f"set({p}_PREVIOUS \"{s.previous}\")")
+        out.append(f"set({p}_DATASETS {_cmake_list(d.name for d in s.correctness_datasets)})")
+        out.append(f"set({p}_PERF_DATASET {s.performance.dataset})")
+        m = s.performance.model
+        out.append(f"set({p}_MODEL_SHAPE {_cmake_list(m.shape) if m else ''})")
+        out.append(f"set({p}_MODEL_COST {check_cost(*m.shape, 'emu-count') if m else ''})")
+        out.append(f"set({p}_HIDDEN_COUNT {s.hidden.count if s.hidden else 0})")
+        out.append(f"set({p}_TIMEOUT_CORRECT {s.timeouts['correct']})")
+        out.append(f"set({p}_TIMEOUT_PERF {s.timeouts['perf']})")
+        for d in s.datasets:
+            out.append(f"set({p}_{d.name}_TAGS {_cmake_list(d.tags)})")
+            # The work's cube root: what an emulated or sanitized run costs (1x2048x1 is tiny).
+            out.append(f"set({p}_{d.name}_SIZE {_cost_size(d)})")
+            for kind in CHECK_RATE:
+                out.append(f"set({p}_{d.name}_TIMEOUT_{kind} {check_timeout(s, d, kind)})")
+            for kind in ("emu", "emu-asan", "emu-race"):
+                out.append(f"set({p}_{d.name}_COST_{kind} {check_cost(d.J, d.K, d.L, kind)})")
+    return "\n".join(out) + "\n"
+
+
+def _write_if_changed(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print("usage: python3 -m tilelab.specs.codegen OUT_DIR", file=sys.stderr)
+        return ExitCode.BAD_INPUT
+    out = Path(argv[0]).resolve()
+    if out.name != "generated":  # spec.resolved_path finds the specs at <build>/generated
+        print(f"usage: OUT_DIR must be <build>/generated, got {out}", file=sys.stderr)
+        return ExitCode.BAD_INPUT
+    try:
+        stages = spec.load_all(ROOT)
+    except spec.SpecError as e:
+        print(f"tilelab: {e}", file=sys.stderr)
+        return ExitCode.BAD_INPUT
+    _write_if_changed(out / "include" / "tilelab" / "contract.hpp", contract_header())
+    for s in stages:
+        _write_if_changed(spec.resolved_path(out.parent, s.id), json.dumps(spec.resolved(s), indent=2) + "\n")
+    _write_if_changed(out / "tilelab_stages.cmake", stages_cmake(stages, out.parent))
+    return ExitCode.PASS
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
