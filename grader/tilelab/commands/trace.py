@@ -12,8 +12,8 @@ its Pvalue, and the element of P it stores -- and compares it with the table of 
 reference solutions give exactly that table), naming the first difference.
 
 Plain functions, no printing: `run` builds and traces, `table_from_trace` and `reference` make
-tables, `compare` finds the first difference, `as_data` is the whole result as JSON-able data (the
-HTML report's partial templates/trace.html.j2 renders it), `render` prints it with rich.
+tables, `compare` finds the first difference, `as_data` is the whole result as JSON-able data
+(`render_html` makes a page of it with templates/trace.html.j2), `render` prints it with rich.
 
 Notation is the book's: M1,2 is row 1, column 2 of M; thread1,0 is threadIdx.y = 1, threadIdx.x = 0;
 block0,1 is blockIdx.y = 0, blockIdx.x = 1 (row first, as the book's figures write them).
@@ -568,8 +568,7 @@ def render(result: TraceResult, console=None) -> None:
 
 
 def render_html(data: dict) -> str:
-    """as_data's trace as a page of its own (templates/trace.html.j2); the HTML report imports the
-    same partial's trace_tables macro."""
+    """as_data's trace as a page of its own (templates/trace.html.j2 and its trace_tables macro)."""
     import jinja2
 
     from ..report.formats.html import TEMPLATES
