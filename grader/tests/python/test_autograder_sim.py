@@ -29,6 +29,7 @@ import pytest
 
 from tilelab import ROOT
 from tilelab.commands import autograder
+from tilelab.report.formats import gradescope as gradescope_format
 
 STAGE = "01-basic"
 # The instructor's recipes: not in the student repository (tilelab release), where this is skipped.
@@ -72,7 +73,7 @@ def image(tmp_path_factory):
     if (ROOT / ".venv").exists():   # what setup.sh's install-deps.sh makes
         (kit / ".venv").symlink_to((ROOT / ".venv").resolve())
     prepare = "./tilelab gradescope --prepare"
-    assert prepare in autograder.SETUP_SH
+    assert prepare in gradescope_format.SETUP_SH
     started = time.monotonic()
     p = subprocess.run(prepare.split(), cwd=kit, capture_output=True, text=True, timeout=1500)
     SECONDS["prepare"] = time.monotonic() - started

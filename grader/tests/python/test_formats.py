@@ -170,7 +170,7 @@ def test_formats_do_not_import_one_another_and_each_registers_one_file():
             if isinstance(node, ast.ImportFrom) and node.level == 1:
                 assert node.module in (None, "common"), f"{f.name} imports .{node.module}"
                 if node.module is None:
-                    assert {a.name for a in node.names} <= {"Format", "RenderOptions", "register"}, f"{f.name} imports a sibling"
+                    assert {a.name for a in node.names} <= {"Format", "Platform", "RenderOptions", "register"}, f"{f.name} imports a sibling"
     assert set(formats.names()) == {"gradescope", "prairielearn", "classroom", "grade", "html"}
 
 
@@ -229,3 +229,25 @@ def test_every_output_goes_through_one_render_with_the_platforms_options():
     assert q(default) == ["after_due_date"] and q(shown) == ["visible"]
     for name in formats.names():
         assert formats.render(r, name) == formats.get(name).render(r, formats.RenderOptions())
+
+
+def test_a_hosted_platforms_recipe_lives_beside_its_format(monkeypatch):
+    """Gradescope's and PrairieLearn's paths and files are their formats' (Platform); the
+    autograder command only runs them, so a new platform is one format module."""
+    from pathlib import Path
+
+    from tilelab.commands import autograder
+    from tilelab.report import formats
+
+    assert sorted(n for n in formats.names() if formats.get(n).platform) == ["gradescope", "prairielearn"]
+    gs, pl = formats.get("gradescope").platform, formats.get("prairielearn").platform
+    monkeypatch.delenv(gs.root_env, raising=False)
+    monkeypatch.delenv(pl.root_env, raising=False)
+    assert autograder.platform_paths("gradescope") == {"submission": Path("/autograder/submission"),
+                                                       "results": Path("/autograder/results/results.json")}
+    assert autograder.platform_paths("prairielearn") == {"submission": Path("/grade/student"),
+                                                         "results": Path("/grade/results/results.json")}
+    monkeypatch.setenv(pl.root_env, "/tmp/pl-root")
+    assert autograder.platform_paths("prairielearn")["results"] == Path("/tmp/pl-root/results/results.json")
+    assert [(name, executable) for name, _, executable in gs.files] == [("setup.sh", True), ("run_autograder", True)]
+    assert "./tilelab gradescope --prepare" in dict((n, t) for n, t, _ in gs.files)["setup.sh"]

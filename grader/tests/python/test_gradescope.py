@@ -10,6 +10,7 @@ import pytest
 import fakes
 from tilelab import ROOT
 from tilelab.commands import autograder
+from tilelab.report.formats import gradescope as gradescope_format
 
 
 def test_zip_has_the_entry_points_the_kit_and_the_config(tmp_path):
@@ -78,7 +79,7 @@ def test_run_autograder_finds_the_kit_and_folders_from_its_own_place(tmp_path):
     launcher.parent.mkdir(parents=True)
     launcher.write_text('#!/bin/sh\nprintf "%s\\n" "$@"\n')
     launcher.chmod(0o755)
-    (ag / "run_autograder").write_text(autograder.RUN_AUTOGRADER)
+    (ag / "run_autograder").write_text(gradescope_format.RUN_AUTOGRADER)
     (ag / "run_autograder").chmod(0o755)
     p = subprocess.run([str(ag / "run_autograder")], cwd="/", capture_output=True, text=True, timeout=30)
     assert p.returncode == 0, p.stderr

@@ -46,14 +46,9 @@ SOURCE = "submission-src"                 # where grade.run puts the student's f
 
 
 def platform_paths(fmt: str) -> dict[str, Path]:
-    """Where the platform puts the submission and reads the results. The roots are the real ones
-    (/autograder, /grade); TILELAB_GRADESCOPE_ROOT / TILELAB_PRAIRIELEARN_ROOT move them, for a
-    test that builds the layout in a temporary folder."""
-    if fmt == "gradescope":
-        root = Path(os.environ.get("TILELAB_GRADESCOPE_ROOT") or "/autograder")
-        return {"submission": root / "submission", "results": root / "results" / "results.json"}
-    root = Path(os.environ.get("TILELAB_PRAIRIELEARN_ROOT") or "/grade")
-    return {"submission": root / "student", "results": root / "results" / "results.json"}
+    """Where the platform puts the submission and reads the results: its format's recipe
+    (report/formats: Platform)."""
+    return formats.get(fmt).platform.paths()
 
 
 @dataclass
@@ -87,26 +82,6 @@ class AutograderConfig:
     def overridden(self, **given) -> "AutograderConfig":
         """This config with the options given on the command line (None: not given) in place."""
         return replace(self, **{k: v for k, v in given.items() if v is not None})
-
-
-SETUP_SH = """#!/bin/sh
-# Gradescope runs this once, as root, when it builds the autograder image (Ubuntu 24.04 base
-# image recommended: CMake >= 3.25 and Python >= 3.11 come with it).
-set -eu
-cd /autograder/source/tilelab
-./grader/setup/install-deps.sh
-# Build everything but the student's file once (into tilelab/build/autograder), so grading a
-# submission compiles only its matmul.cu.
-./tilelab gradescope --prepare
-"""
-
-RUN_AUTOGRADER = """#!/bin/sh
-# Gradescope's entry point, copied to /autograder/run_autograder: grade <here>/submission into
-# <here>/results/results.json with the kit in <here>/source/tilelab (<here> is /autograder).
-here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
-exec "$here/source/tilelab/tilelab" gradescope --submission "$here/submission" \\
-  --results "$here/results/results.json"
-"""
 
 
 def _failure(name: str, exc: BaseException, backend: str) -> GradeReport:
@@ -227,8 +202,8 @@ def make_zip(out: Path, cfg: AutograderConfig, root: Path = ROOT) -> list[str]:
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
-        _add(z, "setup.sh", SETUP_SH, executable=True)
-        _add(z, "run_autograder", RUN_AUTOGRADER, executable=True)
+        for name, text, executable in formats.get("gradescope").platform.files:
+            _add(z, name, text, executable=executable)
         _add(z, f"tilelab/{CONFIG}", json.dumps(asdict(cfg), indent=2) + "\n")
         for name in release.source_files(root):
             if (root / name).resolve() == out.resolve():

@@ -12,8 +12,10 @@ Not every module is a per-report file: `terminal.py` prints (it registers nothin
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 from ..model import GradeReport
@@ -28,11 +30,28 @@ class RenderOptions:
 
 
 @dataclass(frozen=True)
+class Platform:
+    """A hosted autograder's recipe, kept beside the format it reads (commands/autograder.py runs
+    it): where the platform puts the submission and reads the results (root_env moves the root,
+    for a test that builds the layout in a temporary folder), and the files its image needs."""
+    root: str                        # the platform's folder: /autograder, /grade
+    root_env: str                    # the variable that moves it
+    submission: str                  # under the root: the student's files
+    results: str                     # under the root: the results file the platform reads
+    files: tuple[tuple[str, str, bool], ...] = ()   # (name, text, executable) of the platform's zip
+
+    def paths(self) -> dict[str, Path]:
+        root = Path(os.environ.get(self.root_env) or self.root)
+        return {"submission": root / self.submission, "results": root / self.results}
+
+
+@dataclass(frozen=True)
 class Format:
     name: str                                               # what --format names
     filename: str                                           # the file it writes in the output folder
     render: Callable[[GradeReport, RenderOptions], str]     # the file's whole text
     help: str = ""
+    platform: Platform | None = None                        # a hosted autograder's recipe, if any
 
 
 _REGISTRY: dict[str, Format] = {}

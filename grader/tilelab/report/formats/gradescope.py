@@ -13,7 +13,7 @@ from __future__ import annotations
 from ...score import metrics
 from ..model import GradeReport
 from ...score.scoring import QUESTION
-from . import Format, RenderOptions, register
+from . import Format, Platform, RenderOptions, register
 from .common import as_json, report_lines, summary_line, test_name, test_output
 
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
@@ -72,5 +72,31 @@ def results(r: GradeReport, hidden_visibility: str = HIDDEN_VISIBILITY,
     return doc
 
 
+# Gradescope's recipe (commands/autograder.py runs it): the autograder zip's two scripts, and where
+# the image keeps the submission and the results.
+SETUP_SH = """#!/bin/sh
+# Gradescope runs this once, as root, when it builds the autograder image (Ubuntu 24.04 base
+# image recommended: CMake >= 3.25 and Python >= 3.11 come with it).
+set -eu
+cd /autograder/source/tilelab
+./grader/setup/install-deps.sh
+# Build everything but the student's file once (into tilelab/build/autograder), so grading a
+# submission compiles only its matmul.cu.
+./tilelab gradescope --prepare
+"""
+
+RUN_AUTOGRADER = """#!/bin/sh
+# Gradescope's entry point, copied to /autograder/run_autograder: grade <here>/submission into
+# <here>/results/results.json with the kit in <here>/source/tilelab (<here> is /autograder).
+here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
+exec "$here/source/tilelab/tilelab" gradescope --submission "$here/submission" \\
+  --results "$here/results/results.json"
+"""
+
+PLATFORM = Platform(root="/autograder", root_env="TILELAB_GRADESCOPE_ROOT", submission="submission",
+                    results="results/results.json",
+                    files=(("setup.sh", SETUP_SH, True), ("run_autograder", RUN_AUTOGRADER, True)))
+
 register(Format("gradescope", "results.json",
-                lambda r, o: as_json(results(r, o.hidden_visibility, o.question_visibility)), "Gradescope's results.json"))
+                lambda r, o: as_json(results(r, o.hidden_visibility, o.question_visibility)), "Gradescope's results.json",
+                platform=PLATFORM))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .. import plot
 from ..model import GradeReport
-from . import Format, register
+from . import Format, Platform, register
 from .common import as_json, report_lines, summary_line, test_name, test_output
 
 
@@ -41,5 +41,10 @@ def results(r: GradeReport) -> dict:
             "tests": tests, "images": images(r)}
 
 
+# PrairieLearn's recipe (commands/autograder.py runs it): the external grader mounts the student's
+# files in /grade/student and reads /grade/results/results.json.
+PLATFORM = Platform(root="/grade", root_env="TILELAB_PRAIRIELEARN_ROOT", submission="student",
+                    results="results/results.json")
+
 register(Format("prairielearn", "prairielearn.json", lambda r, o: as_json(results(r)),
-                "PrairieLearn's external-grader results"))
+                "PrairieLearn's external-grader results", platform=PLATFORM))
