@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
       const bool perf = std::find(d.tags.begin(), d.tags.end(), "perf") != d.tags.end();
       if (up_to_date(dir, d) && (!perf || tilelab::has_perf_references(dir))) continue;
       const auto t0 = std::chrono::steady_clock::now();
-      const tilelab::Dataset data = tilelab::make_dataset(d);
+      tilelab::Dataset data = tilelab::make_dataset(d);
       tilelab::write_dataset(dir, data);
       if (perf) tilelab::write_perf_references(dir, data);
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

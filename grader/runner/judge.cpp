@@ -758,15 +758,14 @@ int run(int argc, char** argv, nlohmann::json& r) {
     // Everything the verdict is judged against is made here, in the judge's own process.
     // A performance dataset's references were made with it, once (has_perf_references); a dataset
     // without them (a hidden one, --shape, an older datasets folder) has them computed here.
-    const std::vector<double> absMN = abs_product(d);
-    Dataset fresh;
-    std::vector<double> fresh_absMN;
+    const std::vector<double>& absMN = abs_product(d);
+    Dataset fresh;  // its absMN stays empty where there is no timed check
     if (check == "perf") {  // the timed code must still compute: fresh inputs of the same shape
       g_laps(r, "references");
       const bool stored = !dataset_dir.empty() && has_perf_references(dataset_dir);
       fresh = stored ? read_dataset(std::filesystem::path(dataset_dir) / "fresh") : make_dataset(fresh_spec(d.spec));
       g_laps(r, "fresh_dataset");
-      fresh_absMN = abs_product(fresh);
+      abs_product(fresh);
     }
     if (check == "perf")
       // Beside the judge, not beside the worker: a grading tree that takes the kit prebuilt
@@ -777,7 +776,7 @@ int run(int argc, char** argv, nlohmann::json& r) {
                          ("ref-" + spec.id + "-" + w.backend())).string());
     g_laps(r, check == "perf" ? "fresh_references" : "references");
     w.start_clock(every_block);
-    return run_checks(w, r, spec, d, absMN, fresh, fresh_absMN, check);
+    return run_checks(w, r, spec, d, absMN, fresh, fresh.absMN, check);
   } catch (const WorkerGone& g) {
     return worker_gone(r, g, timeout, s, spec.tile);
   } catch (const BadInput& e) {

@@ -106,8 +106,9 @@ Dataset make_dataset(const DatasetSpec& spec) {
   return d;
 }
 
-std::vector<double> abs_product(const Dataset& d) {
-  return d.absMN.empty() ? product_f64(d.M, d.N, true) : d.absMN;
+const std::vector<double>& abs_product(Dataset& d) {
+  if (d.absMN.empty()) d.absMN = product_f64(d.M, d.N, true);
+  return d.absMN;
 }
 
 DatasetSpec fresh_spec(const DatasetSpec& d) {
@@ -131,12 +132,12 @@ Matrix rounded_up(const std::vector<double>& v, int64_t rows, int64_t cols) {
 }
 }  // namespace
 
-void write_perf_references(const std::filesystem::path& dir, const Dataset& d) {
+void write_perf_references(const std::filesystem::path& dir, Dataset& d) {
   const Shape& s = d.spec.shape;
   write_npy(dir / "absMN.npy", rounded_up(abs_product(d), s.J, s.L));
   Dataset fresh = make_dataset(fresh_spec(d.spec));
   write_dataset(dir / "fresh", fresh);
-  write_npy(dir / "fresh" / "absMN.npy", rounded_up(product_f64(fresh.M, fresh.N, true), s.J, s.L));
+  write_npy(dir / "fresh" / "absMN.npy", rounded_up(abs_product(fresh), s.J, s.L));
 }
 
 bool has_perf_references(const std::filesystem::path& dir) {

@@ -175,7 +175,8 @@ std::vector<uint32_t> vector_widths(const CountState& s, size_t base, size_t n) 
   const auto& log0 = s.log[base];
   std::vector<uint32_t> width(log0.size());
   for (size_t i = 0; i < log0.size(); ++i) width[i] = log0[i].bytes;
-  // (load site, shared stores before it) -> lane 0's address -> its executions, in order.
+  // Load site -> lane 0's address -> its executions, in order; stores_before[i]: the shared stores
+  // before execution i (no load is merged across one).
   std::unordered_map<const void*, std::unordered_map<uintptr_t, std::vector<size_t>>> at;
   std::vector<size_t> stores_before(log0.size());
   size_t stores = 0;
@@ -187,12 +188,14 @@ std::vector<uint32_t> vector_widths(const CountState& s, size_t base, size_t n) 
   // The first unmerged execution after `after`, of the same site and between the same stores, whose
   // address is lane by lane `words` words past `from`'s; SIZE_MAX if there is none.
   auto continuation = [&](size_t from, size_t after, uintptr_t words) {
-    const auto& by_addr = at[log0[from].pc];
+    const auto& by_addr = at.at(log0[from].pc);
     const auto it = by_addr.find(log0[from].addr + 4 * words);
     if (it == by_addr.end()) return SIZE_MAX;
-    for (size_t p : it->second) {
-      if (p <= after || width[p] != 4) continue;
+    const std::vector<size_t>& execs = it->second;
+    for (auto q = std::upper_bound(execs.begin(), execs.end(), after); q != execs.end(); ++q) {
+      const size_t p = *q;
       if (stores_before[p] != stores_before[from]) return SIZE_MAX;
+      if (width[p] != 4) continue;
       bool lanes = true;
       for (size_t l = 1; l < n && lanes; ++l)
         lanes = s.log[base + l][p].addr == s.log[base + l][from].addr + 4 * words && s.log[base + l][p].bytes == 4;

@@ -38,8 +38,8 @@ struct Dataset {
   std::vector<double> absMN;  // |M| |N|, the error bound's scale, where stored (absMN.npy); else empty
 };
 
-// |M| |N| of d: the stored one, or computed now.
-std::vector<double> abs_product(const Dataset& d);
+// |M| |N| of d: the stored one (absMN.npy), or computed now and kept in d.absMN.
+const std::vector<double>& abs_product(Dataset& d);
 
 // The timed check's fresh inputs for a performance dataset: the same shape, another seed.
 DatasetSpec fresh_spec(const DatasetSpec& d);
@@ -47,7 +47,7 @@ DatasetSpec fresh_spec(const DatasetSpec& d);
 // A performance dataset's references, made once with it (datasets/README.md): its absMN.npy and
 // its fresh inputs in fresh/ (with theirs), so a timed check reads them instead of computing three
 // float64 products of 4096^3 (about 4 s of a GPU machine's 16 cores) each time it runs.
-void write_perf_references(const std::filesystem::path& dir, const Dataset& d);
+void write_perf_references(const std::filesystem::path& dir, Dataset& d);
 bool has_perf_references(const std::filesystem::path& dir);
 
 // Generates inputs and the float64 expected product in memory (hidden and fresh-input checks).

@@ -99,7 +99,7 @@ TEST_CASE("a performance dataset's stored references are the ones the timed chec
   s.seed = 7;
   const auto dir = fs::temp_directory_path() / "tilelab_test_perf_dataset";
   fs::remove_all(dir);
-  const Dataset made = make_dataset(s);
+  Dataset made = make_dataset(s);
   write_dataset(dir, made);
   CHECK_FALSE(has_perf_references(dir));
   CHECK(read_dataset(dir).absMN.empty());
@@ -112,7 +112,12 @@ TEST_CASE("a performance dataset's stored references are the ones the timed chec
     CHECK(back.absMN[e] >= exact[e]);
     CHECK(back.absMN[e] <= double(std::nextafter(float(exact[e]), INFINITY)));
   }
-  CHECK(abs_product(back) == back.absMN);
+  Dataset stored = back;  // abs_product gives the stored bound, not a new product
+  CHECK(&abs_product(stored) == &stored.absMN);
+  CHECK(abs_product(stored) == back.absMN);
+  Dataset plain = make_dataset(s);  // without one, it computes the exact product and keeps it
+  CHECK(abs_product(plain) == exact);
+  CHECK(plain.absMN == exact);
   // The fresh inputs are the ones the judge would draw: fresh_spec's seed, their own P and bound.
   const Dataset fresh = read_dataset(dir / "fresh");
   const Dataset drawn = make_dataset(fresh_spec(s));
