@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The kernels of the performance model's validation (docs/performance.md, "Validation"), in three sets:
+"""The kernels of the performance model's validation (docs/performance.md, "Validation"), in four sets:
 
 - fitting (VARIANTS below): each stage's solution and variants of them written as find/replace
   edits (each `find` must occur exactly once), so they follow the solutions as those change; the
@@ -9,13 +9,15 @@
   misses (issue #26), copied as they are;
 - held-out-2 (grader/setup/model-heldout2, laid out the same way): a second set of such kernels,
   none of them in the other two sets, frozen before the model's next change, so that the changed
-  model is reported on kernels it has not seen; read by the same code as held-out.
+  model is reported on kernels it has not seen; read by the same code as held-out;
+- held-out-3 (grader/setup/model-heldout3, laid out the same way): a third set of such kernels,
+  none of them in the other three sets, frozen on 2026-11-26 before the model's next change.
 
     model_variants.py write OUT   # OUT/<variant>/<stage>/matmul.cu and OUT/variants.json
 
-variants.json gives each kernel its stage, what it shows and its "set" ("fitting", "held-out" or
-"held-out-2"; a fitting variant also its "base" solution). A kernel is graded against its stage's
-reference solution, as a student's kernel would be.
+variants.json gives each kernel its stage, what it shows and its "set" ("fitting", "held-out",
+"held-out-2" or "held-out-3"; a fitting variant also its "base" solution). A kernel is graded
+against its stage's reference solution, as a student's kernel would be.
 """
 
 from __future__ import annotations
@@ -28,9 +30,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 HELDOUT = ROOT / "grader" / "setup" / "model-heldout"
 HELDOUT2 = ROOT / "grader" / "setup" / "model-heldout2"
+HELDOUT3 = ROOT / "grader" / "setup" / "model-heldout3"
 # The frozen sets of whole kernels: the "set" of variants.json -> its folder (heldout.toml and
 # <name>/<stage>/matmul.cu), each read by heldout().
-HELDOUT_SETS = {"held-out": HELDOUT, "held-out-2": HELDOUT2}
+HELDOUT_SETS = {"held-out": HELDOUT, "held-out-2": HELDOUT2, "held-out-3": HELDOUT3}
 
 # The 06 reference places a thread's two 4-wide strips of rows and of columns half a block tile
 # apart, at the literal offset 64, with 16 threads across: these edits write the same code for any
