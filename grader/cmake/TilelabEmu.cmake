@@ -44,19 +44,18 @@ else()
   message(STATUS "tilelab: no AddressSanitizer in this compiler; the emu-asan checks are not built")
 endif()
 
-# Flags for the student's file in each build. The race build's -fsanitize=kernel-address with an
-# outlined call per access is used only for its instrumentation: the runtime (runtime/hooks_race.cpp,
-# through runtime/instrument.hpp) implements the __asan_load*/__asan_store* callbacks, so no
-# sanitizer library is linked.
+# Flags for the student's file in each build. The race build's -fsanitize=thread is used only for its
+# instrumentation, a call per load and store: the runtime (runtime/hooks_race.cpp, through
+# runtime/instrument.hpp) implements the __tsan_read*/__tsan_write* callbacks, so no sanitizer
+# library is linked (instrument.hpp says why ThreadSanitizer's and not AddressSanitizer's).
 set(_emu_flags_plain -O2 -g)
 # -gdwarf-4 where the worker names lines through addr2line (runtime/symbolize.cpp): binutils 2.40's
 # addr2line reads a DWARF 5 line table's file 0 for the file of a #line, naming the rewritten .cpp.
 set(_emu_flags_asan -O1 -gdwarf-4 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all)
 # -fno-tree-sra: g++ would otherwise split a float4 load whose components are used one by one into
 # four 4-byte loads, where nvcc makes one 16-byte load; the count build counts what the GPU does.
-set(_emu_flags_race -O1 -fno-tree-sra -gdwarf-4 -fno-omit-frame-pointer -fsanitize=kernel-address
-    "SHELL:--param asan-instrumentation-with-call-threshold=0" "SHELL:--param asan-stack=0"
-    "SHELL:--param asan-globals=0")
+set(_emu_flags_race -O1 -fno-tree-sra -gdwarf-4 -fno-omit-frame-pointer -fsanitize=thread
+    "SHELL:--param tsan-instrument-func-entry-exit=0")
 # The count build (performance model, docs/performance.md): the race build's instrumentation, with
 # every access counted instead of checked. Not one of TILELAB_EMU_BUILDS: only the perf-model check
 # of each stage uses it, not the correctness checks, the known-bad suite or the differential check.

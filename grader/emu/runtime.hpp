@@ -7,7 +7,7 @@
 //   asan   AddressSanitizer + UBSan: exact-size cudaMalloc buffers and a poisoned shared arena, so
 //          an out-of-bounds access stops the run with the student's line;
 //   race   every shared-memory access of the student's file is seen (through g++'s
-//          -fsanitize=kernel-address callbacks): read/write conflicts between two barriers and
+//          -fsanitize=thread callbacks): read/write conflicts between two barriers and
 //          reads of shared memory no thread of the block has written;
 //   count  every load and store of the student's file is counted, warp by warp: global sectors,
 //          shared-memory wavefronts (bank conflicts), barriers (TrafficCounts below).

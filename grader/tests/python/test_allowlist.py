@@ -43,9 +43,8 @@ BUILD_KIND = {"plain": forbidden.EMU, "asan": forbidden.EMU_ASAN, "race": forbid
 _EMU_FLAGS_FALLBACK = {
     "plain": ["-O2", "-g"],
     "asan": ["-O1", "-g", "-fno-omit-frame-pointer", "-fsanitize=address,undefined", "-fno-sanitize-recover=all"],
-    "race": ["-O1", "-fno-tree-sra", "-gdwarf-4", "-fno-omit-frame-pointer", "-fsanitize=kernel-address",
-             "--param", "asan-instrumentation-with-call-threshold=0", "--param", "asan-stack=0",
-             "--param", "asan-globals=0"],
+    "race": ["-O1", "-fno-tree-sra", "-gdwarf-4", "-fno-omit-frame-pointer", "-fsanitize=thread",
+             "--param", "tsan-instrument-func-entry-exit=0"],
 }
 
 
@@ -55,7 +54,7 @@ def emu_flags() -> dict[str, list[str]]:
     for build, fallback in _EMU_FLAGS_FALLBACK.items():
         m = re.search(rf"^set\(_emu_flags_{build}\s+(.*?)\)\s*$", text, re.S | re.M)
         words = [w for item in shlex.split(m.group(1)) for w in item.removeprefix("SHELL:").split()] if m else []
-        flags[build] = words if words and all(w.startswith("-") or w.startswith("asan-") for w in words) else fallback
+        flags[build] = words if words and all(w.startswith("-") or w.startswith(("asan-", "tsan-")) for w in words) else fallback
     return flags
 
 
@@ -226,7 +225,7 @@ def test_an_exact_allowed_name_is_refused_by_no_glob_but_the_documented_one():
     ("cudaLaunchKernel", {"gpu"}), ("__cudaLaunchKernel", {"gpu"}), ("__cudaGetKernel", {"gpu"}),
     ("__cudaRegisterFatBinary", {"gpu"}), ("tlemu::syncthreads", {"emu", "emu-asan", "emu-race"}),
     ("threadIdx", {"emu", "emu-asan", "emu-race"}), ("__asan_report_load4", {"emu-asan"}),
-    ("__ubsan_handle_add_overflow_abort", {"emu-asan"}), ("__asan_load4_noabort", {"emu-race"}),
+    ("__ubsan_handle_add_overflow_abort", {"emu-asan"}), ("__tsan_read4", {"emu-race"}),
     ("cudaMalloc", set(forbidden.KINDS)), ("printf", set(forbidden.KINDS)), ("sqrtf", set(forbidden.KINDS)),
     ("operator new[]", set(forbidden.KINDS)), ("std::ios_base::Init::Init", set(forbidden.KINDS)),
     ("cudaEventElapsedTime", set(forbidden.KINDS)), ("exit", set(forbidden.KINDS)),
@@ -414,14 +413,14 @@ def test_the_gpu_launch_entry_points_are_not_the_emulators(reference_attacks):
 
 
 @pytest.mark.parametrize("build, refused", [
-    ("plain", {"__asan_load4", "__asan_load4_noabort", "__asan_report_load4"}),
-    ("asan", {"__asan_load4_noabort", "__asan_unpoison_memory_region", "__asan_poison_memory_region"}),
-    ("race", {"__asan_load4", "__asan_report_load4", "__asan_unpoison_memory_region",
-              "__asan_poison_memory_region"})])
+    ("plain", {"__asan_load4", "__asan_load4_noabort", "__asan_report_load4", "__tsan_read4"}),
+    ("asan", {"__asan_load4_noabort", "__asan_unpoison_memory_region", "__asan_poison_memory_region",
+              "__tsan_read4"}),
+    ("race", {"__asan_load4", "__asan_load4_noabort", "__asan_report_load4"})])
 def test_sanitizer_callbacks_only_as_the_build_emits_them_and_never_their_interface(cc, build, refused):
     found = _scan(cc.emu(_src(DATA / "attack_sanitizers.cu"), build))
     assert {f.symbol for f in found if f.kind == "reference"} == refused
-    if build != "plain":
+    if build == "asan":
         hit = next(f for f in found if f.symbol == "__asan_unpoison_memory_region")
         assert "instruments" in hit.reason
 

@@ -249,7 +249,7 @@ def defined_symbols(obj: Path) -> list[str]:
 
 def object_kind(obj: Path, syms: list[Symbol] | None = None) -> str:
     """Which build made the object: from the build tree's target folder (emu_<build>_run_..., set by
-    grader/cmake), else from what it references (nvcc's registration, ASan's module constructor)."""
+    grader/cmake), else from what it references (nvcc's registration, ASan's module constructor, ThreadSanitizer's callbacks)."""
     for part in reversed(Path(obj).parts[:-1]):
         m = re.match(r"emu_(plain|asan|race|count)_", part)
         if m:
@@ -261,7 +261,7 @@ def object_kind(obj: Path, syms: list[Symbol] | None = None) -> str:
         return GPU
     if "__asan_init" in names:
         return EMU_ASAN
-    if any(n.startswith("__asan_") and n.endswith("_noabort") for n in names):
+    if any(n.startswith("__tsan_") for n in names):
         return EMU_RACE
     return EMU
 

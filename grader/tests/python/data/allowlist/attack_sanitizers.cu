@@ -6,6 +6,7 @@
 extern "C" void __asan_load4(void*);
 extern "C" void __asan_load4_noabort(void*);
 extern "C" void __asan_report_load4(void*);
+extern "C" void __tsan_read4(void*);   // the race build's own callback: refused in the other two
 #ifdef __SANITIZE_ADDRESS__
 extern "C" void __asan_unpoison_memory_region(void const volatile*, size_t);
 extern "C" void __asan_poison_memory_region(void const volatile*, size_t);
@@ -16,6 +17,7 @@ void launch_matmul(const float* M, const float* N, float* P, int Width) {
     __asan_load4(P);
     __asan_load4_noabort(P);
     __asan_report_load4(P);
+    __tsan_read4(P);
 #ifdef __SANITIZE_ADDRESS__
     __asan_unpoison_memory_region(P - 16, 64);   // hide an overrun from AddressSanitizer
     __asan_poison_memory_region(P, 4);
