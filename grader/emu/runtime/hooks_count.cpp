@@ -160,71 +160,121 @@ void count_instance(TrafficCounts& c, const std::vector<const Access*>& lanes, c
   block_sectors.insert(sectors.begin(), sectors.end());
 }
 
-// The width nvcc gives each shared load of one warp's log (the lanes run the same accesses in the
-// same order): 4 bytes as written, or 16 (8) where 4 (2) executions of one load site between the
-// same two shared stores read, in every lane, consecutive words from a 16-byte (8-byte) aligned
-// address -- the unrolled k loop's Mds[ty][k], a register tile read one float at a time, or the
-// same with a coarsening loop inside the k loop (Mds[c][ty][k] for each c: the executions that
-// continue one another are 4 apart, as nvcc sees them once both loops are unrolled). nvcc merges
-// those into one LDS.128 (LDS.64) when the alignment is known at compile time, as it is for a tile
-// whose rows are a multiple of 16 bytes; a padded row (Mds[16][17]) is not aligned in every lane,
-// and stays scalar. 0 marks an execution merged into an earlier one. (Nsight Compute on an H100,
-// docs/performance.md: the 16x16 tiled kernel's shared wavefronts are 1.65 per warp FMA, not the
-// 2.13 its source-level loads count.)
-std::vector<uint32_t> vector_widths(const CountState& s, size_t base, size_t n) {
-  const auto& log0 = s.log[base];
-  std::vector<uint32_t> width(log0.size());
-  for (size_t i = 0; i < log0.size(); ++i) width[i] = log0[i].bytes;
-  // Load site -> lane 0's address -> its executions, in order; stores_before[i]: the shared stores
-  // before execution i (no load is merged across one).
+// A warp's warp-level accesses, in program order: instance i has lanes(i) lanes; lane k of it is the
+// warp's lane lane(i, k) and made access at(i, k). Two views: UniformWarp, where every lane ran the
+// same loads and stores in the same order (instance i is each lane's i-th access), and DivergentWarp,
+// where the k-th execution of each instruction by each lane is matched through a map.
+struct UniformWarp {
+  const CountState& s;
+  size_t base, n;
+  size_t size() const { return s.log[base].size(); }
+  size_t lanes(size_t) const { return n; }
+  int lane(size_t, size_t k) const { return int(k); }
+  const Access& at(size_t i, size_t k) const { return s.log[base + k][i]; }
+};
+struct DivergentWarp {
+  std::vector<std::vector<const Access*>> inst;  // per instance, its lanes' accesses, lowest lane first
+  std::vector<std::vector<int>> lane_of;
+  size_t size() const { return inst.size(); }
+  size_t lanes(size_t i) const { return inst[i].size(); }
+  int lane(size_t i, size_t k) const { return lane_of[i][k]; }
+  const Access& at(size_t i, size_t k) const { return *inst[i][k]; }
+};
+
+// The width nvcc gives each shared load of one warp (a view above): 4 bytes as written, or 16 (8)
+// where 4 (2) executions of one load site between the same two shared stores read, in every lane
+// (the same lanes), consecutive words from a 16-byte (8-byte) aligned address -- the unrolled k
+// loop's Mds[ty][k], a register tile read one float at a time, or the same with a coarsening loop
+// inside the k loop (Mds[c][ty][k] for each c: the executions that continue one another are 4
+// apart, as nvcc sees them once both loops are unrolled). nvcc merges those into one LDS.128
+// (LDS.64) when the alignment is known at compile time, as it is for a tile whose rows are a
+// multiple of 16 bytes; a padded row (Mds[16][17]) is not aligned in every lane, and stays scalar.
+// A warp that diverges elsewhere (the bounds tests of an edge tile) keeps its merged loads: nvcc's
+// LDS.128 is in the code whichever lanes run it. 0 marks an execution merged into an earlier one.
+// (Nsight Compute on an H100, docs/performance.md: the 16x16 tiled kernel's shared wavefronts are
+// 1.65 per warp FMA, not the 2.13 its source-level loads count.)
+template <class Warp>
+std::vector<uint32_t> vector_widths(const Warp& w) {
+  const size_t count = w.size();
+  std::vector<uint32_t> width(count);
+  for (size_t i = 0; i < count; ++i) width[i] = w.at(i, 0).bytes;
+  auto scalar_shared_load = [&](size_t i) {
+    const Access& a = w.at(i, 0);
+    return a.shared && !a.write && a.bytes == 4;
+  };
+  // Load site -> its first lane's address -> its executions, in order; stores_before[i]: the shared
+  // stores before execution i (no load is merged across one).
   std::unordered_map<const void*, std::unordered_map<uintptr_t, std::vector<size_t>>> at;
-  std::vector<size_t> stores_before(log0.size());
+  std::vector<size_t> stores_before(count);
   size_t stores = 0;
-  for (size_t i = 0; i < log0.size(); ++i) {
+  for (size_t i = 0; i < count; ++i) {
     stores_before[i] = stores;
-    if (log0[i].shared && log0[i].write) ++stores;
-    else if (log0[i].shared && log0[i].bytes == 4) at[log0[i].pc][log0[i].addr].push_back(i);
+    const Access& a = w.at(i, 0);
+    if (a.shared && a.write) ++stores;
+    else if (scalar_shared_load(i)) at[a.pc][a.addr].push_back(i);
   }
-  // The first unmerged execution after `after`, of the same site and between the same stores, whose
-  // address is lane by lane `words` words past `from`'s; SIZE_MAX if there is none.
+  // The first unmerged execution after `after`, of the same site, between the same stores and by the
+  // same lanes, whose address is lane by lane `words` words past `from`'s; SIZE_MAX if there is none.
   auto continuation = [&](size_t from, size_t after, uintptr_t words) {
-    const auto& by_addr = at.at(log0[from].pc);
-    const auto it = by_addr.find(log0[from].addr + 4 * words);
+    const auto& by_addr = at.at(w.at(from, 0).pc);
+    const auto it = by_addr.find(w.at(from, 0).addr + 4 * words);
     if (it == by_addr.end()) return SIZE_MAX;
     const std::vector<size_t>& execs = it->second;
     for (auto q = std::upper_bound(execs.begin(), execs.end(), after); q != execs.end(); ++q) {
       const size_t p = *q;
       if (stores_before[p] != stores_before[from]) return SIZE_MAX;
-      if (width[p] != 4) continue;
+      if (width[p] != 4 || w.lanes(p) != w.lanes(from)) continue;
       bool lanes = true;
-      for (size_t l = 1; l < n && lanes; ++l)
-        lanes = s.log[base + l][p].addr == s.log[base + l][from].addr + 4 * words && s.log[base + l][p].bytes == 4;
+      for (size_t k = 0; k < w.lanes(p) && lanes; ++k)
+        lanes = w.lane(p, k) == w.lane(from, k) && w.at(p, k).addr == w.at(from, k).addr + 4 * words &&
+                w.at(p, k).bytes == 4;
       if (lanes) return p;
     }
     return SIZE_MAX;
   };
-  auto aligned = [&](size_t from, size_t w) {
-    for (size_t l = 0; l < n; ++l)
-      if (s.log[base + l][from].addr % (4 * w)) return false;
+  auto aligned = [&](size_t from, size_t n) {
+    for (size_t k = 0; k < w.lanes(from); ++k)
+      if (w.at(from, k).addr % (4 * n)) return false;
     return true;
   };
-  for (size_t i = 0; i < log0.size(); ++i) {
-    if (!log0[i].shared || log0[i].write || width[i] != 4) continue;
-    for (size_t w : {size_t(4), size_t(2)}) {
-      if (!aligned(i, w)) continue;
+  for (size_t i = 0; i < count; ++i) {
+    if (!scalar_shared_load(i) || width[i] != 4) continue;
+    for (size_t n : {size_t(4), size_t(2)}) {
+      if (!aligned(i, n)) continue;
       std::vector<size_t> run;
-      for (size_t j = 1, after = i; j < w; ++j) {
+      for (size_t j = 1, after = i; j < n; ++j) {
         after = continuation(i, after, j);
         if (after == SIZE_MAX) break;
         run.push_back(after);
       }
-      if (run.size() + 1 < w) continue;
-      width[i] = uint32_t(4 * w);
+      if (run.size() + 1 < n) continue;
+      width[i] = uint32_t(4 * n);
       for (size_t p : run) width[p] = 0;
       break;
     }
   }
   return width;
+}
+
+// Every warp-level access of one warp (a view above), at the widths vector_widths gives them.
+template <class Warp>
+void count_warp(TrafficCounts& c, const Warp& w, std::unordered_set<uintptr_t>& block_sectors) {
+  const std::vector<uint32_t> width = vector_widths(w);
+  static std::vector<Access> wide;  // the lanes' accesses at their merged width; reused
+  static std::vector<const Access*> lanes;
+  static std::vector<int> lane_of;
+  for (size_t i = 0; i < w.size(); ++i) {
+    if (width[i] == 0) continue;  // merged into an earlier execution's wide load
+    wide.clear(), lanes.clear(), lane_of.clear();
+    for (size_t k = 0; k < w.lanes(i); ++k) {
+      Access a = w.at(i, k);
+      a.bytes = width[i];
+      wide.push_back(a);
+      lane_of.push_back(w.lane(i, k));
+    }
+    for (const Access& a : wide) lanes.push_back(&a);
+    count_instance(c, lanes, lane_of, block_sectors);
+  }
 }
 
 // The block's accesses, grouped into warp-level accesses and counted. The common case, every lane
@@ -233,8 +283,6 @@ std::vector<uint32_t> vector_widths(const CountState& s, size_t base, size_t n) 
 void count_block(CountState& s, size_t threads) {
   TrafficCounts& c = s.launch;
   std::unordered_set<uintptr_t> block_sectors;
-  std::vector<const Access*> lanes;
-  std::vector<int> lane_of;
   for (size_t base = 0; base < threads; base += 32) {
     const size_t n = std::min<size_t>(32, threads - base);
     const auto& first = s.log[base];
@@ -246,38 +294,22 @@ void count_block(CountState& s, size_t threads) {
         uniform = other[i].pc == first[i].pc && other[i].shared == first[i].shared;
     }
     if (uniform) {
-      const std::vector<uint32_t> width = vector_widths(s, base, n);
-      static std::vector<Access> wide;  // the lanes' merged accesses; reused
-      for (size_t i = 0; i < first.size(); ++i) {
-        if (width[i] == 0) continue;  // merged into an earlier execution's wide load
-        lanes.clear(), lane_of.clear(), wide.clear();
-        for (size_t l = 0; l < n; ++l) {
-          Access a = s.log[base + l][i];
-          a.bytes = width[i];
-          wide.push_back(a);
-        }
-        for (size_t l = 0; l < n; ++l) lanes.push_back(&wide[l]), lane_of.push_back(int(l));
-        count_instance(c, lanes, lane_of, block_sectors);
-      }
+      count_warp(c, UniformWarp{s, base, n}, block_sectors);
       continue;
     }
-    struct Instance {
-      std::vector<const Access*> lanes;
-      std::vector<int> lane_of;
-    };
-    std::unordered_map<uint64_t, Instance> inst;  // (pc, k-th execution by a lane) -> its lanes
-    std::vector<uint64_t> order;                   // first-seen order: a deterministic walk
+    DivergentWarp w;
+    std::unordered_map<uint64_t, size_t> inst;  // (pc, k-th execution by a lane) -> its instance
     for (size_t lane = 0; lane < n; ++lane) {
       std::unordered_map<const void*, uint32_t> seen;
       for (const Access& a : s.log[base + lane]) {
         const uint64_t key = mix(reinterpret_cast<uintptr_t>(a.pc)) ^ seen[a.pc]++;
-        auto [it, fresh] = inst.try_emplace(key);
-        if (fresh) order.push_back(key);
-        it->second.lanes.push_back(&a);
-        it->second.lane_of.push_back(int(lane));
+        auto [it, fresh] = inst.try_emplace(key, w.inst.size());
+        if (fresh) w.inst.emplace_back(), w.lane_of.emplace_back();  // first-seen order: deterministic
+        w.inst[it->second].push_back(&a);
+        w.lane_of[it->second].push_back(int(lane));
       }
     }
-    for (uint64_t key : order) count_instance(c, inst[key].lanes, inst[key].lane_of, block_sectors);
+    count_warp(c, w, block_sectors);
   }
   c.l2_sectors += double(block_sectors.size());
 }
