@@ -251,10 +251,22 @@ Diagnosis refine(const Diagnosis& d, const nlohmann::json& launch, const Shape& 
 // The workers of one check, as the judge talks to them: the one running the code under test and,
 // for a timed check, the reference worker (the stage's reference solution, the previous stage's and
 // the library). Each request carries M and N; each reply's P is the judge's to check.
+// FNV-1a over a file's bytes: a fixed, portable digest (0 for a file that cannot be read).
+uint64_t file_digest(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return 0;
+  uint64_t h = 0xcbf29ce484222325ull;
+  unsigned char buf[1 << 16];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;)
+    for (size_t i = 0; i < n; ++i) h = (h ^ buf[i]) * 0x100000001b3ull;
+  std::fclose(f);
+  return h;
+}
+
 class Session {
  public:
   Session(const std::string& worker, double timeout)
-      : timeout_(timeout), mine_(worker, deadline_after(timeout > 0 ? timeout : 1e9)) {}
+      : timeout_(timeout), worker_path_(worker), mine_(worker, deadline_after(timeout > 0 ? timeout : 1e9)) {}
   // A timed check's reference worker (runners/ref-<stage>-<backend>), started when first needed.
   void set_reference(const std::string& path) { reference_path_ = path; }
 
@@ -271,11 +283,14 @@ class Session {
   std::string backend() const { return hello_.value("backend", "?"); }
   bool meaningful() const { return hello_.value("meaningful", false); }
   // The check's time limit starts now (after the references, which are the judge's own work). The
-  // count build's sampled blocks are drawn from a seed of this check's (docs/integrity.md).
-  void start_clock(bool every_block = false) {
+  // count build's sampled blocks are drawn from a seed made of the worker's own bytes and the grading
+  // seed (docs/integrity.md): the same submission graded with the same seed is counted in the same
+  // blocks, so a regrade gives the same performance points, while its kernel cannot know the seed
+  // (a file cannot contain its own digest, and the grading seed is the instructor's).
+  void start_clock(uint64_t grading_seed, bool every_block = false) {
     if (timeout_ > 0) mine_.set_deadline(deadline_after(timeout_));
-    std::random_device entropy;
-    mine_.call({{"op", "sample_seed"}, {"seed", (uint64_t(entropy()) << 32) ^ entropy()}, {"every_block", every_block}});
+    const uint64_t seed = file_digest(worker_path_) ^ (grading_seed * 0x9E3779B97F4A7C15ull);
+    mine_.call({{"op", "sample_seed"}, {"seed", seed}, {"every_block", every_block}});
   }
 
   RunOutcome run(const Dataset& d, bool zero_P = false) {
@@ -330,6 +345,7 @@ class Session {
   }
 
   double timeout_;
+  std::string worker_path_;
   Worker mine_;
   std::string reference_path_;
   std::unique_ptr<Worker> ref_;
@@ -775,7 +791,7 @@ int run(int argc, char** argv, nlohmann::json& r) {
                       : (std::filesystem::read_symlink("/proc/self/exe").parent_path() /
                          ("ref-" + spec.id + "-" + w.backend())).string());
     g_laps(r, check == "perf" ? "fresh_references" : "references");
-    w.start_clock(every_block);
+    w.start_clock(seed, every_block);
     return run_checks(w, r, spec, d, absMN, fresh, fresh.absMN, check);
   } catch (const WorkerGone& g) {
     return worker_gone(r, g, timeout, s, spec.tile);

@@ -16,9 +16,9 @@
 //             and the barriers it passed.
 // Counting is done in sampled blocks only (every block still runs, so P is whole): the corner blocks
 // of the grid and a pseudo-random sample, scaled up by blocks / sampled. The sample depends on the
-// grid and on a seed the judge draws for each check (set_sample_seed), so a kernel cannot tell from
-// its block index whether it is counted; a kernel whose blocks all do the same work is counted the
-// same whatever the seed.
+// grid and on the seed the judge sends (set_sample_seed: a digest of the worker's file and the grading
+// seed), so a kernel cannot tell from its block index whether it is counted, and a regrade counts
+// the same blocks; a kernel whose blocks all do the same work is counted the same whatever the seed.
 #include <algorithm>
 #include <cstdint>
 #include <unordered_map>
