@@ -116,8 +116,31 @@ class Rewriter {
     size_t covered = 0;  // edits do not overlap: nothing before this is matched again
     const std::vector<MemCall> mem = device_mem_calls();
     size_t next_mem = 0;
+    // Loop unrolling as nvcc does it (the builds that count accesses define the macros, tilelab_emu.h;
+    // the others leave them empty): `#pragma unroll [n]` says what it says, and a `for` without one
+    // gets nvcc's default, which unrolls a small loop whose trip count is known when compiling.
+    const std::vector<std::pair<size_t, size_t>> pragmas = unroll_pragmas();
+    size_t next_pragma = 0;
+    size_t pragma_end = std::string::npos;  // the end of the last #pragma unroll, until a for takes it
     for (size_t i = 0; i < s_.size(); ++i) {
+      if (next_pragma < pragmas.size() && pragmas[next_pragma].first == i) {
+        const auto [b, e] = pragmas[next_pragma++];
+        edits.push_back({b, e, unroll_macro(b, e)});
+        covered = e;
+        pragma_end = e;
+        i = e - 1;
+        continue;
+      }
       if (i < covered || !code(i)) continue;
+      if (s_.compare(i, 3, "for") == 0 && (i == 0 || !is_ident(s_[i - 1])) &&
+          (i + 3 >= s_.size() || !is_ident(s_[i + 3]))) {
+        // After a #pragma unroll with nothing but whitespace and comments between: that one applies.
+        const size_t before = i == 0 ? std::string::npos : skip_back(i - 1);
+        const bool has_pragma = pragma_end != std::string::npos && (before == std::string::npos || before < pragma_end);
+        pragma_end = std::string::npos;
+        if (!has_pragma) edits.push_back({i, i, "TLEMU_UNROLL_DEFAULT "});
+        continue;
+      }
       while (next_mem < mem.size() && mem[next_mem].begin < i) ++next_mem;
       if (next_mem < mem.size() && mem[next_mem].begin == i) {
         edits.push_back({mem[next_mem].begin, mem[next_mem].end, mem[next_mem].text});
@@ -612,6 +635,61 @@ class Rewriter {
       }
     }
     o.append(size_t(newlines(begin, end)), '\n');
+    return o;
+  }
+
+  // The `#pragma unroll [n]` lines (a directive, possibly continued): [begin, end) of each, end at the
+  // newline that closes it.
+  std::vector<std::pair<size_t, size_t>> unroll_pragmas() const {
+    std::vector<std::pair<size_t, size_t>> out;
+    for (size_t i = 0; i < s_.size(); ++i) {
+      if (k_[i] != Kind::Directive || (i > 0 && k_[i - 1] == Kind::Directive)) continue;
+      size_t e = i;
+      while (e < s_.size() && k_[e] == Kind::Directive) ++e;
+      std::string t;  // the directive with continuations and comments dropped
+      for (size_t j = i; j < e; ++j) {
+        if (s_[j] == '\\' && j + 1 < e && s_[j + 1] == '\n') { ++j; t += ' '; continue; }
+        if (s_[j] == '/' && j + 1 < e && s_[j + 1] == '*') {
+          const size_t c = s_.find("*/", j + 2);
+          j = c == std::string::npos || c + 1 >= e ? e - 1 : c + 1;
+          t += ' ';
+          continue;
+        }
+        if (s_[j] == '/' && j + 1 < e && s_[j + 1] == '/') break;
+        t += s_[j] == '\n' ? ' ' : s_[j];
+      }
+      std::istringstream words(t.substr(t.find('#') + 1));
+      std::string w1, w2;
+      words >> w1 >> w2;
+      if (w1 == "pragma" && w2 == "unroll") out.push_back({i, e});
+      i = e;
+    }
+    return out;
+  }
+  // The macro a `#pragma unroll [n]` at [b, e) becomes, with the lines it took.
+  std::string unroll_macro(size_t b, size_t e) const {
+    std::string t;
+    for (size_t j = b; j < e; ++j) {
+      if (s_[j] == '\\' && j + 1 < e && s_[j + 1] == '\n') { ++j; t += ' '; continue; }
+      t += s_[j] == '\n' ? ' ' : s_[j];
+    }
+    // Comments out (as in unroll_pragmas), then what follows "unroll".
+    std::string clean;
+    for (size_t j = 0; j < t.size(); ++j) {
+      if (t[j] == '/' && j + 1 < t.size() && t[j + 1] == '*') {
+        const size_t c = t.find("*/", j + 2);
+        j = c == std::string::npos ? t.size() : c + 1;
+        clean += ' ';
+        continue;
+      }
+      if (t[j] == '/' && j + 1 < t.size() && t[j + 1] == '/') break;
+      clean += t[j];
+    }
+    std::string count = clean.substr(clean.find("unroll") + 6);
+    count.erase(0, count.find_first_not_of(" \t"));
+    count.erase(count.find_last_not_of(" \t") + 1);
+    std::string o = count.empty() ? "TLEMU_UNROLL_ALL" : "TLEMU_UNROLL(" + count + ")";
+    o.append(size_t(newlines(b, e)), '\n');
     return o;
   }
 

@@ -182,17 +182,20 @@ struct DivergentWarp {
 };
 
 // The width nvcc gives each shared load of one warp (a view above): 4 bytes as written, or 16 (8)
-// where 4 (2) executions of one load site between the same two shared stores read, in every lane
-// (the same lanes), consecutive words from a 16-byte (8-byte) aligned address -- the unrolled k
-// loop's Mds[ty][k], a register tile read one float at a time, or the same with a coarsening loop
-// inside the k loop (Mds[c][ty][k] for each c: the executions that continue one another are 4
-// apart, as nvcc sees them once both loops are unrolled). nvcc merges those into one LDS.128
-// (LDS.64) when the alignment is known at compile time, as it is for a tile whose rows are a
-// multiple of 16 bytes; a padded row (Mds[16][17]) is not aligned in every lane, and stays scalar.
-// A warp that diverges elsewhere (the bounds tests of an edge tile) keeps its merged loads: nvcc's
-// LDS.128 is in the code whichever lanes run it. 0 marks an execution merged into an earlier one.
-// (Nsight Compute on an H100, docs/performance.md: the 16x16 tiled kernel's shared wavefronts are
-// 1.65 per warp FMA, not the 2.13 its source-level loads count.)
+// where 4 (2) loads side by side in the code -- distinct instructions, between the same two shared
+// stores -- read, in every lane (the same lanes), consecutive words from a 16-byte (8-byte) aligned
+// address: the unrolled k loop's Mds[ty][k..k+3], a register tile read one float at a time, or the
+// same with a coarsening loop inside the k loop (Mds[c][ty][k] for each c: the loads that continue
+// one another are 4 apart). nvcc merges those into one LDS.128 (LDS.64) when it has unrolled the
+// loop and knows the alignment when compiling, as it does for a tile whose rows are a multiple of
+// 16 bytes; a padded row (Mds[16][17]) is not aligned in every lane and stays scalar. The builds
+// that count unroll loops as nvcc does (tilelab_emu.h, TLEMU_UNROLL), so a loop nvcc leaves rolled
+// because its trip count is known only at run time (a tile width passed as an argument) runs one
+// load instruction again and again here too, and is not merged. A warp that diverges elsewhere (the
+// bounds tests of an edge tile) keeps its merged loads: nvcc's LDS.128 is in the code whichever
+// lanes run it. 0 marks an execution merged into an earlier one. (Nsight Compute on an H100,
+// docs/performance.md: the 16x16 tiled kernel's shared wavefronts are 1.65 per warp FMA, not the
+// 2.13 its source-level loads count.)
 template <class Warp>
 std::vector<uint32_t> vector_widths(const Warp& w) {
   const size_t count = w.size();
@@ -202,28 +205,31 @@ std::vector<uint32_t> vector_widths(const Warp& w) {
     const Access& a = w.at(i, 0);
     return a.shared && !a.write && a.bytes == 4;
   };
-  // Load site -> its first lane's address -> its executions, in order; stores_before[i]: the shared
-  // stores before execution i (no load is merged across one).
-  std::unordered_map<const void*, std::unordered_map<uintptr_t, std::vector<size_t>>> at;
+  // The first lane's address -> the scalar shared loads from it, in order; stores_before[i]: the
+  // shared stores before execution i (no load is merged across one).
+  std::unordered_map<uintptr_t, std::vector<size_t>> at;
   std::vector<size_t> stores_before(count);
   size_t stores = 0;
   for (size_t i = 0; i < count; ++i) {
     stores_before[i] = stores;
     const Access& a = w.at(i, 0);
     if (a.shared && a.write) ++stores;
-    else if (scalar_shared_load(i)) at[a.pc][a.addr].push_back(i);
+    else if (scalar_shared_load(i)) at[a.addr].push_back(i);
   }
-  // The first unmerged execution after `after`, of the same site, between the same stores and by the
-  // same lanes, whose address is lane by lane `words` words past `from`'s; SIZE_MAX if there is none.
-  auto continuation = [&](size_t from, size_t after, uintptr_t words) {
-    const auto& by_addr = at.at(w.at(from, 0).pc);
-    const auto it = by_addr.find(w.at(from, 0).addr + 4 * words);
-    if (it == by_addr.end()) return SIZE_MAX;
+  // The first unmerged load after `after`, between the same stores, by the same lanes, whose address
+  // is lane by lane `words` words past `from`'s and whose instruction is none of `run`'s; SIZE_MAX
+  // if there is none.
+  auto continuation = [&](size_t from, size_t after, uintptr_t words, const std::vector<size_t>& run) {
+    const auto it = at.find(w.at(from, 0).addr + 4 * words);
+    if (it == at.end()) return SIZE_MAX;
     const std::vector<size_t>& execs = it->second;
     for (auto q = std::upper_bound(execs.begin(), execs.end(), after); q != execs.end(); ++q) {
       const size_t p = *q;
       if (stores_before[p] != stores_before[from]) return SIZE_MAX;
       if (width[p] != 4 || w.lanes(p) != w.lanes(from)) continue;
+      bool other = true;
+      for (size_t r : run) other = other && w.at(r, 0).pc != w.at(p, 0).pc;
+      if (!other) return SIZE_MAX;  // the same instruction again: a loop nvcc has not unrolled
       bool lanes = true;
       for (size_t k = 0; k < w.lanes(p) && lanes; ++k)
         lanes = w.lane(p, k) == w.lane(from, k) && w.at(p, k).addr == w.at(from, k).addr + 4 * words &&
@@ -237,19 +243,20 @@ std::vector<uint32_t> vector_widths(const Warp& w) {
       if (w.at(from, k).addr % (4 * n)) return false;
     return true;
   };
+  std::vector<size_t> run;
   for (size_t i = 0; i < count; ++i) {
     if (!scalar_shared_load(i) || width[i] != 4) continue;
     for (size_t n : {size_t(4), size_t(2)}) {
       if (!aligned(i, n)) continue;
-      std::vector<size_t> run;
+      run.assign(1, i);
       for (size_t j = 1, after = i; j < n; ++j) {
-        after = continuation(i, after, j);
+        after = continuation(i, after, j, run);
         if (after == SIZE_MAX) break;
         run.push_back(after);
       }
-      if (run.size() + 1 < n) continue;
+      if (run.size() < n) continue;
       width[i] = uint32_t(4 * n);
-      for (size_t p : run) width[p] = 0;
+      for (size_t k = 1; k < run.size(); ++k) width[run[k]] = 0;
       break;
     }
   }

@@ -169,3 +169,31 @@ TEST_CASE("rewrite: memcpy, memset and memmove in device code are the emulator's
     CHECK(has(out, "void host(float* d, const float* s) { memcpy(d, s, 4); }"));  // host code: libc's
     CHECK(lines(out) == 1 + 8);
 }
+
+TEST_CASE("rewrite: loops unroll as nvcc unrolls them: #pragma unroll [n] kept, nvcc's default elsewhere") {
+  const std::string src =
+      "__global__ void k(float* a, int n) {\n"
+      "  #pragma unroll\n"
+      "  for (int i = 0; i < 16; ++i) a[i] = 0;\n"
+      "#pragma unroll 4  // partly\n"
+      "  /* a comment between */ for (int i = 0; i < n; ++i) a[i] = 1;\n"
+      "#pragma unroll (TILE / 2)\n"
+      "  for (int i = 0; i < TILE; ++i) a[i] = 2;\n"
+      "  for (int i = 0; i < 8; ++i) a[i] += 1;\n"
+      "  int forward = 0; (void)forward; const char* s = \"for (\"; (void)s;  // for in a comment\n"
+      "#pragma unroll 1\n"
+      "  while (n--) a[0] += 1;\n"
+      "  for (;;) break;\n"
+      "}\n";
+  const std::string out = rw(src);
+  CHECK(lines(out) == lines(src) + 1);
+  CHECK(has(out, "  TLEMU_UNROLL_ALL\n  for (int i = 0; i < 16; ++i)"));
+  CHECK(has(out, "TLEMU_UNROLL(4)\n  /* a comment between */ for (int i = 0; i < n; ++i)"));
+  CHECK(has(out, "TLEMU_UNROLL((TILE / 2))\n  for (int i = 0; i < TILE; ++i)"));
+  CHECK(has(out, "  TLEMU_UNROLL_DEFAULT for (int i = 0; i < 8; ++i) a[i] += 1;"));
+  // a pragma followed by something else than a for applies to nothing: the next for gets the default
+  CHECK(has(out, "TLEMU_UNROLL(1)\n  while (n--) a[0] += 1;\n  TLEMU_UNROLL_DEFAULT for (;;) break;"));
+  CHECK(has(out, "int forward = 0;"));
+  CHECK(has(out, "\"for (\""));
+  CHECK(!has(out, "#pragma unroll"));
+}

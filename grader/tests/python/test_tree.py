@@ -59,6 +59,16 @@ def test_ninja_command_lines_never_reach_the_student():
     assert "/srv/image" not in out and "FAILED" not in out and "ninja:" not in out, out
 
 
+def test_the_race_and_count_builds_note_about_unrolling_never_reaches_the_student():
+    """Every compile of the race and count builds prints g++'s note that -fdisable-rtl-loop2_unroll
+    turned a pass off; a log with no error shows its tail, which must not be that note."""
+    log = "cc1plus: note: disable pass rtl-loop2_unroll for functions in the range of [0, 4294967295]\n" \
+          "/srv/build/submission-src/01-basic/matmul.cu:2:5: error: expected ';' before '}' token\n"
+    out = compile_excerpt(log, strip="/srv/build/submission-src")
+    assert "disable pass" not in out and "01-basic/matmul.cu:2:5: error" in out, out
+    assert "disable pass" not in compile_excerpt(log.splitlines()[0] + "\nlast line\n"), "the tail shows the note"
+
+
 def test_compile_excerpt_names_no_path_of_the_grading_machine(tmp_path):
     """A compile error inside the kit's own headers, or in a tree outside the kit (an autograder's),
     still shows no absolute path: the kit's files relative to it, the tree's relative to the tree."""

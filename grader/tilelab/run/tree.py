@@ -235,7 +235,8 @@ def _cached_generator(build: Path) -> str:
 def _without_build_tool_lines(lines: list[str]) -> list[str]:
     """The compiler's messages without the build tool's own lines: Ninja's progress lines, its
     "FAILED: <output>" with the full command line after it (paths of the grading machine) and its
-    closing "ninja: build stopped" line."""
+    closing "ninja: build stopped" line; and g++'s note that a pass is turned off, which every compile
+    of the race and count builds prints (-fdisable-rtl-loop2_unroll, grader/cmake/TilelabEmu.cmake)."""
     out, skip_command = [], False
     for line in lines:
         if skip_command:
@@ -244,7 +245,8 @@ def _without_build_tool_lines(lines: list[str]) -> list[str]:
         if line.startswith("FAILED: "):
             skip_command = True
             continue
-        if re.match(r"\[\d+/\d+\] ", line) or line.startswith("ninja: "):
+        if re.match(r"\[\d+/\d+\] ", line) or line.startswith("ninja: ") or \
+                re.match(r"cc1(plus)?: note: disable pass ", line):
             continue
         out.append(line)
     return out
@@ -262,7 +264,7 @@ def compile_excerpt(text: str, strip: str = "", lines: int = 30, tree: Path | No
     markers = ("error:", "undefined reference", "cmake error")
     first = next((i for i, l in enumerate(all_lines)
                   if any(m in l.lower() for m in markers) and not l.startswith("$ ")), None)
-    out = "\n".join(all_lines[first:first + lines]) if first is not None else log_tail(text, lines)
+    out = "\n".join(all_lines[first:first + lines]) if first is not None else log_tail("\n".join(all_lines), lines)
     return scrub(out, tree, strip or None)
 
 
