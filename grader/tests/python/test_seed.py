@@ -14,16 +14,28 @@ from tilelab.commands.grade import GradeOptions
 
 
 @pytest.mark.parametrize("given, number", [("31415926", 31415926), (" 7 ", 7), (12, 12), ("0", 0),
-                                           (str(2**64 - 1), 2**64 - 1)])
+                                           (str(10**19 - 1), 10**19 - 1)])
 def test_an_integer_seed_is_its_own_number(given, number):
     """So a class graded before keeps its hidden datasets."""
     assert seed.number(given) == number
 
 
-@pytest.mark.parametrize("given", ["abc", "fall-2026", "-5", str(2**64), "1e3", "١٢"])
+@pytest.mark.parametrize("given", ["abc", "fall-2026", "-5", str(2**64), str(10**19), "1e3", "١٢",
+                                   "heldout3-check"])
 def test_any_other_text_gives_a_number_the_judge_can_read_the_same_everywhere(given):
     n = seed.number(given)
-    assert 0 <= n < 2**64 and n == seed.number(given) and n != seed.number(given + "x")
+    assert 0 <= n < seed.LIMIT and n == seed.number(given) and n != seed.number(given + "x")
+
+
+def test_every_derived_number_is_one_the_build_tree_takes():
+    """CMakeLists.txt refuses a TILELAB_GRADING_SEED of more digits than it says; every number that
+    seed.number gives must pass (a text seed once hashed to 20 digits and the configure failed)."""
+    import re
+    from tilelab import ROOT
+    text = (ROOT / "CMakeLists.txt").read_text()
+    digits = int(re.search(r"is not an integer of at most (\d+) digits", text)[1])
+    assert len(str(seed.LIMIT - 1)) == digits
+    assert all(len(str(seed.number(f"seed-{i}"))) <= digits for i in range(2000))
 
 
 @pytest.mark.parametrize("given", [[1], 1.5, True, {}])
