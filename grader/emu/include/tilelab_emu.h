@@ -31,16 +31,17 @@
 // The rewriter puts TLEMU_UNROLL(n) / TLEMU_UNROLL_ALL where the student wrote #pragma unroll [n],
 // and TLEMU_UNROLL_DEFAULT before every other `for`. The builds that see each access (race and
 // count: -fsanitize=thread, with g++'s partial unrolling of loops turned off) unroll as nvcc does:
-// a loop whose trip count is known when compiling is unrolled completely (by default when it has at
-// most 32 iterations: nvcc unrolls small loops of known trip count), one whose trip count is known
-// only at run time is not. The count build sees an unrolled loop's loads as distinct instructions
+// a loop whose trip count is known when compiling is unrolled (nvcc unrolls it completely when it
+// is small and partly otherwise, so its loads stand side by side either way; here completely, up
+// to 128 iterations: a 64-deep k loop was left rolled at 32, and its loads were not merged where
+// nvcc merges them), one whose trip count is known only at run time is not. The count build sees an unrolled loop's loads as distinct instructions
 // and a rolled one's as one instruction run again, as nvcc compiles them: it merges the first into
 // wide shared loads where nvcc does, and not the second (hooks_count.cpp, vector_widths).
 #if defined(__SANITIZE_THREAD__)
 #define TLEMU_PRAGMA_(x) _Pragma(#x)
 #define TLEMU_UNROLL(n) TLEMU_PRAGMA_(GCC unroll n)
 #define TLEMU_UNROLL_ALL TLEMU_PRAGMA_(GCC unroll 65534)
-#define TLEMU_UNROLL_DEFAULT TLEMU_PRAGMA_(GCC unroll 32)
+#define TLEMU_UNROLL_DEFAULT TLEMU_PRAGMA_(GCC unroll 128)
 #else
 #define TLEMU_UNROLL(n)
 #define TLEMU_UNROLL_ALL
