@@ -43,8 +43,8 @@ BUILD_KIND = {"plain": forbidden.EMU, "asan": forbidden.EMU_ASAN, "race": forbid
 _EMU_FLAGS_FALLBACK = {
     "plain": ["-O2", "-g"],
     "asan": ["-O1", "-g", "-fno-omit-frame-pointer", "-fsanitize=address,undefined", "-fno-sanitize-recover=all"],
-    "race": ["-O1", "-fno-tree-sra", "-gdwarf-4", "-fno-omit-frame-pointer", "-fsanitize=thread",
-             "--param", "tsan-instrument-func-entry-exit=0"],
+    "race": ["-O1", "-fno-tree-sra", "-gdwarf-4", "-fno-var-tracking", "-fno-omit-frame-pointer",
+             "-fsanitize=thread", "--param", "tsan-instrument-func-entry-exit=0", "-fdisable-rtl-loop2_unroll"],
 }
 
 

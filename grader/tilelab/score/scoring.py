@@ -160,7 +160,9 @@ def _perf_model(stage: Stage, impl: str, results: dict[str, Result]) -> CheckSco
     if c.passed:
         return replace(c, message=f"modelled on an H100 SXM from the emulator's counts: {ratio:.0%} of the "
                                   f"reference's speed (full credit from {m.full_credit_ratio:.0%}, none at or "
-                                  f"below {m.zero_credit_ratio:.0%})")
+                                  f"below {m.zero_credit_ratio:.0%}); an estimate: for some kernels a GPU's "
+                                  f"timing falls in another band{', ' + m.caveat if m.caveat else ''} "
+                                  f"(docs/performance.md, \"Validation\")")
     return c
 
 

@@ -90,6 +90,7 @@ class ModelPerformance:
     zero_credit_ratio: float
     book: str = ""  # the book's prediction, shown beside the counts (e.g. "CGMA 16 with 16x16 tiles")
     book_cgma: float | None = None
+    caveat: str = ""  # where the model errs most for this stage's kernels, told with the modelled ratio
 
     @property
     def check_name(self) -> str:
@@ -183,7 +184,7 @@ def _model(table, api: str, where: str) -> ModelPerformance:
         raise SpecError(f"{where}: 'shape' of a rect stage must have J, K and L all different, so a kernel "
                         f"that confuses two of them cannot pass it; got {shape!r}")
     out = ModelPerformance(tuple(shape), t.get("full_credit_ratio", float), t.get("zero_credit_ratio", float),
-                           t.get("book", str, ""), t.get("book_cgma", float, None))
+                           t.get("book", str, ""), t.get("book_cgma", float, None), t.get("caveat", str, ""))
     t.done()
     if not 0 <= out.zero_credit_ratio < out.full_credit_ratio:
         raise SpecError(f"{where}: need 0 <= zero_credit_ratio < full_credit_ratio")
