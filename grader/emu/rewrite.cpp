@@ -638,6 +638,25 @@ class Rewriter {
     return o;
   }
 
+  // The text of the directive at [b, e) on one line: continuations joined, comments dropped.
+  std::string directive_text(size_t b, size_t e) const {
+    std::string t;
+    for (size_t j = b; j < e; ++j) {
+      if (s_[j] == '\\' && j + 1 < e && s_[j + 1] == '\n') {
+        ++j;
+        t += ' ';
+      } else if (s_[j] == '/' && j + 1 < e && s_[j + 1] == '*') {
+        const size_t c = s_.find("*/", j + 2);
+        j = c == std::string::npos || c + 1 >= e ? e - 1 : c + 1;
+        t += ' ';
+      } else if (s_[j] == '/' && j + 1 < e && s_[j + 1] == '/') {
+        break;
+      } else {
+        t += s_[j] == '\n' ? ' ' : s_[j];
+      }
+    }
+    return t;
+  }
   // The `#pragma unroll [n]` lines (a directive, possibly continued): [begin, end) of each, end at the
   // newline that closes it.
   std::vector<std::pair<size_t, size_t>> unroll_pragmas() const {
@@ -646,18 +665,7 @@ class Rewriter {
       if (k_[i] != Kind::Directive || (i > 0 && k_[i - 1] == Kind::Directive)) continue;
       size_t e = i;
       while (e < s_.size() && k_[e] == Kind::Directive) ++e;
-      std::string t;  // the directive with continuations and comments dropped
-      for (size_t j = i; j < e; ++j) {
-        if (s_[j] == '\\' && j + 1 < e && s_[j + 1] == '\n') { ++j; t += ' '; continue; }
-        if (s_[j] == '/' && j + 1 < e && s_[j + 1] == '*') {
-          const size_t c = s_.find("*/", j + 2);
-          j = c == std::string::npos || c + 1 >= e ? e - 1 : c + 1;
-          t += ' ';
-          continue;
-        }
-        if (s_[j] == '/' && j + 1 < e && s_[j + 1] == '/') break;
-        t += s_[j] == '\n' ? ' ' : s_[j];
-      }
+      const std::string t = directive_text(i, e);
       std::istringstream words(t.substr(t.find('#') + 1));
       std::string w1, w2;
       words >> w1 >> w2;
@@ -668,24 +676,8 @@ class Rewriter {
   }
   // The macro a `#pragma unroll [n]` at [b, e) becomes, with the lines it took.
   std::string unroll_macro(size_t b, size_t e) const {
-    std::string t;
-    for (size_t j = b; j < e; ++j) {
-      if (s_[j] == '\\' && j + 1 < e && s_[j + 1] == '\n') { ++j; t += ' '; continue; }
-      t += s_[j] == '\n' ? ' ' : s_[j];
-    }
-    // Comments out (as in unroll_pragmas), then what follows "unroll".
-    std::string clean;
-    for (size_t j = 0; j < t.size(); ++j) {
-      if (t[j] == '/' && j + 1 < t.size() && t[j + 1] == '*') {
-        const size_t c = t.find("*/", j + 2);
-        j = c == std::string::npos ? t.size() : c + 1;
-        clean += ' ';
-        continue;
-      }
-      if (t[j] == '/' && j + 1 < t.size() && t[j + 1] == '/') break;
-      clean += t[j];
-    }
-    std::string count = clean.substr(clean.find("unroll") + 6);
+    const std::string t = directive_text(b, e);
+    std::string count = t.substr(t.find("unroll") + 6);
     count.erase(0, count.find_first_not_of(" \t"));
     count.erase(count.find_last_not_of(" \t") + 1);
     std::string o = count.empty() ? "TLEMU_UNROLL_ALL" : "TLEMU_UNROLL(" + count + ")";

@@ -39,7 +39,11 @@
 // wide shared loads where nvcc does, and not the second (hooks_count.cpp, vector_widths).
 #if defined(__SANITIZE_THREAD__)
 #define TLEMU_PRAGMA_(x) _Pragma(#x)
-#define TLEMU_UNROLL(n) TLEMU_PRAGMA_(GCC unroll n)
+// #pragma unroll n with n >= 4 on a loop of known trip count: nvcc unrolls it by n, so its loads
+// stand side by side in runs of n; here it is unrolled completely (up to 128), which merges the
+// same runs of 4. With n of 2 or 3 it stays at n (g++ then leaves such a loop rolled, and nvcc
+// merges at most pairs); 0 or 1: not unrolled.
+#define TLEMU_UNROLL(n) TLEMU_PRAGMA_(GCC unroll ((n) >= 4 ? 128 : (n) >= 2 ? (n) : 1))
 #define TLEMU_UNROLL_ALL TLEMU_PRAGMA_(GCC unroll 65534)
 #define TLEMU_UNROLL_DEFAULT TLEMU_PRAGMA_(GCC unroll 128)
 #else

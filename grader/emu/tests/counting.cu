@@ -92,6 +92,28 @@ __global__ void shared_row_loop(float* out) {
     out[threadIdx.x] = sum;
 }
 
+// The same loop as nvcc compiles it in two other forms: with the trip count a run-time value, nvcc
+// leaves it rolled and cannot merge (one load instruction run 16 times); with #pragma unroll 4 on the
+// known trip count, it unrolls by 4 and merges each 4 k (docs/performance.md, "Shared loads as
+// nvcc issues them").
+__global__ void shared_row_loop_runtime(float* out, int n) {
+    __shared__ __align__(16) float Mds[16][16];
+    for (int i = threadIdx.x; i < 256; i += 32) (&Mds[0][0])[i] = float(i);
+    __syncthreads();
+    float sum = 0;
+    for (int k = 0; k < n; ++k) sum += Mds[threadIdx.x / 16][k];
+    out[threadIdx.x] = sum;
+}
+__global__ void shared_row_loop_unroll4(float* out) {
+    __shared__ __align__(16) float Mds[16][16];
+    for (int i = threadIdx.x; i < 256; i += 32) (&Mds[0][0])[i] = float(i);
+    __syncthreads();
+    float sum = 0;
+#pragma unroll 4
+    for (int k = 0; k < 16; ++k) sum += Mds[threadIdx.x / 16][k];
+    out[threadIdx.x] = sum;
+}
+
 }  // namespace
 
 TEST_CASE("count: a warp's global load costs the 32-byte sectors its lanes touch") {
@@ -120,7 +142,20 @@ TEST_CASE("count: a float4 load is one 16-byte access, even when its components 
     CHECK(c.global_load_bytes == 512);
 }
 
-TEST_CASE("count: consecutive shared loads of one site merge into 16-byte loads where aligned") {
+TEST_CASE("count: a loop nvcc unrolls merges its shared loads; one it leaves rolled does not") {
+    Device d;
+    forget();
+    shared_row_loop_unroll4<<<1, 32>>>(d.out);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    tlemu::TrafficCounts c = counted();
+    CHECK(c.shared_loads == 4);    // unrolled by 4: each 4 k one LDS.128
+    shared_row_loop_runtime<<<1, 32>>>(d.out, 16);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    c = counted();
+    CHECK(c.shared_loads == 16);   // the trip count known at run time only: one scalar load per k
+}
+
+TEST_CASE("count: shared loads side by side in an unrolled loop merge into 16-byte loads where aligned") {
     Device d;
     forget();
     shared_row_loop<16><<<1, 32>>>(d.out);
