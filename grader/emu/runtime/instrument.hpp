@@ -17,36 +17,36 @@
 #include <cstddef>
 #include <cstdint>
 
-#define TLEMU_ACCESS_CALLBACK_PAIR_(n, FILTER, HANDLER)                                        \
-  extern "C" void __tsan_read##n(void* p) {                                                    \
+// One callback: the access of `bytes` at p, a write or not, reaches HANDLER when FILTER takes it.
+// (A macro, not a function: __builtin_return_address(0) must be the callback's own return address.)
+#define TLEMU_ACCESS_CALLBACK_(name, params, bytes, write, FILTER, HANDLER)                    \
+  extern "C" void name params {                                                                \
     const uintptr_t a = reinterpret_cast<uintptr_t>(p);                                        \
-    if (FILTER(a)) HANDLER(a, n, false, __builtin_return_address(0));                          \
-  }                                                                                            \
-  extern "C" void __tsan_write##n(void* p) {                                                   \
-    const uintptr_t a = reinterpret_cast<uintptr_t>(p);                                        \
-    if (FILTER(a)) HANDLER(a, n, true, __builtin_return_address(0));                           \
-  }                                                                                            \
-  extern "C" void __tsan_unaligned_read##n(void* p) {                                          \
-    const uintptr_t a = reinterpret_cast<uintptr_t>(p);                                        \
-    if (FILTER(a)) HANDLER(a, n, false, __builtin_return_address(0));                          \
-  }                                                                                            \
-  extern "C" void __tsan_unaligned_write##n(void* p) {                                         \
-    const uintptr_t a = reinterpret_cast<uintptr_t>(p);                                        \
-    if (FILTER(a)) HANDLER(a, n, true, __builtin_return_address(0));                           \
-  }                                                                                            \
-  extern "C" void __tsan_volatile_read##n(void* p) {                                           \
-    const uintptr_t a = reinterpret_cast<uintptr_t>(p);                                        \
-    if (FILTER(a)) HANDLER(a, n, false, __builtin_return_address(0));                          \
-  }                                                                                            \
-  extern "C" void __tsan_volatile_write##n(void* p) {                                          \
-    const uintptr_t a = reinterpret_cast<uintptr_t>(p);                                        \
-    if (FILTER(a)) HANDLER(a, n, true, __builtin_return_address(0));                           \
+    if (FILTER(a)) HANDLER(a, bytes, write, __builtin_return_address(0));                      \
   }
+
+// The plain, unaligned and volatile reads and writes of n bytes.
+#define TLEMU_ACCESS_CALLBACKS_OF_SIZE_(n, FILTER, HANDLER)                                        \
+  TLEMU_ACCESS_CALLBACK_(__tsan_read##n, (void* p), n, false, FILTER, HANDLER)                 \
+  TLEMU_ACCESS_CALLBACK_(__tsan_write##n, (void* p), n, true, FILTER, HANDLER)                 \
+  TLEMU_ACCESS_CALLBACK_(__tsan_unaligned_read##n, (void* p), n, false, FILTER, HANDLER)       \
+  TLEMU_ACCESS_CALLBACK_(__tsan_unaligned_write##n, (void* p), n, true, FILTER, HANDLER)       \
+  TLEMU_ACCESS_CALLBACK_(__tsan_volatile_read##n, (void* p), n, false, FILTER, HANDLER)        \
+  TLEMU_ACCESS_CALLBACK_(__tsan_volatile_write##n, (void* p), n, true, FILTER, HANDLER)
 
 // The atomic operations of an instrumented file (the guard of a function-local static, such as the
 // emulator's __shared__ variables, is read with an acquire load): done as they are asked, with g++'s
 // own atomics; they are not the kernel's loads and stores (CUDA's atomics are plain functions of the
 // emulator's headers, tilelab_emu_warp.h, and are seen as such).
+#define TLEMU_ATOMIC_FETCH_(bits, op)                                                          \
+  extern "C" tlemu_a##bits __tsan_atomic##bits##_fetch_##op(volatile tlemu_a##bits* a, tlemu_a##bits v, int) { \
+    return __atomic_fetch_##op(a, v, __ATOMIC_SEQ_CST);                                        \
+  }
+#define TLEMU_ATOMIC_CAS_(bits, kind)                                                          \
+  extern "C" int __tsan_atomic##bits##_compare_exchange_##kind(volatile tlemu_a##bits* a, tlemu_a##bits* c, \
+                                                               tlemu_a##bits v, int, int) {    \
+    return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);    \
+  }
 #define TLEMU_ATOMIC_CALLBACKS_(bits)                                                          \
   using tlemu_a##bits = uint##bits##_t;                                                        \
   extern "C" tlemu_a##bits __tsan_atomic##bits##_load(const volatile tlemu_a##bits* a, int) {  \
@@ -58,32 +58,14 @@
   extern "C" tlemu_a##bits __tsan_atomic##bits##_exchange(volatile tlemu_a##bits* a, tlemu_a##bits v, int) { \
     return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);                                        \
   }                                                                                            \
-  extern "C" tlemu_a##bits __tsan_atomic##bits##_fetch_add(volatile tlemu_a##bits* a, tlemu_a##bits v, int) { \
-    return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST);                                         \
-  }                                                                                            \
-  extern "C" tlemu_a##bits __tsan_atomic##bits##_fetch_sub(volatile tlemu_a##bits* a, tlemu_a##bits v, int) { \
-    return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST);                                         \
-  }                                                                                            \
-  extern "C" tlemu_a##bits __tsan_atomic##bits##_fetch_and(volatile tlemu_a##bits* a, tlemu_a##bits v, int) { \
-    return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST);                                         \
-  }                                                                                            \
-  extern "C" tlemu_a##bits __tsan_atomic##bits##_fetch_or(volatile tlemu_a##bits* a, tlemu_a##bits v, int) { \
-    return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST);                                          \
-  }                                                                                            \
-  extern "C" tlemu_a##bits __tsan_atomic##bits##_fetch_xor(volatile tlemu_a##bits* a, tlemu_a##bits v, int) { \
-    return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST);                                         \
-  }                                                                                            \
-  extern "C" tlemu_a##bits __tsan_atomic##bits##_fetch_nand(volatile tlemu_a##bits* a, tlemu_a##bits v, int) { \
-    return __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST);                                        \
-  }                                                                                            \
-  extern "C" int __tsan_atomic##bits##_compare_exchange_strong(volatile tlemu_a##bits* a, tlemu_a##bits* c, \
-                                                                tlemu_a##bits v, int, int) {   \
-    return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);    \
-  }                                                                                            \
-  extern "C" int __tsan_atomic##bits##_compare_exchange_weak(volatile tlemu_a##bits* a, tlemu_a##bits* c, \
-                                                              tlemu_a##bits v, int, int) {     \
-    return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);    \
-  }                                                                                            \
+  TLEMU_ATOMIC_FETCH_(bits, add)                                                               \
+  TLEMU_ATOMIC_FETCH_(bits, sub)                                                               \
+  TLEMU_ATOMIC_FETCH_(bits, and)                                                               \
+  TLEMU_ATOMIC_FETCH_(bits, or)                                                                \
+  TLEMU_ATOMIC_FETCH_(bits, xor)                                                               \
+  TLEMU_ATOMIC_FETCH_(bits, nand)                                                              \
+  TLEMU_ATOMIC_CAS_(bits, strong)                                                              \
+  TLEMU_ATOMIC_CAS_(bits, weak)                                                                \
   extern "C" tlemu_a##bits __tsan_atomic##bits##_compare_exchange_val(volatile tlemu_a##bits* a, tlemu_a##bits c, \
                                                                        tlemu_a##bits v, int, int) { \
     __atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);          \
@@ -97,19 +79,13 @@
   TLEMU_ATOMIC_CALLBACKS_(64)                                                                  \
   extern "C" void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); } \
   extern "C" void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); } \
-  TLEMU_ACCESS_CALLBACK_PAIR_(1, FILTER, HANDLER)                                              \
-  TLEMU_ACCESS_CALLBACK_PAIR_(2, FILTER, HANDLER)                                              \
-  TLEMU_ACCESS_CALLBACK_PAIR_(4, FILTER, HANDLER)                                              \
-  TLEMU_ACCESS_CALLBACK_PAIR_(8, FILTER, HANDLER)                                              \
-  TLEMU_ACCESS_CALLBACK_PAIR_(16, FILTER, HANDLER)                                             \
-  extern "C" void __tsan_read_range(void* p, size_t n) {                                       \
-    const uintptr_t a = reinterpret_cast<uintptr_t>(p);                                        \
-    if (FILTER(a)) HANDLER(a, n, false, __builtin_return_address(0));                          \
-  }                                                                                            \
-  extern "C" void __tsan_write_range(void* p, size_t n) {                                      \
-    const uintptr_t a = reinterpret_cast<uintptr_t>(p);                                        \
-    if (FILTER(a)) HANDLER(a, n, true, __builtin_return_address(0));                           \
-  }                                                                                            \
+  TLEMU_ACCESS_CALLBACKS_OF_SIZE_(1, FILTER, HANDLER)                                              \
+  TLEMU_ACCESS_CALLBACKS_OF_SIZE_(2, FILTER, HANDLER)                                              \
+  TLEMU_ACCESS_CALLBACKS_OF_SIZE_(4, FILTER, HANDLER)                                              \
+  TLEMU_ACCESS_CALLBACKS_OF_SIZE_(8, FILTER, HANDLER)                                              \
+  TLEMU_ACCESS_CALLBACKS_OF_SIZE_(16, FILTER, HANDLER)                                             \
+  TLEMU_ACCESS_CALLBACK_(__tsan_read_range, (void* p, size_t n), n, false, FILTER, HANDLER)   \
+  TLEMU_ACCESS_CALLBACK_(__tsan_write_range, (void* p, size_t n), n, true, FILTER, HANDLER)    \
   /* the module constructor g++ emits for an instrumented file; nothing to set up */           \
   extern "C" void __tsan_init() {}                                                             \
   /* a class with virtual functions: the vtable pointer's reads and updates are not the kernel's */ \
