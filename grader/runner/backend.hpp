@@ -64,6 +64,9 @@ class Backend {
   // The emulator's count build: the seed of the blocks it samples (the judge's, per check), or
   // every block counted (exact counts, for predict-then-measure questions at small shapes).
   virtual void set_sample_seed(uint64_t, bool /*every_block*/) {}
+  // The arithmetic of the library reference: "float32" (cuBLAS SGEMM, no TF32) or "tf32" (SGEMM on
+  // tensor cores with TF32 inputs, the reference 07-tensor-cores is timed against).
+  virtual void set_library_precision(const std::string&) {}
   virtual bool timings_meaningful() const = 0;
   // Called once before the worker enters its sandbox (sandbox.hpp): open now whatever the backend
   // will need later (the GPU's context and library handle, the emulator's symbolizer), since no

@@ -37,6 +37,16 @@ int fp32_lanes_per_sm(int major, int minor) {
   return 64;                                                 // Volta, Turing, GA100
 }
 
+// Dense TF32 tensor-core FLOPs per SM per clock, at or above NVIDIA's figures: GA100 1024 (156
+// TFLOP/s on 108 SMs at 1.41 GHz), GA10x and Ada at most 512, Hopper 2048 (495 TFLOP/s on 132 SMs
+// at 1.83 GHz), Blackwell 4096. The TF32 stage's ceiling for a timed speed (judge: faster than peak).
+int tf32_flops_per_sm_clock(int major, int minor) {
+  if (major >= 10) return 4096;
+  if (major == 9) return 2048;
+  if (major == 8) return minor == 0 ? 1024 : 512;
+  return 0;  // no TF32 tensor cores: no ceiling from them
+}
+
 using Clock = std::chrono::steady_clock;
 
 double ms_since(Clock::time_point t0) {
@@ -127,6 +137,8 @@ class GpuBackend final : public Backend {
             {"clock_mhz", clock_khz / 1000},
             {"l2_bytes", prop_.l2CacheSize},
             {"fp32_peak_gflops", peak / 1e9},
+            {"tf32_peak_gflops", double(prop_.multiProcessorCount) * tf32_flops_per_sm_clock(prop_.major, prop_.minor) *
+                                     clock_khz * 1e3 / 1e9},
             {"driver", driver},
             {"runtime", runtime},
             // What cudaGetDeviceProperties reports for the limits of PMPP section 4.7 (the graded
@@ -291,8 +303,9 @@ class GpuBackend final : public Backend {
   }
 
  private:
-  // Row-major P = M N is column-major P^T = N^T M^T: pass N first. FP32 math (the
-  // default mode uses no TF32 for SGEMM; the runner checks cuBLAS's result with the same rule).
+  // Row-major P = M N is column-major P^T = N^T M^T: pass N first. FP32 math (the default mode
+  // uses no TF32 for SGEMM), or TF32 tensor-op math for a stage whose precision is tf32; the
+  // runner checks cuBLAS's result with the stage's rule.
   // Only the reference worker links cuBLAS (TILELAB_WITH_LIBRARY): the worker that runs the code
   // under test has no library in its address space that could do the product for it.
   void cublas(const float* M, const float* N, float* P, int J, int K, int L) {
@@ -339,9 +352,21 @@ class GpuBackend final : public Backend {
   void library_handle() {
     if (handle_) return;
     check(cublasCreate(&handle_), "cublasCreate");
-    check(cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+    check(cublasSetMathMode(handle_, tf32_ ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
   }
 #endif
+  bool tf32_ = false;  // the library reference's math: set_library_precision
+
+ public:
+  void set_library_precision(const std::string& precision) override {
+    tf32_ = precision == "tf32";
+#ifdef TILELAB_WITH_LIBRARY
+    if (handle_)
+      check(cublasSetMathMode(handle_, tf32_ ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+#endif
+  }
+
+ private:
   std::unique_ptr<DeviceBuffer> M0d_, N0d_;      // the timing inputs as given
   int64_t *perm_rows_ = nullptr, *perm_cols_ = nullptr;
   Shape shape_;                                   // time_prepare()'s

@@ -109,7 +109,7 @@ struct Checked {
 
 Checked check_outcome(const RunOutcome& out, const Dataset& d, const std::vector<double>& absMN,
                       const StageSpec& spec) {
-  Checked c{check_product(out.P, d.P, absMN, d.spec.shape, ToleranceRule{}, spec.tile), {}, out.inputs_unchanged};
+  Checked c{check_product(out.P, d.P, absMN, d.spec.shape, ToleranceRule::of(spec.precision), spec.tile), {}, out.inputs_unchanged};
   c.diagnosis = diagnose(d.M, d.N, out.P, d.P, absMN, c.report, d.spec.shape);
   if (!c.inputs_unchanged) {
     c.report.pass = false;
@@ -138,13 +138,13 @@ nlohmann::json stats_json(const TimingStats& t, const Shape& s, double peak_gflo
 //    e.g. code that launches only the first time it sees a set of pointers);
 //  - a timed call whose P, checked after the fact, is wrong for the inputs of its own it was given
 //    (a result cached from an earlier call, or work left for a later one);
-//  - a speed above the device's FP32 peak;
+//  - a speed above the device's peak for the stage's precision (FP32 cores, or TF32 tensor cores);
 //  - a reported time far below what the judge's own clock saw each call take (a patched timer);
 //  - on the emulator's count build, kernels that loaded less of M and N than any product needs
 //    (the product was computed elsewhere; zero traffic would otherwise model as near-peak speed).
 // Returns the verdict's message, or "" when the timing is plausible.
 std::string implausible_timing(nlohmann::json& r, const nlohmann::json& mine, const TimingStats& t, const Audit& audit,
-                               const Shape& s, double peak_gflops) {
+                               const Shape& s, double peak_gflops, const char* peak_name) {
   if (t.launches >= 0 && t.runs > 0 && t.launches < t.runs) {
     set_hint(r, hints::kWorkSkipped);
     return "the timed calls did not all compute the product: " + std::to_string(t.launches) +
@@ -160,8 +160,8 @@ std::string implausible_timing(nlohmann::json& r, const nlohmann::json& mine, co
   char buf[300];
   const double pct = mine.value("pct_of_peak", 0.0);
   if (peak_gflops > 0 && pct > 100.0) {
-    std::snprintf(buf, sizeof buf, "timed at %.0f GFLOP/s, %.0f%% of this GPU's FP32 peak (%.0f GFLOP/s)",
-                  mine.value("gflops", 0.0), pct, peak_gflops);
+    std::snprintf(buf, sizeof buf, "timed at %.0f GFLOP/s, %.0f%% of this GPU's %s peak (%.0f GFLOP/s)",
+                  mine.value("gflops", 0.0), pct, peak_name, peak_gflops);
     set_hint(r, hints::kFasterThanPeak);
     return std::string(buf) + ": faster than the hardware can do the product; no performance credit";
   }
@@ -269,6 +269,7 @@ class Session {
       : timeout_(timeout), worker_path_(worker), mine_(worker, deadline_after(timeout > 0 ? timeout : 1e9)) {}
   // A timed check's reference worker (runners/ref-<stage>-<backend>), started when first needed.
   void set_reference(const std::string& path) { reference_path_ = path; }
+  void set_precision(const std::string& precision) { precision_ = precision; }
 
   // The worker's greeting: backend, implementation, device; its "unavailable" when it cannot run here.
   nlohmann::json hello() {
@@ -340,11 +341,14 @@ class Session {
       ref_ = std::make_unique<Worker>(reference_path_, deadline_after(timeout_ > 0 ? timeout_ : 1e9));
       ref_hello_ = ref_->call({{"op", "hello"}}).head;
       if (!ref_hello_.value("unavailable", std::string("?")).empty()) ref_.reset();
+      else if (ref_hello_.value("library", false))
+        ref_->call({{"op", "library_precision"}, {"precision", precision_}});
     }
     return ref_.get();
   }
 
   double timeout_;
+  std::string precision_ = "float32";  // the stage's: the library reference computes in it (cuBLAS TF32)
   std::string worker_path_;
   Worker mine_;
   std::string reference_path_;
@@ -412,7 +416,7 @@ std::vector<TimingStats> Session::time(const Dataset& d, const std::vector<doubl
       Matrix P(s.J, s.L);
       P.data = std::move(res.mats[0]);
       ++audit.checked;
-      if (!check_product(shuffle::unshuffled(P, seed), d.P, absMN, s, {}, spec.tile).pass)
+      if (!check_product(shuffle::unshuffled(P, seed), d.P, absMN, s, ToleranceRule::of(spec.precision), spec.tile).pass)
         ++audit.wrong;
     }
     if (!counted) return;
@@ -532,11 +536,12 @@ int run_checks(Session& w, nlohmann::json& r, const StageSpec& spec, const Datas
     g_laps(r, "checks");
     const Matrix lib = w.library(d);
     g_laps(r, "library");
-    if (!lib.data.empty()) r["library_check"] = to_json(check_product(lib, d.P, absMN, s, {}, spec.tile));
+    if (!lib.data.empty()) r["library_check"] = to_json(check_product(lib, d.P, absMN, s, ToleranceRule::of(spec.precision), spec.tile));
     Audit audit;
     const std::vector<TimingStats> stats = w.time(d, absMN, spec, audit);
     g_laps(r, "timing");
-    const double peak = r["device"].value("fp32_peak_gflops", 0.0);
+    const bool tf32 = spec.precision == "tf32";
+    const double peak = r["device"].value(tf32 ? "tf32_peak_gflops" : "fp32_peak_gflops", 0.0);
     nlohmann::json timing = {{"meaningful", w.meaningful()}, {"flops", s.flops()}};
     for (const auto& t : stats) {
       timing["impls"][t.name] = stats_json(t, s, peak);
@@ -568,7 +573,8 @@ int run_checks(Session& w, nlohmann::json& r, const StageSpec& spec, const Datas
     }
     r["timing"]["audited_calls"] = audit.checked;
     const std::string implausible =
-        stats.empty() ? "" : implausible_timing(r, timing["impls"][w.impl()], stats.front(), audit, s, peak);
+        stats.empty() ? "" : implausible_timing(r, timing["impls"][w.impl()], stats.front(), audit, s, peak,
+                                                          tf32 ? "TF32 tensor-core" : "FP32");
     if (!implausible.empty()) return finish(r, kWrong, implausible);
     if (spec.max_global_loads_per_fma > 0 && timing.value("basis", "") == "model")
       r["timing"]["max_global_loads_per_fma"] = spec.max_global_loads_per_fma;
@@ -790,6 +796,7 @@ int run(int argc, char** argv, nlohmann::json& r) {
       w.set_reference(!reference_path.empty() ? reference_path
                       : (std::filesystem::read_symlink("/proc/self/exe").parent_path() /
                          ("ref-" + spec.id + "-" + w.backend())).string());
+    w.set_precision(spec.precision);
     g_laps(r, check == "perf" ? "fresh_references" : "references");
     w.start_clock(seed, every_block);
     return run_checks(w, r, spec, d, absMN, fresh, fresh.absMN, check);

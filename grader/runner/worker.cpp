@@ -88,6 +88,11 @@ void handle(Backend& backend, wire::Message& m) {
     reply({});
     return;
   }
+  if (op == "library_precision") {  // the stage's: cuBLAS FP32, or TF32 on tensor cores (07)
+    backend.set_library_precision(m.head.at("precision").get<std::string>());
+    reply({});
+    return;
+  }
   if (op == "findings") {
     reply({{"findings", backend.findings()}});
     return;

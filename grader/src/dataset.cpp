@@ -26,10 +26,15 @@ float draw(Distribution d, uint64_t key, uint64_t e) {
       return float(2.0 * unit(a) - 1.0);
     case Distribution::Integer:  // -8..8: every partial sum is exact in float32 for K < 2^18
       return float(int64_t(a % 17) - 8);
-    case Distribution::Normal: {  // Box-Muller
+    case Distribution::Normal:
+    case Distribution::Wide: {  // Box-Muller
       const uint64_t b = mix(key ^ mix(2 * e + 1));
       const double r = std::sqrt(-2.0 * std::log1p(-unit(a)));
-      return float(r * std::cos(2.0 * M_PI * unit(b)));
+      const double x = r * std::cos(2.0 * M_PI * unit(b));
+      if (d == Distribution::Normal) return float(x);
+      // Times 2^s, s uniform in -20..20: magnitudes float32 and TF32 hold (8 exponent bits) and
+      // half precision does not (largest 65504, smallest normal 2^-14).
+      return float(std::ldexp(x, int(mix(key ^ mix(2 * e + 1) ^ 0x5bd1e995u) % 41) - 20));
     }
   }
   return 0.0f;
@@ -60,7 +65,8 @@ Distribution parse_distribution(const std::string& s) {
   if (s == "normal") return Distribution::Normal;
   if (s == "uniform") return Distribution::Uniform;
   if (s == "integer") return Distribution::Integer;
-  throw BadInput("unknown distribution '" + s + "' (expected normal, uniform or integer)");
+  if (s == "wide") return Distribution::Wide;
+  throw BadInput("unknown distribution '" + s + "' (expected normal, uniform, integer or wide)");
 }
 
 std::string to_string(Distribution d) {
@@ -68,6 +74,7 @@ std::string to_string(Distribution d) {
     case Distribution::Normal: return "normal";
     case Distribution::Uniform: return "uniform";
     case Distribution::Integer: return "integer";
+    case Distribution::Wide: return "wide";
   }
   return "?";
 }

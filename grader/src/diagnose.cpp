@@ -13,8 +13,7 @@ namespace {
 
 // Fraction of elements of P within the tolerance of an alternative product (float64).
 double match_fraction(const Matrix& P, const std::vector<double>& alt, const std::vector<double>& scale,
-                      int64_t K) {
-  const ToleranceRule rule;
+                      int64_t K, const ToleranceRule& rule) {
   int64_t ok = 0;
   for (size_t e = 0; e < alt.size(); ++e)
     if (std::isfinite(P.data[e]) && std::fabs(P.data[e] - alt[e]) <= rule.allowed(scale[e], K)) ++ok;
@@ -121,19 +120,19 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
     std::vector<double> PrefT(Pref.size());
     for (int64_t i = 0; i < J; ++i)
       for (int64_t j = 0; j < L; ++j) PrefT[size_t(j * L + i)] = Pref[size_t(i * L + j)];
-    if (match_fraction(P, PrefT, absMN, s.K) > 0.99)
+    if (match_fraction(P, PrefT, absMN, s.K, r.rule) > 0.99)
       return {"transposed",
               "P holds the transpose of the product: row and column are swapped. Row comes from "
               "the y dimension (blockIdx.y * blockDim.y + threadIdx.y), Col from x."};
-    if (match_fraction(P, product_f64(M, Nt), product_f64(M, Nt, true), s.K) > 0.99)
+    if (match_fraction(P, product_f64(M, Nt), product_f64(M, Nt, true), s.K, r.rule) > 0.99)
       return {"swapped-index-N",
               "P = M times N-transposed: N is read as N[Col*Width + k]; the k-th element of "
               "column Col is N[k*Width + Col]."};
-    if (match_fraction(P, product_f64(Mt, N), product_f64(Mt, N, true), s.K) > 0.99)
+    if (match_fraction(P, product_f64(Mt, N), product_f64(Mt, N, true), s.K, r.rule) > 0.99)
       return {"swapped-index-M",
               "P = M-transposed times N: M is read as M[k*Width + Row]; the k-th element of "
               "row Row is M[Row*Width + k]."};
-    if (match_fraction(P, product_f64(N, M), product_f64(N, M, true), s.K) > 0.99)
+    if (match_fraction(P, product_f64(N, M), product_f64(N, M, true), s.K, r.rule) > 0.99)
       return {"swapped-operands",
               "P = N times M: the operands are swapped (in the kernel's loads, or in the order the "
               "launch passes them). P[Row][Col] is row Row of M times column Col of N: M's element "
@@ -151,7 +150,7 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
   // The same edge, where P was set before the launch (cudaMemset(P, 0, ...) is common): the wrong
   // elements are exactly the last rows and columns, and all hold one value -- what was there
   // before, not a sum. A kernel wrong at the edge tiles computes sums that differ.
-  const ToleranceRule rule;
+  const ToleranceRule& rule = r.rule;
   const auto wrong_at = [&](int64_t i, int64_t j) {
     const size_t e = size_t(i * L + j);
     return !(std::fabs(P.data[e] - Pref[e]) <= rule.allowed(absMN[e], s.K));
@@ -203,7 +202,7 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
       const int64_t k0 = t > 0 ? s.K / t * t : 0;
       if (k0 == 0 || k0 == s.K || !tried.insert(k0).second) continue;
       const auto [Mk, Nk] = first_terms(M, N, k0);
-      if (match_fraction(P, product_f64(Mk, Nk), absMN, s.K) > 0.99)
+      if (match_fraction(P, product_f64(Mk, Nk), absMN, s.K, r.rule) > 0.99)
         return {"last-phase-missing",
                 "P is the product without its last " + count(s.K - k0, "term") + ": the phase loop stops "
                 "after " + count(k0 / t, "whole tile") + " of " + std::to_string(t) +

@@ -81,6 +81,7 @@ StageSpec load_stage_spec(const std::filesystem::path& path) {
     s.host_function = doc.at("host_function").get<bool>();
     s.tile = doc.at("tile").get<int>();
     s.requires_shared_memory = doc.at("requires_shared_memory").get<bool>();
+    s.precision = doc.at("precision").get<std::string>();
     if (const auto& m = doc.at("max_global_loads_per_fma"); !m.is_null()) s.max_global_loads_per_fma = m.get<double>();
     for (const auto& e : doc.at("datasets")) {
       DatasetSpec d;

@@ -3,11 +3,28 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <stdexcept>
 
 namespace tilelab {
 
 double ToleranceRule::allowed(double abs_mn, int64_t K) const {
   return c * std::sqrt(double(K)) * u * abs_mn + double(K) * flush;
+}
+
+double ToleranceRule::fro_limit(int64_t elements) const {
+  return max_rel_fro * (1 + (elements > 0 ? small_p / std::sqrt(double(elements)) : 0.0));
+}
+
+ToleranceRule ToleranceRule::of(const std::string& precision) {
+  if (precision == "float32") return {};
+  if (precision == "tf32") {
+    ToleranceRule r;
+    r.u = 0x1p-11;
+    r.max_rel_fro = 1.5e-3;
+    r.small_p = 16;
+    return r;
+  }
+  throw std::invalid_argument("unknown precision '" + precision + "' (expected float32 or tf32)");
 }
 
 std::vector<std::pair<int64_t, int64_t>> to_ranges(const std::vector<int64_t>& sorted) {
@@ -26,6 +43,7 @@ CheckReport check_product(const Matrix& P, const std::vector<double>& Pref,
                           const ToleranceRule& rule, int tile) {
   CheckReport r;
   r.tile = tile;
+  r.rule = rule;
   const int64_t J = shape.J, L = shape.L;
   if (P.rows != J || P.cols != L || Pref.size() != size_t(J * L) || absMN.size() != Pref.size())
     throw std::logic_error("check_product: shapes disagree");
@@ -86,7 +104,7 @@ CheckReport check_product(const Matrix& P, const std::vector<double>& Pref,
     r.wrong_tiles.push_back(t);
   }
   if (r.wrong > 0) map.cells = std::move(cells);
-  r.pass = r.wrong == 0 && r.rel_fro_error <= rule.max_rel_fro;
+  r.pass = r.wrong == 0 && r.rel_fro_error <= rule.fro_limit(r.checked);
   return r;
 }
 

@@ -10,7 +10,7 @@
 
 namespace tilelab {
 
-enum class Distribution { Normal, Uniform, Integer };
+enum class Distribution { Normal, Uniform, Integer, Wide };  // wide: normal times 2^-20..2^20
 Distribution parse_distribution(const std::string& s);
 std::string to_string(Distribution d);
 

@@ -1,9 +1,12 @@
 // The correctness rule (derivation and measured margins: docs/grading.md).
 //
-// Element (i,j) passes when |P - Pref| <= c * sqrt(K) * 2^-24 * (|M||N|)_ij + K * 2^-126,
+// Element (i,j) passes when |P - Pref| <= c * sqrt(K) * u * (|M||N|)_ij + K * 2^-126,
 // the whole product passes when, in addition,
-//   ||P - Pref||_F / max(||Pref||_F, || |M||N| ||_F / sqrt(K)) <= 1e-5.
+//   ||P - Pref||_F / max(||Pref||_F, || |M||N| ||_F / sqrt(K)) <= max_rel_fro * (1 + small_p / sqrt(J L)).
 // NaN and Inf never pass. Pref and |M||N| are float64 products computed through CBLAS.
+// u is the unit roundoff of the arithmetic the stage asks for: float32 (2^-24, max_rel_fro 1e-5,
+// small_p 0) everywhere but 07-tensor-cores, whose TF32 inputs keep 10 mantissa bits (2^-11,
+// 1.5e-3, 16): the stage's `precision` in stage.toml picks the rule (ToleranceRule::of).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -15,10 +18,14 @@ namespace tilelab {
 
 struct ToleranceRule {
   double c = 10.0;              // probabilistic-bound constant (Higham & Mary 2019, lambda)
-  double max_rel_fro = 1e-5;    // catches uniformly reduced precision (TF32, BF16)
-  static constexpr double u = 0x1p-24;           // float32 unit roundoff
+  double u = 0x1p-24;           // unit roundoff: float32's, or TF32's 2^-11
+  double max_rel_fro = 1e-5;    // catches uniformly reduced precision (TF32 under float32, BF16 under TF32)
+  double small_p = 0;           // the Frobenius limit's allowance for a P of few elements (TF32)
   static constexpr double flush = 0x1p-126;      // a product flushed from the subnormal range
   double allowed(double abs_mn, int64_t K) const;
+  double fro_limit(int64_t elements) const;
+  // The rule of a stage's `precision`: "float32" or "tf32"; std::invalid_argument otherwise.
+  static ToleranceRule of(const std::string& precision);
 };
 
 struct WrongElement {
@@ -49,6 +56,7 @@ struct CheckReport {
   std::vector<std::pair<int64_t, int64_t>> wrong_tiles;  // (tile row, tile col), first few
   int64_t wrong_tile_count = 0;
   int tile = 16;
+  ToleranceRule rule;  // the rule the check applied (diagnoses test alternatives with it)
   WrongMap wrong_map;  // empty (no cells) when nothing was wrong
 };
 

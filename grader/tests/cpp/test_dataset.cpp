@@ -139,7 +139,7 @@ fs::path write_resolved(const std::string& file, const std::string& api, const n
   const nlohmann::json doc = {
       {"schema", kSpecSchema}, {"id", "99-test"}, {"title", "t"}, {"book", ""}, {"api", api},
       {"host_function", false}, {"tile", 16}, {"width_multiple", 1}, {"previous", ""},
-      {"requires_shared_memory", false}, {"max_global_loads_per_fma", nullptr},
+      {"requires_shared_memory", false}, {"precision", "float32"}, {"max_global_loads_per_fma", nullptr},
       {"datasets", datasets}, {"hidden", hidden},
       {"performance", {{"dataset", "a"}, {"full_credit_ratio", 0.9}, {"zero_credit_ratio", 0.5},
                        {"basis", "reference"}, {"min_runs", 3}, {"max_runs", 7}, {"target_rel_stderr", 0.02}}},
@@ -163,6 +163,7 @@ TEST_CASE("a resolved spec is read whole") {
   const StageSpec spec = load_stage_spec(path);
   CHECK(spec.id == "99-test");
   CHECK(spec.api == "rect");
+  CHECK(spec.precision == "float32");
   CHECK(!spec.hidden);
   REQUIRE(spec.datasets.size() == 1);
   CHECK(spec.dataset("a").shape.K == 4);

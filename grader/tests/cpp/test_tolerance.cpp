@@ -612,3 +612,93 @@ TEST_CASE("a CUDA error's hint follows the error's name") {
   CHECK(hint("cudaMalloc: cudaErrorMemoryAllocation (out of memory)").find("bytes") != std::string::npos);
   CHECK(hint("cudaMemcpy: cudaErrorUnknown (x)").find("names the call") != std::string::npos);
 }
+
+// ---- The TF32 rule of 07-tensor-cores (docs/grading.md, "The TF32 rule") ----
+namespace {
+
+float truncate_mantissa(float x, int keep_bits) {  // toward zero: what a tensor core does to a float it was not given in TF32
+  uint32_t b;
+  std::memcpy(&b, &x, 4);
+  b &= ~((1u << (23 - keep_bits)) - 1);
+  std::memcpy(&x, &b, 4);
+  return x;
+}
+
+// A tensor core's product: inputs reduced to `bits` mantissa bits (rounded or truncated), each
+// 8-deep k-step summed exactly (in double) and added to the float32 accumulator.
+Order tensor_core(int bits, bool truncate, int skip_phase = -1, int tile = 16) {
+  return [=](const Matrix& M, const Matrix& N, int64_t i, int64_t j) {
+    float acc = 0;
+    for (int64_t k0 = 0; k0 < M.cols; k0 += 8) {
+      double step = 0;
+      for (int64_t k = k0; k < std::min<int64_t>(k0 + 8, M.cols); ++k) {
+        if (skip_phase >= 0 && k / tile == skip_phase) continue;
+        float a = M.at(i, k), b = N.at(k, j);
+        a = truncate ? truncate_mantissa(a, bits) : round_mantissa(a, bits);
+        b = truncate ? truncate_mantissa(b, bits) : round_mantissa(b, bits);
+        step += double(a) * double(b);
+      }
+      acc = float(double(acc) + step);
+    }
+    return acc;
+  };
+}
+
+double tf32_score(const Case& c, const Order& o) {
+  const ToleranceRule rule = ToleranceRule::of("tf32");
+  const CheckReport r = check_product(multiply(c.d.M, c.d.N, o), c.d.P, c.absMN, c.d.spec.shape, rule);
+  CHECK(r.pass == (std::max(r.max_error_ratio, r.rel_fro_error / rule.fro_limit(r.checked)) <= 1));
+  return std::max(r.max_error_ratio, r.rel_fro_error / rule.fro_limit(r.checked));
+}
+
+}  // namespace
+
+TEST_CASE("the TF32 rule: its figures, and a precision it does not know") {
+  const ToleranceRule f = ToleranceRule::of("float32"), t = ToleranceRule::of("tf32");
+  CHECK(f.u == 0x1p-24);
+  CHECK(f.fro_limit(1) == 1e-5);
+  CHECK(t.u == 0x1p-11);
+  CHECK(t.fro_limit(1) == doctest::Approx(1.5e-3 * 17));
+  CHECK(t.fro_limit(1 << 20) == doctest::Approx(1.5e-3 * (1 + 16.0 / 1024)));
+  CHECK_THROWS_AS(ToleranceRule::of("fp16"), std::invalid_argument);
+}
+
+TEST_CASE("sweep, TF32 rule: TF32 inputs rounded or truncated and float32 pass; BF16 on large products and a dropped phase fail") {
+  double worst_correct = 0, best_bad = 1e300;
+  std::string worst_at, best_at;
+  uint64_t seed = 7000;
+  const int64_t shapes[][3] = {{1, 1, 1},    {1, 16, 1},    {1, 300, 1},   {1, 4096, 1},    {2, 4097, 3},
+                               {4, 4096, 4}, {16, 8, 16},   {17, 31, 13},  {33, 65, 17},    {129, 1, 257},
+                               {96, 200, 80}, {127, 128, 129}, {64, 513, 64}};
+  for (const auto& sz : shapes) {
+    const int seeds = sz[0] * sz[1] * sz[2] > 200000 ? 2 : sz[0] * sz[2] > 1000 ? 4 : 40;
+    for (int rep = 0; rep < seeds; ++rep) {
+      const Distribution dist = sz[0] * sz[2] >= 1000 && rep % 4 == 3 ? Distribution::Wide
+                                : rep % 3 == 2                      ? Distribution::Uniform
+                                                                    : Distribution::Normal;
+      const Case c = make(sz[0], sz[1], sz[2], seed++, dist);
+      const std::string at = c.d.spec.shape.str() + " " + to_string(dist);
+      for (const Order& o : {tensor_core(10, false), tensor_core(10, true), sequential(true), k_split(8)}) {
+        const double s = tf32_score(c, o);
+        if (s > worst_correct) worst_correct = s, worst_at = at;
+      }
+      const bool large = sz[0] * sz[2] >= 1000 && dist != Distribution::Wide;
+      if (large) {
+        const double s = tf32_score(c, tensor_core(7, false));  // BF16 inputs
+        if (s < best_bad) best_bad = s, best_at = at + " BF16";
+      }
+      // A dropped phase: the first (8 terms) wherever P has two rows and two columns; the last,
+      // possibly of 1 term, where P has 64 elements or more (one term of a handful of elements can
+      // be as small as TF32's own error: statistical, as telling precisions apart on one element is).
+      if (sz[0] >= 2 && sz[2] >= 2 && sz[1] >= 8) {
+        double s = tf32_score(c, tensor_core(10, false, 0, 8));
+        if (sz[0] * sz[2] >= 64) s = std::min(s, tf32_score(c, tensor_core(10, false, int((sz[1] - 1) / 8), 8)));
+        if (s < best_bad) best_bad = s, best_at = at + " dropped phase";
+      }
+    }
+  }
+  MESSAGE("TF32 rule: worst correct score " << worst_correct << " (" << worst_at << "), smallest bad score "
+                                            << best_bad << " (" << best_at << ")");
+  CHECK(worst_correct <= 1);
+  CHECK(best_bad > 1);
+}

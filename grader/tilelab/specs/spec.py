@@ -20,7 +20,8 @@ APIS = ("square", "rect")
 # handouts promise J <= 65,535 x the rows of P one block covers (the stage's `tile`), and no
 # dataset may ask for more (docs/stage-spec.md).
 MAX_GRID_Y = 65535
-DISTRIBUTIONS = ("normal", "uniform", "integer")
+DISTRIBUTIONS = ("normal", "uniform", "integer", "wide")
+PRECISIONS = ("float32", "tf32")
 BASES = ("reference", "cublas")
 UNEARNABLE = ("exclude", "keep")
 # "perf": timed only, not a correctness check; "large": left out of the emulator's race build.
@@ -148,6 +149,9 @@ class Stage:
     timeouts: dict[str, int] = field(default_factory=lambda: dict(TIMEOUTS))
     previous: str = ""
     requires_shared_memory: bool = False
+    # The arithmetic the stage asks for, which picks the correctness rule (docs/grading.md):
+    # "float32", or "tf32" (07-tensor-cores: inputs rounded to 10 mantissa bits, float32 sums).
+    precision: str = "float32"
     # The most global loads of M and N (4-byte floats the lanes asked for, as the emulator's count
     # build counts them) per multiply-add of the product, on [performance.model]'s shape: what tiles
     # in shared memory promise (untiled 2, tiles of width T 2/T). None: no limit.
@@ -383,6 +387,7 @@ def load(path: Path) -> Stage:
         timeouts=_timeouts(doc.get("timeouts", dict, {}), f"{where} [timeouts]"),
         previous=s.get("previous", str, ""),
         requires_shared_memory=s.get("requires_shared_memory", bool, False),
+        precision=s.get("precision", str, "float32", choices=PRECISIONS),
         max_global_loads_per_fma=s.get("max_global_loads_per_fma", float, None),
         width_multiple=multiple,
         trace=_trace(doc.table["trace"], f"{where} [trace]") if "trace" in doc.table else None,
