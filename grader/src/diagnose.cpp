@@ -101,6 +101,19 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
               edge_text(J, L, edge->first, edge->second) + " were never written: the grid does not cover P. Compute the number of "
                   "blocks with a ceiling division, (size + BLOCK - 1) / BLOCK, in x for the "
                   "columns and in y for the rows."};
+    if (stored_nan > 0 && r.rule.u > ToleranceRule{}.u) {  // a reduced-precision stage (07: TF32)
+      // Half precision's largest finite value is 65504: inputs past it become Inf when converted.
+      float biggest = 0;
+      for (const Matrix* A : {&M, &N})
+        for (float v : A->data) biggest = std::max(biggest, std::fabs(v));
+      if (biggest > 65504.0f)
+        return {"half-range",
+                count(stored_nan, "element") + " of P " + (stored_nan == 1 ? "is" : "are") +
+                    " Inf or NaN although every input is finite: the inputs reach " + std::to_string(biggest) +
+                    ", past 65504, the largest half-precision value, so a kernel that converts them to __half "
+                    "turns them into Inf. TF32 keeps float32's exponent: use wmma::precision::tf32 fragments "
+                    "loaded from float (this stage's 'wide' datasets hold magnitudes from 2^-20 to 2^20)."};
+    }
     if (stored_nan > 0)
       return {"nan-computed",
               "P was written, but " + count(stored_nan, "element") + " of it " +
@@ -188,6 +201,15 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
             "store: if (Row < rows && Col < columns)."};
 
   const double wrong_fraction = double(r.wrong) / double(r.checked);
+  // Under the TF32 rule every element may pass its (looser) bound while the whole product is off by
+  // more than TF32's inputs explain: a precision below TF32's 10 mantissa bits (bfloat16 has 7).
+  if (r.rule.u > ToleranceRule{}.u && r.wrong == 0 && r.rel_fro_error < 1e-1)
+    return {"low-precision",
+            "Every element is within the element-wise bound, but the relative error of the whole product, " +
+                std::to_string(r.rel_fro_error) + ", is above what TF32's 10-bit inputs give (limit " +
+                std::to_string(r.rule.fro_limit(r.checked)) + "): the inputs are rounded to fewer bits than TF32 "
+                "(bfloat16 keeps 7). Use wmma::precision::tf32 fragments loaded from float, or "
+                "wmma::__float_to_tf32."};
   if (wrong_fraction > 0.5 && r.rel_fro_error < 1e-2)
     return {"low-precision",
             "Almost every element is slightly off (relative error " + std::to_string(r.rel_fro_error) +

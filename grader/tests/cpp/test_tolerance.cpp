@@ -702,3 +702,28 @@ TEST_CASE("sweep, TF32 rule: TF32 inputs rounded or truncated and float32 pass; 
   CHECK(worst_correct <= 1);
   CHECK(best_bad > 1);
 }
+
+TEST_CASE("diagnosis under the TF32 rule: bfloat16 inputs, and half precision's range on wide data") {
+  const ToleranceRule rule = ToleranceRule::of("tf32");
+  auto diag = [&](const Case& c, const Order& o) {
+    const Matrix P = multiply(c.d.M, c.d.N, o);
+    return diagnose(c.d.M, c.d.N, P, c.d.P, c.absMN, check_product(P, c.d.P, c.absMN, c.d.spec.shape, rule),
+                    c.d.spec.shape);
+  };
+  const Case normal = make(64, 513, 64, 77);
+  CHECK(diag(normal, tensor_core(10, true)).code == "");  // TF32 passes: no diagnosis
+  const Diagnosis bf16 = diag(normal, tensor_core(7, false));
+  CHECK(bf16.code == "low-precision");
+  CHECK(bf16.hint.find("bfloat16") != std::string::npos);
+  const Case wide = make(96, 200, 80, 78, Distribution::Wide);
+  const Order half = [](const Matrix& M, const Matrix& N, int64_t i, int64_t j) {  // inputs through __half's range
+    auto h = [](float x) { return std::fabs(x) > 65504.0f ? std::copysign(INFINITY, x) : round_mantissa(x, 10); };
+    float acc = 0;
+    for (int64_t k = 0; k < M.cols; ++k) acc += h(M.at(i, k)) * h(N.at(k, j));
+    return acc;
+  };
+  const Diagnosis range = diag(wide, half);
+  CHECK(range.code == "half-range");
+  CHECK(range.hint.find("65504") != std::string::npos);
+  CHECK(diag(wide, tensor_core(10, true)).code == "");  // TF32 keeps the range: passes
+}
