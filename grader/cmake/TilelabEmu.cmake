@@ -83,7 +83,7 @@ endif()
 # per build its hooks file (the interface `hooks` of internal.hpp) with the helpers it uses. A new
 # build adds a hooks_<build>.cpp, a _emu_rt_sources_<build>, its _emu_flags_<build> and
 # _emu_suffix_<build> above, and appends itself to TILELAB_EMU_BUILDS.
-set(_emu_rt_common core.cpp scheduler.cpp context.cpp cuda_api.cpp symbolize.cpp)
+set(_emu_rt_common core.cpp scheduler.cpp context.cpp cuda_api.cpp symbolize.cpp wmma.cpp)
 set(_emu_rt_sources_plain hooks_plain.cpp guard_zones.cpp)
 set(_emu_rt_sources_asan hooks_asan.cpp)
 set(_emu_rt_sources_race hooks_race.cpp guard_zones.cpp)
@@ -413,6 +413,37 @@ add_executable(tilelab_emu_count_tests "${PROJECT_SOURCE_DIR}/grader/tests/cpp/m
 target_link_libraries(tilelab_emu_count_tests PRIVATE doctest::doctest tilelab_emu_rt_count)
 add_test(NAME kit.emu.count COMMAND tilelab_emu_count_tests)
 set_tests_properties(kit.emu.count PROPERTIES LABELS "kit;emu;model" TIMEOUT 60)
+# The tensor cores (nvcuda::wmma: include/tilelab_emu_wmma.h, runtime/wmma.cpp) in every build:
+# tests/wmma.cu with the complete kernel tests/wmma_matmul.cu, compiled as a student's file is for
+# each build (the count build: the race build's object, as a grade links it) and linked with that
+# build's runtime; kit.emu.wmma.<emu|emu-asan|emu-race|emu-count>. Cases only one build can check (a
+# race, an out-of-bounds read, the traffic) ask the runtime which build runs them.
+tilelab_emu_rewrite(emu-wmma "${_emu_dir}/tests/wmma.cu" wmma_cpp)
+tilelab_emu_rewrite(emu-wmma-matmul "${_emu_dir}/tests/wmma_matmul.cu" wmma_matmul_cpp)
+foreach(build IN LISTS TILELAB_EMU_BUILDS ITEMS count)
+  set(objbuild ${build})
+  if(DEFINED _emu_object_${build})
+    set(objbuild ${_emu_object_${build}})
+  endif()
+  if(NOT TARGET tilelab_emu_wmma_obj_${objbuild})
+    add_library(tilelab_emu_wmma_obj_${objbuild} OBJECT "${wmma_cpp}" "${wmma_matmul_cpp}")
+    # -Werror in the plain build only: the race build's unrolling pragmas, put before every `for`,
+    # draw "ignoring loop annotation" on the test's host loops that g++ cannot unroll.
+    set(werror "")
+    if(objbuild STREQUAL "plain")
+      set(werror -Werror)
+    endif()
+    target_compile_options(tilelab_emu_wmma_obj_${objbuild} PRIVATE -include "${_emu_dir}/include/tilelab_emu.h"
+                           ${_emu_flags_${objbuild}} -Wall -Wextra ${werror} -Wno-sign-compare)
+    target_include_directories(tilelab_emu_wmma_obj_${objbuild} PRIVATE "${_emu_dir}" "${_emu_dir}/include")
+    target_link_libraries(tilelab_emu_wmma_obj_${objbuild} PRIVATE doctest::doctest)
+  endif()
+  add_executable(tilelab_emu_wmma_tests_${build} "${PROJECT_SOURCE_DIR}/grader/tests/cpp/main.cpp"
+                                                 $<TARGET_OBJECTS:tilelab_emu_wmma_obj_${objbuild}>)
+  target_link_libraries(tilelab_emu_wmma_tests_${build} PRIVATE doctest::doctest tilelab_emu_rt_${build})
+  add_test(NAME kit.emu.wmma.${_emu_suffix_${build}} COMMAND tilelab_emu_wmma_tests_${build})
+  set_tests_properties(kit.emu.wmma.${_emu_suffix_${build}} PROPERTIES LABELS "kit;emu" TIMEOUT 120)
+endforeach()
 # The context switch alone (runtime/context.cpp), built twice: the x86-64 switch the runtime uses
 # here, and the portable one (Boost.Context's) that other machines use, so both are tested here.
 foreach(variant IN ITEMS native portable)

@@ -532,7 +532,7 @@ class Rewriter {
           i = j;
           continue;
         }
-        if (word == "__align__" || word == "alignas") {  // the runtime aligns every variable to 16
+        if (word == "__align__" || word == "alignas") {  // the runtime aligns every variable to 32
           size_t k = j;
           while (k < decl.size() && decl[k] == ' ') ++k;
           if (k < decl.size() && decl[k] == '(') {

@@ -1,4 +1,4 @@
-// The CPU emulator's <mma.h>: not emulated. Including it stops the build with one sentence that names
-// the construct, instead of an error from inside CUDA's or the emulator's headers.
+// The CPU emulator's <mma.h>: CUDA's warp matrix functions (nvcuda::wmma) for tensor cores, emulated
+// with the GPU's semantics by tilelab_emu_wmma.h (docs/emulator.md, "Tensor cores").
 #pragma once
-#error "<mma.h> is not supported by the tilelab CPU emulator (an emulator limit, not an error in your code): grade this file on a GPU, or do without it"
+#include "tilelab_emu_wmma.h"

@@ -77,7 +77,7 @@ TLEMU_ATOMIC_SCOPES(atomicCAS)
 // ---- warp-level operations ----
 namespace tlemu {
 namespace warp {
-enum : int { sync, shfl, shfl_up, shfl_down, shfl_xor, ballot, all, any, active };
+enum : int { sync, shfl, shfl_up, shfl_down, shfl_xor, ballot, all, any, active, wmma };  // wmma: tlemu::wmma_sync
 }
 // The calling thread's lane brings `value` (and op's lane argument and width) to warp operation
 // `op` at file:line, waits for its warp, and returns its result (runtime/core.cpp).

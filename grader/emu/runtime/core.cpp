@@ -298,7 +298,7 @@ uint64_t warp_op(int op, unsigned mask, uint64_t value, int arg, int width, cons
 void* shared_alloc(size_t bytes, size_t align, size_t elem_bytes, const int* dims, int rank, const char* name,
                    const char* file, int line) {
   Runtime& r = rt();
-  align = std::max<size_t>(align, 16);
+  align = std::max<size_t>(align, 32);  // 32: a wmma tile at the start of a variable is 256-bit aligned, as CUDA wants it
   size_t off = (r.static_used + kRedzone + align - 1) / align * align;
   if (off + bytes + kRedzone > kStaticArena) {
     std::fprintf(stderr, "%s:%d: tilelab emulator: __shared__ %s (%zu bytes) exceeds the emulator's %zu KiB arena\n",

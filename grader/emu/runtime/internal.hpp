@@ -10,6 +10,7 @@
 //   scheduler.cpp   one context (stack) per CUDA thread, barrier and warp-operation release
 //   context.cpp     the context switch (context.hpp)
 //   cuda_api.cpp    the CUDA runtime API on host memory
+//   wmma.cpp        tensor cores (nvcuda::wmma): the warp-wide collective, its checks, mma_sync's product
 //   guard_zones.cpp device memory of the builds without AddressSanitizer: NaN-filled guard zones
 //   symbolize.cpp   code addresses to file:line (addr2line), for builds that record accesses
 //   hooks_<build>.cpp  what differs per build (plain, asan, race, count): the interface `hooks` below.
@@ -25,6 +26,7 @@
 #include "context.hpp"
 #include "progress.hpp"
 #include "runtime.hpp"
+#include "tilelab_emu_wmma_layout.h"
 
 namespace tlemu {
 
@@ -164,6 +166,14 @@ void yield(Runtime& r);
 bool release_warp(Runtime& r, size_t base, bool forced);
 // Runs every thread of the block blockIdx to completion.
 void run_block(Runtime& r);
+
+// ---- tensor cores (wmma.cpp) ----
+// Warp `base` / 32 is released with `wmma_lanes` (of `present`, the lanes at warp operations) at wmma
+// calls; `at_barrier`: lanes waiting at a __syncthreads() instead, `done`: lanes that returned; n: the
+// warp's lanes that exist. Reports the lanes not at each call and the calls' argument errors, and
+// computes mma_sync's product into each lane's d.
+void release_wmma(Runtime& r, size_t base, size_t n, uint32_t present, uint32_t wmma_lanes, uint32_t at_barrier,
+                  uint32_t done);
 
 // ---- code addresses to source lines (symbolize.cpp) ----
 // Return addresses (of instrumentation callbacks) to {file, line} of the access before each.

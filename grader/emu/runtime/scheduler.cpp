@@ -216,19 +216,24 @@ uint64_t warp_result(const Runtime& r, size_t base, size_t n, size_t lane, const
 
 bool release_warp(Runtime& r, size_t base, bool forced) {
   const size_t n = std::min<size_t>(32, r.threads.size() - base);
-  uint32_t present = 0, missing = 0;
+  uint32_t present = 0, missing = 0, done = 0, wmma_lanes = 0;
   for (size_t l = 0; l < n; ++l) {
     const State s = r.threads[base + l].state;
     if (s == State::WarpWaiting) present |= 1u << l;
     else if (s == State::Ready || (s == State::Waiting && !forced)) return false;  // not all here yet
     else if (s == State::Waiting) missing |= 1u << l;
+    else done |= 1u << l;
+    if (s == State::WarpWaiting && r.threads[base + l].warp_op == warp::wmma) wmma_lanes |= 1u << l;
   }
   if (!present) return false;
+  // Lanes at wmma calls (wmma.cpp): their own checks (no lane may be missing) and mma's product.
+  if (wmma_lanes) release_wmma(r, base, n, present, wmma_lanes, missing, done);
+  const uint32_t others = present & ~wmma_lanes;  // at shuffles, votes, __syncwarp
   uint32_t asked = 0;
   for (size_t l = 0; l < n; ++l)
-    if (present >> l & 1u) asked |= r.threads[base + l].warp_mask;
+    if (others >> l & 1u) asked |= r.threads[base + l].warp_mask;
   if (missing & asked) {
-    const Thread& t = r.threads[base + size_t(__builtin_ctz(present))];
+    const Thread& t = r.threads[base + size_t(__builtin_ctz(others))];
     Finding f;
     f.kind = f.hint_code = "barrier-divergence";
     f.file = t.wait_file;
@@ -239,7 +244,7 @@ bool release_warp(Runtime& r, size_t base, bool forced) {
     r.add(f, "warp-divergence:" + std::to_string(t.wait_line));
   }
   for (size_t l = 0; l < n; ++l)
-    if (present >> l & 1u) r.threads[base + l].warp_result = warp_result(r, base, n, l, r.threads[base + l], present);
+    if (others >> l & 1u) r.threads[base + l].warp_result = warp_result(r, base, n, l, r.threads[base + l], others);
   for (size_t l = 0; l < n; ++l)
     if (present >> l & 1u) r.threads[base + l].state = State::Ready;
   r.progress->last_progress_ns = now_ns();  // a warp operation done is progress too (progress.hpp)

@@ -313,6 +313,20 @@ def test_real_student_code_passes(cc, build):
     assert _scan(cc.emu(_src(DATA / "real_code.cu"), build)) == []
 
 
+# A TF32 tensor-core submission (nvcuda::wmma through <mma.h>: the emulator's tilelab_emu_wmma.h, its
+# runtime's collective tlemu::wmma_sync), the complete kernel of the emulator's wmma tests.
+WMMA_MATMUL = GRADER / "emu" / "tests" / "wmma_matmul.cu"
+
+
+@pytest.mark.parametrize("build", ["plain", "asan", "race"])
+def test_a_wmma_tensor_core_submission_passes_on_the_emulator(cc, build):
+    assert _scan(cc.emu(_src(WMMA_MATMUL), build)) == []
+
+
+def test_a_wmma_tensor_core_submission_passes_on_the_gpu(cc):
+    assert _scan(cc.gpu(_src(WMMA_MATMUL))) == []
+
+
 def test_real_student_code_passes_on_the_gpu(cc):
     assert _scan(cc.gpu(_src(DATA / "real_code.cu"))) == []
 
@@ -326,7 +340,7 @@ def test_the_emulator_headers_inline_definitions_are_allowed(cc):
     """Every inline function and template the force-included headers (and the C++ headers they
     pull in) can leave in a student's object, emitted all at once (-O0 -fkeep-inline-functions):
     none is a definition the list refuses (so [emulator.define.header_inline] keeps up with them)."""
-    text = ("#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n"
+    text = ("#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <mma.h>\n"
             "void launch_matmul(const float*, const float*, float*, int) {}\n")
     obj = cc.emu(text, "plain", extra=("-O0", "-fkeep-inline-functions"))
     assert [f.message for f in _scan(obj) if f.kind == "definition"] == []
