@@ -18,6 +18,8 @@ struct TrafficCounts {
   double l2_sectors = 0;                                     // distinct sectors per block, summed
   double shared_loads = 0, shared_stores = 0;                // warp-level requests
   double shared_wavefronts = 0;                              // bank-conflict degree, summed
+  double tensor_fmas = 0;   // multiply-adds done by warps' mma_sync (m n k each: tensor cores, stage 07)
+  double tensor_insts = 0;  // the mma instructions they are: m16n16k8 TF32 and m16n16k16 half are 2 each
   void add(const TrafficCounts& o) {
     launches += o.launches, blocks += o.blocks, sampled_blocks += o.sampled_blocks;
     threads_per_block = o.threads_per_block, shared_bytes_per_block = o.shared_bytes_per_block;
@@ -28,6 +30,7 @@ struct TrafficCounts {
     global_load_bytes += o.global_load_bytes;
     l2_sectors += o.l2_sectors;
     shared_loads += o.shared_loads, shared_stores += o.shared_stores, shared_wavefronts += o.shared_wavefronts;
+    tensor_fmas += o.tensor_fmas, tensor_insts += o.tensor_insts;
   }
 };
 

@@ -19,7 +19,8 @@ nlohmann::json perf_model(const tlemu::TrafficCounts& c, const Shape& s, const M
       {"global_store_sectors", c.global_store_sectors}, {"global_load_bytes", c.global_load_bytes},
       {"global_bytes_requested", c.global_bytes_requested}, {"global_wavefronts", c.global_wavefronts},
       {"l2_sectors", c.l2_sectors}, {"shared_loads", c.shared_loads}, {"shared_stores", c.shared_stores},
-      {"shared_wavefronts", c.shared_wavefronts}, {"fmas", fmas}, {"flops", 2 * fmas}};
+      {"shared_wavefronts", c.shared_wavefronts}, {"tensor_fmas", c.tensor_fmas}, {"tensor_insts", c.tensor_insts},
+      {"fmas", fmas}, {"flops", 2 * fmas}};
 
   // Occupancy from the launch and its shared memory (registers are unknown to the emulator).
   double blocks_per_sm = 0;
@@ -47,8 +48,12 @@ nlohmann::json perf_model(const tlemu::TrafficCounts& c, const Shape& s, const M
   const double per_clock = g.sms * g.clock_hz;
   const double compulsory = 4.0 * (double(s.J) * s.K + double(s.K) * s.L + double(s.J) * s.L);
   const double requests = c.global_loads + c.global_stores + c.shared_loads + c.shared_stores;
-  const double t_fma = warp_fmas / (g.fma_warp_insts_per_clk * per_clock);
-  const double t_issue = (warp_fmas + requests) / (g.issue_per_clk * per_clock);
+  // Multiply-adds on tensor cores (mma_sync) are not FP32 instructions: the rest of the product's,
+  // one warp FFMA per 32, and the mma instructions issue.
+  const double core_warp_fmas = std::max(0.0, fmas - c.tensor_fmas) / 32;
+  const double t_fma = core_warp_fmas / (g.fma_warp_insts_per_clk * per_clock);
+  const double t_tensor = c.tensor_fmas / (g.tensor_fmas_per_clk * per_clock);
+  const double t_issue = (core_warp_fmas + c.tensor_insts + requests) / (g.issue_per_clk * per_clock);
   // The L1 data path: a shared wavefront, or a global request's wavefronts -- one per distinct
   // 128-byte line its lanes touch, as Nsight Compute counts them on an H100 (the basic kernel: 3 per
   // warp FMA with 16x16 blocks, 2 with blocks 32 wide; docs/performance.md, "The model").
@@ -60,7 +65,7 @@ nlohmann::json perf_model(const tlemu::TrafficCounts& c, const Shape& s, const M
   // per phase, so it finishes at most blocks_per_sm phases per phase_latency_clk.
   const double phases = c.blocks * c.barriers_per_block / 2;
   const double t_latency = blocks_per_sm > 0 ? phases * g.phase_latency_clk / (blocks_per_sm * per_clock) : 0.0;
-  const std::pair<const char*, double> bounds[] = {{"fp32", t_fma}, {"issue", t_issue}, {"l1-shared", t_lsu},
+  const std::pair<const char*, double> bounds[] = {{"fp32", t_fma}, {"tensor", t_tensor}, {"issue", t_issue}, {"l1-shared", t_lsu},
                                                    {"l1-requests", t_requests}, {"l2", t_l2}, {"dram", t_dram},
                                                    {"latency", t_latency}};
   const auto* worst = &bounds[0];

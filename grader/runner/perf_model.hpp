@@ -19,6 +19,11 @@ struct ModelGpu {
   // 4 schedulers of one warp instruction a clock, of which a tuned kernel keeps about 3 busy: the
   // 06 reference issues 3.07 instructions a clock, cuBLAS 3.64 (Nsight Compute on an H100).
   double issue_per_clk = 3;
+  // Tensor cores (07-tensor-cores): the multiply-adds a clock wmma kernels reach, fitted on one
+  // kernel as phase_latency_clk is: the 07 reference against 06's float32 reference, which runs at
+  // 0.63-0.65 of its speed on an H100 (docs/performance.md, "07-tensor-cores"). 140 is 14% of
+  // Hopper's dense TF32 peak (1024 a clock, which wgmma reaches and wmma's mma.sync does not).
+  double tensor_fmas_per_clk = 140;
   double wavefronts_per_clk = 1;       // L1/shared data path: a shared wavefront, or a global request's per 128-byte line
   // A global load or store instruction holds the L1's request path at least this long, whatever its
   // lines: the basic kernel with 32-wide blocks (2 requests, 2 lines per warp FMA) runs 1.11x the

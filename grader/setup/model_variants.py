@@ -109,6 +109,10 @@ VARIANTS: dict[str, tuple[str, str, list[tuple[str, str]], str]] = {
         ("#define TM 8 ", "#define TM 4 "), ("#define TN 8 ", "#define TN 4 ")],
         "64x64 block tiles, 4x4 register tiles"),
     "06-prev05": ("06-register-tiled", "05-coarsened", [], "the 05 kernel submitted for 06"),
+    # 07's one fitted figure, the tensor-core rate (perf_model.hpp), is set from these two.
+    "07-solution": ("07-tensor-cores", "07-tensor-cores", [], "4 warps of 64x64 (4x4 fragments), BK 16, double-buffered (the reference)"),
+    "07-prev06": ("07-tensor-cores", "06-register-tiled", [],
+                  "the 06 kernel submitted for 07: float32 CUDA cores, no tensor cores"),
 }
 
 

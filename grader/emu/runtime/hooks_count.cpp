@@ -345,7 +345,7 @@ void launch_end(Runtime& r, const LaunchSite& site, size_t dynamic_shared) {
   TrafficCounts& c = s.launch;
   for (double* f : {&c.global_loads, &c.global_stores, &c.global_load_sectors, &c.global_store_sectors,
                     &c.global_bytes_requested, &c.global_load_bytes, &c.global_wavefronts, &c.l2_sectors, &c.shared_loads,
-                    &c.shared_stores, &c.shared_wavefronts})
+                    &c.shared_stores, &c.shared_wavefronts, &c.tensor_fmas, &c.tensor_insts})
     *f *= scale;
   c.launches = 1;
   c.blocks = double(s.launch_blocks);
@@ -381,6 +381,14 @@ void switch_start(Runtime&, int, void**) {}
 void switch_finish(Runtime&, void*) {}
 bool alloc_buffer(Buffer& b, size_t size) { return guard_zones::alloc(b, size); }
 void free_buffer(Runtime& r, Buffer& b) { guard_zones::free(r, b); }
+
+// One warp's mma_sync (wmma.cpp, once per warp): nvcc makes a 16x16 wmma product of two mma.sync
+// instructions of 16 x 8 (m16n8k8 for TF32, m16n8k16 for half), as SASS shows (HMMA).
+void tensor_op(Runtime&, int m, int n, int k) {
+  if (!g_on) return;
+  cs().launch.tensor_fmas += double(m) * n * k;
+  cs().launch.tensor_insts += double(m) * n / 128;
+}
 
 bool take_counts(TrafficCounts& out) {
   out = cs().total;

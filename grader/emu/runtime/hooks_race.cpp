@@ -49,8 +49,10 @@ struct RaceRecord {
 // Shadow of one byte of shared memory (race build).
 struct Cell {
   uint32_t w_epoch = 0, r_epoch = 0;
+  uint32_t w_ws = 0, r_ws = 0;  // the accessing warp's __syncwarp count at the write, at the last read
   uint16_t w_tid = 0, r_tid = 0;
   bool r_many = false;
+  bool r_warps = false;  // this interval's reads came from more than one warp
   const void* w_pc = nullptr;
   const void* r_pc = nullptr;
 };
@@ -146,6 +148,10 @@ __attribute__((noinline)) void shared_access(uintptr_t a, size_t n, bool write, 
   if (off + n > r.arena_size) n = r.arena_size - off;
   const uint16_t me = r.tid;
   const uint32_t ep = r.epoch;
+  const uint32_t ws = r.warp_syncs[me / 32];
+  // Ordered within the barrier interval: by the same thread, or by a lane of the same warp before a
+  // __syncwarp() this warp has completed since.
+  const auto ordered = [&](uint16_t tid, uint32_t then_ws) { return tid == me || (tid / 32 == me / 32 && then_ws < ws); };
   bool reported = false;
   for (size_t i = 0; i < n; ++i) {
     Cell& c = s.shadow[off + i];
@@ -155,21 +161,24 @@ __attribute__((noinline)) void shared_access(uintptr_t a, size_t n, bool write, 
     if (!write) {
       if (c.w_epoch < r.block_epoch) {
         kind = 'U';
-      } else if (c.w_epoch == ep && c.w_tid != me) {
+      } else if (c.w_epoch == ep && !ordered(c.w_tid, c.w_ws)) {
         kind = 'R', then = c.w_pc, other = c.w_tid;
       }
       if (c.r_epoch != ep) {
-        c.r_epoch = ep, c.r_tid = me, c.r_many = false, c.r_pc = pc;
+        c.r_epoch = ep, c.r_tid = me, c.r_many = false, c.r_warps = false, c.r_pc = pc;
       } else if (c.r_tid != me) {
         c.r_many = true;
+        c.r_warps = c.r_warps || c.r_tid / 32 != me / 32;
       }
+      c.r_ws = ws;
     } else {
-      if (c.w_epoch == ep && c.w_tid != me) {
+      if (c.w_epoch == ep && !ordered(c.w_tid, c.w_ws)) {
         kind = 'X', then = c.w_pc, other = c.w_tid;
-      } else if (c.r_epoch == ep && (c.r_tid != me || c.r_many)) {
+      } else if (c.r_epoch == ep && (c.r_tid != me || c.r_many) &&
+                 !(!c.r_warps && c.r_tid / 32 == me / 32 && c.r_ws < ws)) {  // some read not ordered before
         kind = 'W', then = c.r_pc, other = c.r_tid;
       }
-      c.w_epoch = ep, c.w_tid = me, c.w_pc = pc;
+      c.w_epoch = ep, c.w_tid = me, c.w_pc = pc, c.w_ws = ws;
     }
     if (kind && !reported) {
       reported = true;

@@ -137,6 +137,10 @@ struct Runtime {
   void* main_fake_stack = nullptr;
   // Barrier intervals: epoch grows at every barrier release; block_epoch is the first of the block.
   uint32_t epoch = 0, block_epoch = 0;
+  // __syncwarp()s each warp of the block has completed (by warp index, tid / 32; never reset: the
+  // race build compares them only within one barrier interval). A warp's lanes' shared accesses on
+  // either side of one are ordered, as CUDA's memory model orders them.
+  std::vector<uint32_t> warp_syncs = std::vector<uint32_t>(32, 0);
   // How far the launch has got (progress.hpp): the judge's shared page, or a private one.
   Progress* progress = nullptr;
 
@@ -218,6 +222,8 @@ void free_buffer(Runtime& r, Buffer& b);
 
 // Optional (a weak default in core.cpp returns false): runtime.hpp's take_counts().
 bool take_counts(TrafficCounts& out);
+// Optional (a weak default in core.cpp does nothing): a warp's mma_sync of an m x n x k product ran.
+void tensor_op(Runtime& r, int m, int n, int k);
 }  // namespace hooks
 
 // Brackets an operation that changes device memory legitimately (a launch, a copy, a set, an

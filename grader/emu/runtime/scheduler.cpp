@@ -245,6 +245,7 @@ bool release_warp(Runtime& r, size_t base, bool forced) {
   }
   for (size_t l = 0; l < n; ++l)
     if (others >> l & 1u) r.threads[base + l].warp_result = warp_result(r, base, n, l, r.threads[base + l], others);
+  if (others && r.threads[base + size_t(__builtin_ctz(others))].warp_op == warp::sync) ++r.warp_syncs[base / 32];
   for (size_t l = 0; l < n; ++l)
     if (present >> l & 1u) r.threads[base + l].state = State::Ready;
   r.progress->last_progress_ns = now_ns();  // a warp operation done is progress too (progress.hpp)

@@ -258,6 +258,7 @@ void release_wmma(Runtime& r, size_t base, size_t n, uint32_t present, uint32_t 
               "wmma-ldm:" + std::to_string(t0.wait_line));
     } else {
       compute_mma(r, base, group);
+      hooks::tensor_op(r, call.frag[1].m, call.frag[1].n, call.frag[1].k);  // the count build counts it
     }
   }
 }
