@@ -10,6 +10,7 @@
 #          run, as the timed check) and $OUT/model-validation.md, the table for docs/performance.md
 #
 # BUILD_ONLY=1 stops after the build (a second call with the same BUILD then only runs).
+# STAGE=<stage> keeps only that stage's kernels of the sets picked (07-tensor-cores' own validation).
 # SET=fitting|held-out|held-out-2|held-out-3|held-out-4|held-out-5|all (default all) picks the
 # kernels built, run and compared: the fitting variants (grader/setup/model_variants.py: edits of
 # the solutions), the frozen held-out kernels (grader/setup/model-heldout, issue #26), the second
@@ -44,6 +45,16 @@ start=$SECONDS
 [ "$mode" = gpu ] && echo "== $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1); $(date -u +%F)"
 variants="$BUILD/model-variants"
 "$py" grader/setup/model_variants.py write "$variants" || exit 1
+if [ -n "${STAGE:-}" ]; then  # STAGE=07-tensor-cores: only that stage's kernels, of the sets picked
+  "$py" - "$variants/variants.json" "$STAGE" <<'PY' || exit 1
+import json, sys
+path, stage = sys.argv[1], sys.argv[2]
+kept = {n: v for n, v in json.load(open(path)).items() if v["stage"] == stage}
+if not kept:
+    sys.exit(f"STAGE={stage}: no kernel of that stage")
+json.dump(kept, open(path, "w"), indent=1)
+PY
+fi
 echo "== configure + build ($mode)"
 cmake -S "$root" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DTILELAB_CUDA=$cuda -DTILELAB_EMU=$emu -DTILELAB_IMPLS= \
   -DTILELAB_MODEL_VARIANTS="$variants" -DPython3_EXECUTABLE="$py" \

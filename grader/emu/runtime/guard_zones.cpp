@@ -78,9 +78,10 @@ bool alloc(Buffer& b, size_t size) {
   void* p = ::mmap(nullptr, b.region_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) return false;
   b.region = static_cast<char*>(p);
-  // 16-byte aligned (float4 loads), ending at most 15 bytes before the guard zone; those bytes
-  // are checked like the guard zone.
-  b.ptr = b.region + guard + body - (size + 15) / 16 * 16;
+  // 256-byte aligned, as cudaMalloc's pointers are (float4 loads need 16, wmma's load_matrix_sync
+  // 32), ending at most 255 bytes before the guard zone; those bytes hold the guard pattern and are
+  // checked like the guard zone.
+  b.ptr = b.region + guard + body - (size + 255) / 256 * 256;
   fill_guard(b.region, b.region + b.region_size);
   return true;
 }

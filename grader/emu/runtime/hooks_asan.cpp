@@ -7,6 +7,7 @@
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #include <unistd.h>
+#include <cstdlib>
 
 #include <cstring>
 #include <set>
@@ -151,8 +152,12 @@ void switch_finish(Runtime& r, void* fake) {
   if (r.from < 0) r.main_stack_bottom = const_cast<void*>(from_bottom), r.main_stack_size = from_size;
 }
 bool alloc_buffer(Buffer& b, size_t size) {
-  b.ptr = static_cast<char*>(std::malloc(std::max<size_t>(size, 1)));
-  return b.ptr != nullptr;
+  // 256-byte aligned as cudaMalloc's (wmma's load_matrix_sync needs 32); AddressSanitizer still
+  // poisons from exactly `size` bytes on, so a read one element past the end is still found.
+  void* p = nullptr;
+  if (::posix_memalign(&p, 256, std::max<size_t>(size, 1)) != 0) return false;
+  b.ptr = static_cast<char*>(p);
+  return true;
 }
 void free_buffer(Runtime&, Buffer& b) { std::free(b.ptr); }
 }  // namespace hooks

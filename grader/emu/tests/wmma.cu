@@ -439,6 +439,31 @@ TEST_CASE("wmma: a complete tf32 matmul staged through shared memory, on odd sha
     }
 }
 
+// Lanes hand values to each other through shared memory: ordered by __syncwarp() within a warp
+// (CUDA's memory model), not across warps (the race build, hooks_race.cpp).
+__global__ void warp_handoff(float* out, bool sync, bool other_warp) {
+    __shared__ float s[64];
+    s[threadIdx.x] = float(threadIdx.x);
+    if (sync) __syncwarp();
+    const int from = other_warp ? (threadIdx.x + 32) % 64 : (threadIdx.x / 32) * 32 + (threadIdx.x + 1) % 32;
+    out[threadIdx.x] = s[from];
+}
+
+TEST_CASE("race build: __syncwarp() orders a warp's shared accesses, and only that warp's") {
+    if (build() != "emu-race") return;
+    Device<float> out(64);
+    tlemu::take_findings();
+    warp_handoff<<<1, 64>>>(out.p, true, false);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(findings_of("race").empty());
+    warp_handoff<<<1, 64>>>(out.p, false, false);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(!findings_of("race").empty());
+    warp_handoff<<<1, 64>>>(out.p, true, true);  // warp 1 reads warp 0's values: __syncwarp is not enough
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(!findings_of("race").empty());
+}
+
 TEST_CASE("wmma: the race build finds a tile read by load_matrix_sync before the barrier that orders it") {
     if (build() != "emu-race") return;
     Device<float> a(random_floats(16 * 8, 5)), out(256);
