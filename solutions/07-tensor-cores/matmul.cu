@@ -5,15 +5,15 @@
 // multiplies whole tiles: one mma_sync of a warp is a 16 x 16 x 8 product (2048 multiply-adds), and
 // the 32 lanes hold the tiles between them as fragments whose element-to-lane layout is the
 // hardware's business. So the kernel is 06's with the register tile replaced by fragments:
-//   - a block computes BM x BN = 128 x 128 of P with 4 warps; warp w owns a 64 x 64 quarter of it,
-//     4 x 4 accumulator fragments of 16 x 16 (128 floats per lane: each fragment of M read from
-//     shared memory feeds 4 products, as a register tile's value does in 06);
-//   - phases BK = 16 deep, tiles of M and N staged in shared memory (zero outside the matrices, so
-//     every fragment is whole), double buffered with the next tiles loaded into registers while the
-//     current ones are multiplied (one barrier per phase, as in 06);
-//   - every value is rounded to TF32 once, as it is stored to shared memory (__float_to_tf32);
-//   - fragments inside P are stored straight to it; the edge ones through shared memory, element by
-//     element, since store_matrix_sync writes all 16 x 16.
+// - a block computes BM x BN = 128 x 128 of P with 4 warps; warp w owns a 64 x 64 quarter of it,
+//  4 x 4 accumulator fragments of 16 x 16 (128 floats per lane: each fragment of M read from
+//  shared memory feeds 4 products, as a register tile's value does in 06);
+// - phases BK = 16 deep, tiles of M and N staged in shared memory (zero outside the matrices, so
+//  every fragment is whole), double buffered with the next tiles loaded into registers while the
+//  current ones are multiplied (one barrier per phase, as in 06);
+// - every value is rounded to TF32 once, as it is stored to shared memory (__float_to_tf32);
+// - fragments inside P are stored straight to it; the edge ones through shared memory, element by
+//  element, since store_matrix_sync writes all 16 x 16.
 // What each step bought, measured on an H100: walkthrough 07.
 #include <cuda_runtime.h>
 #include <mma.h>
@@ -133,7 +133,7 @@ MatrixMulKernel(const float* __restrict__ M, const float* __restrict__ N, float*
 
     FragC acc[FM][FN];
     // BEGIN SOLUTION: zero the accumulators (fill_fragment), then the phase loop: the first tiles into buffer 0 and a barrier; every phase but the last loads the next tiles into registers, multiplies the current buffer, stores the next tiles into the other buffer and passes the one barrier of the phase; the last phase only multiplies
-    // GOAL: accumulate this warp's 64 x 64 outputs, overlapping the next loads with the tensor-core work
+    // GOAL: accumulate the warp's 64 x 64 outputs, the next loads overlapping the tensor cores
 #pragma unroll
     for (int i = 0; i < FM; ++i)
 #pragma unroll
