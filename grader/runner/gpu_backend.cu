@@ -104,6 +104,12 @@ class GpuBackend final : public Backend {
  public:
   const char* name() const override { return "gpu"; }
   bool timings_meaningful() const override { return true; }
+  void set_library_precision(const std::string& precision) override {
+    tf32_ = precision == "tf32";
+#ifdef TILELAB_WITH_LIBRARY
+    if (handle_) apply_math_mode();
+#endif
+  }
 
   std::string unavailable() override {
     int n = 0;
@@ -352,21 +358,13 @@ class GpuBackend final : public Backend {
   void library_handle() {
     if (handle_) return;
     check(cublasCreate(&handle_), "cublasCreate");
+    apply_math_mode();
+  }
+  void apply_math_mode() {
     check(cublasSetMathMode(handle_, tf32_ ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
   }
 #endif
   bool tf32_ = false;  // the library reference's math: set_library_precision
-
- public:
-  void set_library_precision(const std::string& precision) override {
-    tf32_ = precision == "tf32";
-#ifdef TILELAB_WITH_LIBRARY
-    if (handle_)
-      check(cublasSetMathMode(handle_, tf32_ ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
-#endif
-  }
-
- private:
   std::unique_ptr<DeviceBuffer> M0d_, N0d_;      // the timing inputs as given
   int64_t *perm_rows_ = nullptr, *perm_cols_ = nullptr;
   Shape shape_;                                   // time_prepare()'s

@@ -109,7 +109,7 @@ struct Checked {
 
 Checked check_outcome(const RunOutcome& out, const Dataset& d, const std::vector<double>& absMN,
                       const StageSpec& spec) {
-  Checked c{check_product(out.P, d.P, absMN, d.spec.shape, ToleranceRule::of(spec.precision), spec.tile), {}, out.inputs_unchanged};
+  Checked c{check_product(out.P, d.P, absMN, d.spec.shape, spec.rule, spec.tile), {}, out.inputs_unchanged};
   c.diagnosis = diagnose(d.M, d.N, out.P, d.P, absMN, c.report, d.spec.shape);
   if (!c.inputs_unchanged) {
     c.report.pass = false;
@@ -416,7 +416,7 @@ std::vector<TimingStats> Session::time(const Dataset& d, const std::vector<doubl
       Matrix P(s.J, s.L);
       P.data = std::move(res.mats[0]);
       ++audit.checked;
-      if (!check_product(shuffle::unshuffled(P, seed), d.P, absMN, s, ToleranceRule::of(spec.precision), spec.tile).pass)
+      if (!check_product(shuffle::unshuffled(P, seed), d.P, absMN, s, spec.rule, spec.tile).pass)
         ++audit.wrong;
     }
     if (!counted) return;
@@ -536,7 +536,7 @@ int run_checks(Session& w, nlohmann::json& r, const StageSpec& spec, const Datas
     g_laps(r, "checks");
     const Matrix lib = w.library(d);
     g_laps(r, "library");
-    if (!lib.data.empty()) r["library_check"] = to_json(check_product(lib, d.P, absMN, s, ToleranceRule::of(spec.precision), spec.tile));
+    if (!lib.data.empty()) r["library_check"] = to_json(check_product(lib, d.P, absMN, s, spec.rule, spec.tile));
     Audit audit;
     const std::vector<TimingStats> stats = w.time(d, absMN, spec, audit);
     g_laps(r, "timing");

@@ -28,13 +28,13 @@ float draw(Distribution d, uint64_t key, uint64_t e) {
       return float(int64_t(a % 17) - 8);
     case Distribution::Normal:
     case Distribution::Wide: {  // Box-Muller
-      const uint64_t b = mix(key ^ mix(2 * e + 1));
+      const uint64_t key_b = key ^ mix(2 * e + 1), b = mix(key_b);
       const double r = std::sqrt(-2.0 * std::log1p(-unit(a)));
       const double x = r * std::cos(2.0 * M_PI * unit(b));
       if (d == Distribution::Normal) return float(x);
       // Times 2^s, s uniform in -20..20: magnitudes float32 and TF32 hold (8 exponent bits) and
       // half precision does not (largest 65504, smallest normal 2^-14).
-      return float(std::ldexp(x, int(mix(key ^ mix(2 * e + 1) ^ 0x5bd1e995u) % 41) - 20));
+      return float(std::ldexp(x, int(mix(key_b ^ 0x5bd1e995u) % 41) - 20));
     }
   }
   return 0.0f;

@@ -86,6 +86,7 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
                    const std::vector<double>& absMN, const CheckReport& r, const Shape& s) {
   if (r.pass) return {"", ""};
   const int64_t J = s.J, L = s.L;
+  const bool tf32_rule = r.rule.u > ToleranceRule{}.u;  // a reduced-precision stage (07: TF32)
   int64_t stored_nan = 0;  // NaN or Inf that the code under test stored (not the grader's fill)
   for (float v : P.data) stored_nan += !std::isfinite(v) && !unwritten(v);
   if (r.not_finite == r.checked && stored_nan == 0)
@@ -101,7 +102,7 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
               edge_text(J, L, edge->first, edge->second) + " were never written: the grid does not cover P. Compute the number of "
                   "blocks with a ceiling division, (size + BLOCK - 1) / BLOCK, in x for the "
                   "columns and in y for the rows."};
-    if (stored_nan > 0 && r.rule.u > ToleranceRule{}.u) {  // a reduced-precision stage (07: TF32)
+    if (stored_nan > 0 && tf32_rule) {
       // Half precision's largest finite value is 65504: inputs past it become Inf when converted.
       float biggest = 0;
       for (const Matrix* A : {&M, &N})
@@ -203,7 +204,7 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
   const double wrong_fraction = double(r.wrong) / double(r.checked);
   // Under the TF32 rule every element may pass its (looser) bound while the whole product is off by
   // more than TF32's inputs explain: a precision below TF32's 10 mantissa bits (bfloat16 has 7).
-  if (r.rule.u > ToleranceRule{}.u && r.wrong == 0 && r.rel_fro_error < 1e-1)
+  if (tf32_rule && r.wrong == 0 && r.rel_fro_error < 1e-1)
     return {"low-precision",
             "Every element is within the element-wise bound, but the relative error of the whole product, " +
                 std::to_string(r.rel_fro_error) + ", is above what TF32's 10-bit inputs give (limit " +

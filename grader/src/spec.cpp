@@ -2,6 +2,7 @@
 
 #include <array>
 #include <fstream>
+#include <stdexcept>
 #include <nlohmann/json.hpp>
 
 #include "tilelab/contract.hpp"
@@ -82,6 +83,11 @@ StageSpec load_stage_spec(const std::filesystem::path& path) {
     s.tile = doc.at("tile").get<int>();
     s.requires_shared_memory = doc.at("requires_shared_memory").get<bool>();
     s.precision = doc.at("precision").get<std::string>();
+    try {
+      s.rule = ToleranceRule::of(s.precision);
+    } catch (const std::invalid_argument& e) {
+      throw BadInput(w + ": " + e.what());
+    }
     if (const auto& m = doc.at("max_global_loads_per_fma"); !m.is_null()) s.max_global_loads_per_fma = m.get<double>();
     for (const auto& e : doc.at("datasets")) {
       DatasetSpec d;

@@ -151,7 +151,8 @@ __attribute__((noinline)) void shared_access(uintptr_t a, size_t n, bool write, 
   const uint32_t ws = r.warp_syncs[me / 32];
   // Ordered within the barrier interval: by the same thread, or by a lane of the same warp before a
   // __syncwarp() this warp has completed since.
-  const auto ordered = [&](uint16_t tid, uint32_t then_ws) { return tid == me || (tid / 32 == me / 32 && then_ws < ws); };
+  const auto synced = [&](uint16_t tid, uint32_t then_ws) { return tid / 32 == me / 32 && then_ws < ws; };
+  const auto ordered = [&](uint16_t tid, uint32_t then_ws) { return tid == me || synced(tid, then_ws); };
   bool reported = false;
   for (size_t i = 0; i < n; ++i) {
     Cell& c = s.shadow[off + i];
@@ -174,8 +175,8 @@ __attribute__((noinline)) void shared_access(uintptr_t a, size_t n, bool write, 
     } else {
       if (c.w_epoch == ep && !ordered(c.w_tid, c.w_ws)) {
         kind = 'X', then = c.w_pc, other = c.w_tid;
-      } else if (c.r_epoch == ep && (c.r_tid != me || c.r_many) &&
-                 !(!c.r_warps && c.r_tid / 32 == me / 32 && c.r_ws < ws)) {  // some read not ordered before
+      } else if (c.r_epoch == ep && (c.r_tid != me || c.r_many) && (c.r_warps || !synced(c.r_tid, c.r_ws))) {
+        // another thread read it, and not every read was by this warp before its last __syncwarp()
         kind = 'W', then = c.r_pc, other = c.r_tid;
       }
       c.w_epoch = ep, c.w_tid = me, c.w_pc = pc, c.w_ws = ws;

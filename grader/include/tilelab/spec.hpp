@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tilelab/dataset.hpp"
+#include "tilelab/tolerance.hpp"
 
 namespace tilelab {
 
@@ -34,7 +35,8 @@ struct StageSpec {
   bool host_function = false;
   int tile = 16;
   bool requires_shared_memory = false;  // the compiled kernel must use __shared__ memory
-  std::string precision = "float32";     // picks the correctness rule: ToleranceRule::of
+  std::string precision = "float32";     // "float32" or "tf32": the arithmetic the stage asks for
+  ToleranceRule rule;                    // its correctness rule, ToleranceRule::of(precision), resolved at load
   // The most global loads of M and N (4-byte floats requested) per multiply-add of the product,
   // judged where the emulator's count build counts them (the perf-model check); 0: no limit.
   double max_global_loads_per_fma = 0;
