@@ -28,6 +28,15 @@ build bk8 0 -DVARIANT="\"$BIN/vt.cu\"" -DBK=8 &
 build 64x64 0 -DVARIANT="\"$BIN/vt.cu\"" -DBM=64 -DBN=64 -DWM=32 -DWN=32 &
 build minb2 0 -DVARIANT="\"$BIN/vt.cu\"" -DMINB=2 &
 wait
-for b in 06-reference naive-wmma reference warp64x32 warp32x32 bk8 64x64 minb2; do
+# Section 7: the reference's tiles copied by cp.async (vc.cu: 3 stages of BK 32, fragments of the
+# next k-step loaded before this one's products, TF32 rounding in the fragment or none), and the
+# ceilings of wmma on this GPU (peak.cu: mma_sync alone, and fed from shared memory).
+nvcc -O3 -std=c++17 -arch=sm_90 peak.cu -o "$BIN/peak" > "$BIN/build_peak.log" 2>&1 || echo "build peak failed" &
+build cp-async 0 -DVARIANT='"vc.cu"' -DFDB=1 &
+build cp-async-noconv 0 -DVARIANT='"vc.cu"' -DFDB=1 -DCONV=0 &
+build cp-async-noconv-256x128 0 -DVARIANT='"vc.cu"' -DFDB=1 -DCONV=0 -DBM=256 &
+wait
+[ -x "$BIN/peak" ] && "$BIN/peak"
+for b in 06-reference naive-wmma reference warp64x32 warp32x32 bk8 64x64 minb2 cp-async cp-async-noconv cp-async-noconv-256x128; do
   [ -x "$BIN/b_$b" ] && "$BIN/b_$b"
 done
