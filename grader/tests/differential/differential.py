@@ -47,6 +47,10 @@ DATASETS = {
     "02-tiled": ["w32", "w96", "w64-int"],
     "03-boundary": ["w17", "w33", "w100-int"],
     "04-rectangular": ["17x31x13-primes", "15x16x17", "33x65x17-int"],
+    # edges in every dimension and no 16-byte rows (K, L not multiples of 4); several blocks each
+    # way; a shape with 16-byte rows (fragments loaded and stored straight from and to M, N and P);
+    # the wide distribution (inputs past half's 65504) with edges
+    "07-tensor-cores": ["17x31x13-primes", "130x66x258-k-mod4", "96x200x80-wide", "129x257x131-wide"],
 }
 SLOW_BUILDS = {"emu-race", "emu-asan"}
 # The emulator build and finding (or verdict) that must catch each bug.
@@ -66,6 +70,16 @@ EMU_CATCH = {
     "n-load-past-end": ("emu-asan", "out-of-bounds-global"),
     # wrong on every build (the last block's partial sum wins); the race build names it
     "split-k-no-atomics": ("emu-race", "race-between-blocks"),
+    # 07-tensor-cores (issue #30). An ldm of BK where rows are BK + pad apart: wrong, and the race
+    # build sees the pad's unwritten elements reach P (uninitialized-shared)
+    "wrong-ldm": ("emu", "wrong"),
+    # an empty grid (a launch error) where L < BN or J < BM, else wrong
+    "grid-rounded-down": ("emu", "grid-too-small"),
+    # col_major N fragments on a row-major tile read up to 15 rows on from each k-step: past the
+    # end of the tile in the last one (the plain build's arena has room: wrong)
+    "layout-mismatch": ("emu-asan", "out-of-bounds-shared"),
+    # __half inputs: right within half's range, Inf and NaN on the wide datasets
+    "half-inputs": ("emu", "half-range"),
 }
 # Emulator findings that explain a verdict the GPU gives differently: the emulator sees the bug
 # and the GPU run alone does not (a race that timing hides, a barrier skipped by returned threads
@@ -87,6 +101,9 @@ SAFETY = {
     "n-load-past-end": ("global-out-of-bounds", "memcheck"),
     # racecheck watches shared memory only; no compute-sanitizer tool compares two blocks' stores
     "split-k-no-atomics": ("race-between-blocks", None),
+    # Not here: 07's layout-mismatch. Its reads past the staged tile land inside another of the
+    # block's shared arrays or past them all as nvcc lays them out: memcheck sees only the latter,
+    # the asan build both, so a disagreement would say nothing about either.
 }
 # Classes where a disagreement fails compare: memcheck and the asan build both see every access
 # outside an allocation, so one finding what the other misses is a bug in one of them (or in the

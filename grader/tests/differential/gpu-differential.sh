@@ -39,6 +39,13 @@ d="$root/grader/tests/differential"
 start=$SECONDS
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)
 echo "== $gpu; $(nvcc --version | tail -2 | head -1); $(date -u +%F)"
+# 07-tensor-cores' variants (and the kit's own 07) use TF32 wmma fragments: sm_80 or later. The tree
+# is built for this GPU's architecture (TILELAB_CUDA_ARCHITECTURES' default, native: sm_90 on an H100).
+cap=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1)
+if [[ "$cap" =~ ^[0-9]+\.[0-9]+$ ]] && [ "${cap%%.*}" -lt 8 ]; then
+  echo "compute capability $cap: TF32 tensor cores (07-tensor-cores) need 8.0 or later" >&2
+  exit 1
+fi
 
 echo "== configure + build"
 emu=ON; [ -n "${EMU_JSON:-}" ] && emu=OFF
@@ -46,7 +53,10 @@ cmake -S "$root" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DTILELAB_CUDA=ON -DTILE
   -DTILELAB_KIT_GPU=ON -DTILELAB_GRADING_SEED= -DPython3_EXECUTABLE="$py" > "$OUT/logs/configure.log" 2>&1 \
   || { tail -30 "$OUT/logs/configure.log"; exit 1; }
 targets=(datasets)
-for s in 02-tiled 03-boundary 04-rectangular; do
+# Every stage variants.py wrote variants for (02-tiled, 03-boundary, 04-rectangular, 07-tensor-cores).
+stages=$(cd "$BUILD/generated/variants" && ls -d */ | tr -d /)
+echo "   variants of: $(echo $stages)"
+for s in $stages; do
   targets+=("run-variants-$s-gpu")
   [ $emu = ON ] && targets+=("run-variants-$s-emu" "run-variants-$s-emu-race" "run-variants-$s-emu-asan")
 done

@@ -2,11 +2,11 @@
 """Kernel variants for the differential check of the emulator against the GPU (issue #13, item 4;
 docs/emulator.md, "Differential check").
 
-Writes, for each of 02-tiled, 03-boundary and 04-rectangular, one .cu file holding every variant
-of that stage, each in its own namespace `v<id>` with its own compile-time tile width, kernel and
-launch, and a `launch_matmul` that runs the variant named by the environment variable
-TILELAB_VARIANT. One file per stage keeps the build at three compiles per backend; every variant
-is still a complete kernel as a student would write it. Also writes manifest.json:
+Writes, for each of 02-tiled, 03-boundary, 04-rectangular and 07-tensor-cores, one .cu file
+holding every variant of that stage, each in its own namespace `v<id>` with its own compile-time
+tile sizes, kernel and launch, and a `launch_matmul` that runs the variant named by the environment
+variable TILELAB_VARIANT. One file per stage keeps the build at four compiles per backend; every
+variant is still a complete kernel as a student would write it. Also writes manifest.json:
 
     {"variants": [{"id": "v017", "stage": "03-boundary", "good": true, "bug": null,
                    "options": {...}}, ...]}
@@ -17,7 +17,8 @@ fmaf); bad variants carry one bug each (a barrier removed or moved into a guard,
 an unguarded store, phases rounded down, a tile loop one too long, a swapped index; and the safety
 bugs of issue #26 item 5: a load of M or N whose guard misses a bound and reads past the end of
 the matrix while every result stays right, and a split-K launch whose two halves store their
-partial sums to P with plain stores, a race between blocks).
+partial sums to P with plain stores, a race between blocks). 07's are wmma TF32 kernels (issue #30;
+WMMA_GOOD, WMMA_BUGS), numbered after all of those.
 
     variants.py --out DIR
 """
@@ -168,6 +169,320 @@ def kernel(vid: str, stage: str, o: dict, bug: str | None) -> str:
     return "\n".join(L) + "\n"
 
 
+# ---- 07-tensor-cores: wmma TF32 kernels (issue #30) ----
+# Numbered after every variant of 02-04 (and after ADDED_BUGS'), so that the ids recorded in
+# docs/emulator.md keep naming the same kernels. One kernel generator, options:
+#   warps: (rows, columns) of warps in a block; frags: (FM, FN) 16 x 16 accumulator fragments a warp;
+#   bk: depth of a staged phase (8, 16, 32); pad: floats added to each staged row (ldm stays a
+#   multiple of 4); tf32: "stage" (__float_to_tf32 as the tiles are stored to shared memory), "frag"
+#   (on the fragment's x[] after load_matrix_sync) or "none" (the tensor cores truncate);
+#   buf: "single" (stage, barrier, multiply, barrier) or "prefetch" (the next phase's tiles loaded
+#   into registers while the current buffer is multiplied, two buffers, one barrier a phase);
+#   load: "scalar" (one float a thread and step) or "vec4" (float4 segments, 16-byte loads when K
+#   and L are multiples of 4);
+#   src: "smem" (staged tiles) or "global" (fragments loaded straight from M and N where the whole
+#   fragment lies inside and ldm is a multiple of 4, else through a per-warp scratch, zero outside);
+#   store: "edge-scratch" (store_matrix_sync straight to P where the fragment lies inside and L is a
+#   multiple of 4, the edge ones through a per-warp scratch), "all-scratch" (every fragment through
+#   it) or "scratch-colmajor" (through it, stored mem_col_major and read transposed).
+WMMA_STAGE = "07-tensor-cores"
+_W = dict(warps=(1, 1), frags=(1, 1), bk=16, pad=4, tf32="stage", buf="single", load="scalar",
+          src="smem", store="edge-scratch")
+
+
+def _global(**kw) -> dict:
+    """A kernel of fragments loaded from global memory: no staged phases (bk, pad, buf, load)."""
+    o = {k: v for k, v in _W.items() if k not in ("bk", "pad", "buf", "load")}
+    return dict(o, src="global", **kw)
+
+
+WMMA_GOOD = [
+    dict(_W, warps=(1, 1), frags=(1, 1), bk=8, pad=0, tf32="none", store="all-scratch"),
+    dict(_W, warps=(2, 1), frags=(2, 2), bk=16, pad=4, tf32="stage"),
+    dict(_W, warps=(2, 2), frags=(4, 4), bk=16, pad=4, tf32="stage", buf="prefetch", load="vec4"),
+    dict(_W, warps=(4, 2), frags=(1, 2), bk=32, pad=0, tf32="frag", store="scratch-colmajor"),
+    dict(_W, warps=(1, 4), frags=(2, 1), bk=8, pad=4, tf32="none", buf="prefetch"),
+    dict(_W, warps=(1, 2), frags=(1, 4), bk=32, pad=8, tf32="stage", buf="prefetch", load="vec4",
+         store="all-scratch"),
+    dict(_W, warps=(2, 4), frags=(2, 2), bk=16, pad=0, tf32="frag", load="vec4"),
+    dict(_W, warps=(1, 1), frags=(4, 4), bk=16, pad=4, tf32="stage", buf="prefetch"),
+    dict(_W, warps=(4, 1), frags=(1, 1), bk=32, pad=4, tf32="none", load="vec4", store="scratch-colmajor"),
+    _global(warps=(2, 2), frags=(2, 2), tf32="frag"),
+    _global(warps=(1, 1), frags=(1, 1), tf32="none", store="all-scratch"),
+    dict(_W, warps=(2, 4), frags=(1, 1), bk=8, pad=4, tf32="stage", buf="prefetch"),
+    dict(_W, warps=(2, 2), frags=(4, 2), bk=16, pad=8, tf32="frag", buf="prefetch", store="scratch-colmajor"),
+]
+# One bug each, on a correct kernel of the list's options:
+#   no-barrier-1: no barrier between staging the tiles and load_matrix_sync (single buffer);
+#   wrong-ldm: M's fragments loaded with ldm BK where the staged rows are BK + pad apart;
+#   phases-rounded-down: K / BK phases, the last, partial phase of K dropped (double buffered);
+#   grid-rounded-down: the grid (L / BN, J / BM): the edge tiles of P dropped (none at all, an
+#     empty grid, where L < BN or J < BM);
+#   layout-mismatch: N's fragments declared col_major on the row-major staged tile: they read 16
+#     rows from each k-step on, past the end of the tile in the last one;
+#   half-inputs: __half tiles and m16n16k16 fragments: right within half's range, Inf past 65504
+#     on the wide dataset.
+WMMA_BUGS = [
+    ("no-barrier-1", dict(_W, warps=(2, 2), frags=(1, 1), bk=16, pad=4)),
+    ("wrong-ldm", dict(_W, warps=(2, 1), frags=(2, 2), bk=16, pad=4, tf32="none", store="all-scratch")),
+    ("phases-rounded-down", dict(_W, warps=(2, 2), frags=(2, 2), bk=16, pad=4, buf="prefetch", load="vec4")),
+    ("grid-rounded-down", dict(_W, warps=(2, 2), frags=(1, 1), bk=8, pad=0, tf32="none", store="all-scratch")),
+    ("layout-mismatch", dict(_W, warps=(1, 2), frags=(1, 1), bk=16, pad=4)),
+    ("half-inputs", dict(_W, warps=(2, 2), frags=(1, 1), bk=16, pad=8, tf32="none", store="all-scratch")),
+]
+STATIC_SHARED_MAX = 48 * 1024  # bytes: nvcc's limit for static __shared__ arrays
+
+
+def wmma_kernel(vid: str, o: dict, bug: str | None) -> str:
+    """A 07 variant: a complete wmma kernel and its launch in namespace vid."""
+    half = bug == "half-inputs"
+    elem, ks = ("__half", 16) if half else ("float", 8)
+    frag_t = "__half" if half else "wmma::precision::tf32"
+    (wy, wx), (fm, fn) = o["warps"], o["frags"]
+    smem = o["src"] == "smem"
+    bk, pad = o.get("bk", 8), o.get("pad", 0)
+    prefetch, vec = o.get("buf") == "prefetch", o.get("load") == "vec4"
+    nb = 2 if prefetch else 1
+    bm, bn = wy * fm * 16, wx * fn * 16
+    if smem:
+        es = 2 if half else 4
+        smem_bytes = es * nb * (bm * (bk + pad) + bk * (bn + pad)) + 4 * wy * wx * 256
+    else:
+        smem_bytes = 4 * wy * wx * (128 + 128 + 256)
+    assert smem_bytes <= STATIC_SHARED_MAX, (vid, o, smem_bytes)
+    assert bk % ks == 0 and (bk + pad) % (8 if half else 4) == 0, (vid, o)
+    if half:
+        cvt = "__float2half({})"
+    else:
+        cvt = "wmma::__float_to_tf32({})" if o["tf32"] == "stage" else "{}"
+    L = []
+    w = L.append
+    w(f"namespace {vid} {{  // {json.dumps(o, sort_keys=True)} bug={bug}")
+    w(f"constexpr int WY = {wy}, WX = {wx}, FM = {fm}, FN = {fn};  // warps, and fragments a warp")
+    w("constexpr int WARPS = WY * WX, THREADS = 32 * WARPS, BM = WY * FM * 16, BN = WX * FN * 16;")
+    if smem:
+        w(f"constexpr int BK = {bk}, PAD = {pad}, LDA = BK + PAD, LDB = BN + PAD;  // the staged rows' lengths")
+    w(f"typedef wmma::fragment<wmma::matrix_a, 16, 16, {ks}, {frag_t}, wmma::row_major> FragA;")
+    lay_b = "col_major" if bug == "layout-mismatch" else "row_major"
+    w(f"typedef wmma::fragment<wmma::matrix_b, 16, 16, {ks}, {frag_t}, wmma::{lay_b}> FragB;")
+    w(f"typedef wmma::fragment<wmma::accumulator, 16, 16, {ks}, float> FragC;")
+
+    def to_tf32(frag: str) -> None:
+        if o["tf32"] == "frag" and not half:
+            w(f"            for (int t = 0; t < {frag}.num_elements; ++t) "
+              f"{frag}.x[t] = wmma::__float_to_tf32({frag}.x[t]);")
+
+    if smem:
+        # one phase's tiles from shared memory into the warp's accumulators
+        w("__device__ __forceinline__ void multiply(FragC (&acc)[FM][FN], const " + elem +
+          " (*As)[LDA], const " + elem + " (*Bs)[LDB], int wm, int wn) {")
+        w(f"    for (int kk = 0; kk < BK; kk += {ks}) {{")
+        w("        FragA a[FM];")
+        w("        FragB b[FN];")
+        w("        for (int i = 0; i < FM; ++i) {")
+        lda = "BK" if bug == "wrong-ldm" else "LDA"
+        w(f"            wmma::load_matrix_sync(a[i], &As[wm + 16 * i][kk], {lda});")
+        to_tf32("a[i]")
+        w("        }")
+        w("        for (int j = 0; j < FN; ++j) {")
+        w("            wmma::load_matrix_sync(b[j], &Bs[kk][wn + 16 * j], LDB);")
+        to_tf32("b[j]")
+        w("        }")
+        w("        for (int i = 0; i < FM; ++i)")
+        w("            for (int j = 0; j < FN; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);")
+        w("    }")
+        w("}")
+    if vec:
+        w("// Four elements of row r of a rows x cols matrix from column c on, 0 outside; VEC: cols % 4 == 0,")
+        w("// so a segment lies wholly inside or wholly outside: one 16-byte load.")
+        w("template <bool VEC>")
+        w("__device__ __forceinline__ float4 load4(const float* A, int rows, int cols, int r, int c) {")
+        w("    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);")
+        w("    if (VEC) {")
+        w("        if (r < rows && c < cols) v = *reinterpret_cast<const float4*>(&A[(size_t)r * cols + c]);")
+        w("    } else if (r < rows) {")
+        w("        if (c < cols) v.x = A[(size_t)r * cols + c];")
+        w("        if (c + 1 < cols) v.y = A[(size_t)r * cols + c + 1];")
+        w("        if (c + 2 < cols) v.z = A[(size_t)r * cols + c + 2];")
+        w("        if (c + 3 < cols) v.w = A[(size_t)r * cols + c + 3];")
+        w("    }")
+        w("    return v;")
+        w("}")
+        if o["tf32"] == "stage":
+            w("__device__ __forceinline__ float4 cvt4(float4 v) {")
+            w("    return make_float4(wmma::__float_to_tf32(v.x), wmma::__float_to_tf32(v.y), "
+              "wmma::__float_to_tf32(v.z), wmma::__float_to_tf32(v.w));")
+            w("}")
+            c4 = "cvt4({})"
+        else:
+            c4 = "{}"
+    if prefetch:  # this thread's share of a phase's tiles, in registers
+        u = 4 if vec else 1
+        w(f"constexpr int LA = (BM * BK / {u} + THREADS - 1) / THREADS, LB = (BK * BN / {u} + THREADS - 1) / THREADS;")
+        t = "float4" if vec else "float"
+        w(f"struct Staged {{ {t} a[LA], b[LB]; }};")
+    w("template <bool VEC>")
+    w("__global__ void __launch_bounds__(THREADS) "
+      "MatrixMulKernel(const float* M, const float* N, float* P, int J, int K, int L) {")
+    if smem:
+        ab = "[2]" if prefetch else ""
+        w(f"    __shared__ __align__(32) {elem} As{ab}[BM][LDA];")
+        w(f"    __shared__ __align__(32) {elem} Bs{ab}[BK][LDB];")
+    else:
+        w("    __shared__ __align__(32) float Sa[WARPS][16 * 8];  // a fragment that does not lie inside M")
+        w("    __shared__ __align__(32) float Sb[WARPS][8 * 16];")
+    w("    __shared__ __align__(32) float Cs[WARPS][16 * 16];  // each warp's edge fragment")
+    w("    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;")
+    w("    const int bm = blockIdx.y * BM, bn = blockIdx.x * BN;")
+    w("    const int wm = (warp / WX) * FM * 16, wn = (warp % WX) * FN * 16;")
+    w("    FragC acc[FM][FN];")
+    w("    for (int i = 0; i < FM; ++i)")
+    w("        for (int j = 0; j < FN; ++j) wmma::fill_fragment(acc[i][j], 0.0f);")
+    phases = "K / BK" if bug == "phases-rounded-down" else "(K + BK - 1) / BK"
+
+    def tiles(k0: str) -> list[dict]:
+        """M's and N's tiles of the phase from k0 on: shared array, registers, sizes, matrix, origin."""
+        return [dict(sh="As", reg="a", n="LA", rows="BM", cols="BK", mat="M", mr="J", mc="K", r0="bm", c0=k0),
+                dict(sh="Bs", reg="b", n="LB", rows="BK", cols="BN", mat="N", mr="K", mc="L", r0=k0, c0="bn")]
+
+    def element(t: dict, idx: str) -> str:
+        """Element (r, c) of tile t (or its float4 segment), 0 outside the matrix and where idx fails."""
+        if vec:
+            v = f"load4<VEC>({t['mat']}, {t['mr']}, {t['mc']}, {t['r0']} + r, {t['c0']} + c)"
+            return f"{idx} ? {v} : make_float4(0.0f, 0.0f, 0.0f, 0.0f)" if idx else v
+        guard = " && ".join(([idx] if idx else []) + [f"{t['r0']} + r < {t['mr']}", f"{t['c0']} + c < {t['mc']}"])
+        return f"({guard}) ? {t['mat']}[(size_t)({t['r0']} + r) * {t['mc']} + {t['c0']} + c] : 0.0f"
+
+    def split(t: dict, e: str) -> str:
+        """(r, c) of element (or float4 segment) e of tile t."""
+        return (f"r = {e} / ({t['cols']} / 4), c = {e} % ({t['cols']} / 4) * 4" if vec
+                else f"r = {e} / {t['cols']}, c = {e} % {t['cols']}")
+
+    size = lambda t: f"{t['rows']} * {t['cols']}" + (" / 4" if vec else "")  # noqa: E731
+    conv = lambda x: c4.format(x) if vec else cvt.format(x)  # noqa: E731
+
+    def put(t: dict, at: str, v: str) -> str:
+        """The store of value v (a float, or a float4 segment) at element `at` of tile t's buffer."""
+        dst = f"{t['sh']}{at}"
+        return f"*reinterpret_cast<float4*>(&{dst}) = {conv(v)};" if vec else f"{dst} = {conv(v)};"
+
+    def per_tile(indent: str, k0: str, regs: bool, stmt) -> None:
+        """A loop over M's and N's tiles of the phase from k0 on, with (r, c) of element (or segment) e:
+        over this thread's registers (regs), else over the tile; its one statement stmt(tile)."""
+        for t in tiles(k0):
+            if regs:
+                w(f"{indent}for (int l = 0; l < {t['n']}; ++l) {{")
+                w(f"{indent}    const int e = tid + l * THREADS, {split(t, 'e')};")
+            else:
+                w(f"{indent}for (int e = tid; e < {size(t)}; e += THREADS) {{")
+                w(f"{indent}    const int {split(t, 'e')};")
+            w(f"{indent}    {stmt(t)}")
+            w(f"{indent}}}")
+
+    if not smem:
+        # fragments straight from M and N where legal, else through the warp's scratch
+        w("    for (int k0 = 0; k0 < K; k0 += 8) {")
+        w("        FragA a[FM];")
+        w("        FragB b[FN];")
+        w("        for (int i = 0; i < FM; ++i) {")
+        w("            const int row = bm + wm + 16 * i;")
+        w("            if (K % 4 == 0 && row + 16 <= J && k0 + 8 <= K) {")
+        w("                wmma::load_matrix_sync(a[i], &M[(size_t)row * K + k0], K);")
+        w("            } else {")
+        w("                __syncwarp();  // the scratch's last load_matrix_sync is done")
+        w("                for (int e = lane; e < 16 * 8; e += 32) {")
+        w("                    const int r = row + e / 8, c = k0 + e % 8;")
+        w("                    Sa[warp][e] = (r < J && c < K) ? M[(size_t)r * K + c] : 0.0f;")
+        w("                }")
+        w("                __syncwarp();")
+        w("                wmma::load_matrix_sync(a[i], Sa[warp], 8);")
+        w("            }")
+        to_tf32("a[i]")
+        w("        }")
+        w("        for (int j = 0; j < FN; ++j) {")
+        w("            const int col = bn + wn + 16 * j;")
+        w("            if (L % 4 == 0 && col + 16 <= L && k0 + 8 <= K) {")
+        w("                wmma::load_matrix_sync(b[j], &N[(size_t)k0 * L + col], L);")
+        w("            } else {")
+        w("                __syncwarp();")
+        w("                for (int e = lane; e < 8 * 16; e += 32) {")
+        w("                    const int r = k0 + e / 16, c = col + e % 16;")
+        w("                    Sb[warp][e] = (r < K && c < L) ? N[(size_t)r * L + c] : 0.0f;")
+        w("                }")
+        w("                __syncwarp();")
+        w("                wmma::load_matrix_sync(b[j], Sb[warp], 16);")
+        w("            }")
+        to_tf32("b[j]")
+        w("        }")
+        w("        for (int i = 0; i < FM; ++i)")
+        w("            for (int j = 0; j < FN; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);")
+        w("    }")
+    elif not prefetch:
+        w(f"    for (int ph = 0; ph < {phases}; ++ph) {{")
+        per_tile("        ", "ph * BK", False, lambda t: put(t, "[r][c]", element(t, "")))
+        if bug != "no-barrier-1":
+            w("        __syncthreads();")
+        w("        multiply(acc, As, Bs, wm, wn);")
+        w("        __syncthreads();")
+        w("    }")
+    else:
+        w(f"    const int phases = {phases};")
+        w("    Staged s;")
+        # the loads of a phase into s (registers), and s into buffer `buf`
+        def load_regs(indent: str, k0: str) -> None:
+            per_tile(indent, k0, True, lambda t: f"s.{t['reg']}[l] = {element(t, f'e < {size(t)}')};")
+
+        def store_regs(indent: str, buf: str) -> None:
+            per_tile(indent, "", True,
+                     lambda t: f"if (e < {size(t)}) " + put(t, f"[{buf}][r][c]", f"s.{t['reg']}[l]"))
+
+        load_regs("    ", "0")
+        store_regs("    ", "0")
+        w("    __syncthreads();")
+        w("    for (int ph = 0; ph < phases - 1; ++ph) {")
+        w("        const int cur = ph % 2;")
+        load_regs("        ", "(ph + 1) * BK")
+        w("        multiply(acc, As[cur], Bs[cur], wm, wn);")
+        w("        // the other buffer was last read in the previous phase, before its barrier")
+        store_regs("        ", "1 - cur")
+        w("        __syncthreads();")
+        w("    }")
+        last = "multiply(acc, As[(phases - 1) % 2], Bs[(phases - 1) % 2], wm, wn);"
+        w(f"    if (phases > 0) {last}" if bug == "phases-rounded-down" else f"    {last}")  # K < BK: no phase
+    # the store of the accumulators
+    w("    for (int i = 0; i < FM; ++i)")
+    w("        for (int j = 0; j < FN; ++j) {")
+    w("            const int row = bm + wm + 16 * i, col = bn + wn + 16 * j;")
+    w("            if (row >= J || col >= L) continue;  // the same for the whole warp")
+    if o["store"] == "edge-scratch":
+        w("            if (L % 4 == 0 && row + 16 <= J && col + 16 <= L) {")
+        w("                wmma::store_matrix_sync(&P[(size_t)row * L + col], acc[i][j], L, wmma::mem_row_major);")
+        w("                continue;")
+        w("            }")
+    colm = o["store"] == "scratch-colmajor"
+    w(f"            wmma::store_matrix_sync(Cs[warp], acc[i][j], 16, wmma::mem_{'col' if colm else 'row'}_major);")
+    w("            __syncwarp();")
+    w("            for (int e = lane; e < 16 * 16; e += 32) {")
+    w("                const int r = row + e / 16, c = col + e % 16;")
+    at = "e % 16 * 16 + e / 16" if colm else "e"
+    w(f"                if (r < J && c < L) P[(size_t)r * L + c] = Cs[warp][{at}];")
+    w("            }")
+    w("            __syncwarp();  // read before the next fragment overwrites it")
+    w("        }")
+    w("}")
+    w("void launch(const float* M, const float* N, float* P, int J, int K, int L) {")
+    if bug == "grid-rounded-down":
+        w("    const dim3 grid(L / BN, J / BM);")
+    else:
+        w("    const dim3 grid((L + BN - 1) / BN, (J + BM - 1) / BM);")
+    w("    if (K % 4 == 0 && L % 4 == 0)")
+    w("        MatrixMulKernel<true><<<grid, THREADS>>>(M, N, P, J, K, L);")
+    w("    else")
+    w("        MatrixMulKernel<false><<<grid, THREADS>>>(M, N, P, J, K, L);")
+    w("}")
+    w(f"}}  // namespace {vid}")
+    return "\n".join(L) + "\n"
+
 def generate(out: Path) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     manifest = {"variants": []}
@@ -188,7 +503,10 @@ def generate(out: Path) -> dict:
     # Ids: every stage's first list, then every stage's added list (earlier ids stay as they were).
     ids: dict[str, list] = {stage: [] for stage in STAGES}
     n = 0
-    for lists in (first, added):
+    # 07's after them all (its good kernels, then its bugs).
+    wmma = {WMMA_STAGE: [(o, None) for o in WMMA_GOOD] + [(o, bug) for bug, o in WMMA_BUGS]}
+    ids[WMMA_STAGE] = []
+    for lists in (first, added, wmma):
         for stage, items in lists.items():
             for o, bug in items:
                 vid = f"v{n:03d}"
@@ -196,11 +514,15 @@ def generate(out: Path) -> dict:
                 ids[stage].append((vid, o, bug))
                 manifest["variants"].append({"id": vid, "stage": stage, "good": bug is None, "bug": bug,
                                              "options": o})
-    for stage, (square, _, _) in STAGES.items():
+    for stage in ids:
+        square = STAGES[stage][0] if stage in STAGES else False
+        head = ["#include <cuda_runtime.h>", "#include <cstdlib>"]
+        if stage == WMMA_STAGE:
+            head += ["#include <cuda_fp16.h>", "#include <mma.h>", "", "using namespace nvcuda;"]
         src = [f"// Generated by grader/tests/differential/variants.py: {len(ids[stage])} variants of {stage}.",
-               "#include <cuda_runtime.h>", "#include <cstdlib>", ""]
+               *head, ""]
         for vid, o, bug in ids[stage]:
-            src.append(kernel(vid, stage, o, bug))
+            src.append(wmma_kernel(vid, o, bug) if stage == WMMA_STAGE else kernel(vid, stage, o, bug))
         sig = "int Width" if square else "int J, int K, int L"
         args = "Width, Width, Width" if square else "J, K, L"
         src.append(f"void launch_matmul(const float* M, const float* N, float* P, {sig}) {{")

@@ -40,19 +40,52 @@ def test_variants_count_and_axes(tmp_path):
     variants = load(GRADER / "tests" / "differential" / "variants.py")
     m = variants.generate(tmp_path)["variants"]
     assert len(m) >= 100
-    good = [v for v in m if v["good"]]
+    wmma = variants.WMMA_STAGE
+    good = [v for v in m if v["good"] and v["stage"] != wmma]
     for axis, values in variants.AXES.items():
         assert {v["options"][axis] for v in good} == set(values), axis
-    assert {v["bug"] for v in m if not v["good"]} == set(variants.BUGS + variants.ADDED_BUGS)
-    # the added bugs' variants come after every other, so the ids docs/emulator.md names hold
-    added = [int(v["id"][1:]) for v in m if v["bug"] in variants.ADDED_BUGS]
-    assert min(added) == len(m) - len(added)
+    assert {v["bug"] for v in m if not v["good"]} == set(variants.BUGS + variants.ADDED_BUGS) | {
+        b for b, _ in variants.WMMA_BUGS}
+    # the added bugs' variants come after every other of 02-04, and 07's after them all, so the ids
+    # docs/emulator.md names hold
+    num = lambda v: int(v["id"][1:])  # noqa: E731
+    first = [num(v) for v in m if v["stage"] != wmma and v["bug"] not in variants.ADDED_BUGS]
+    added = [num(v) for v in m if v["stage"] != wmma and v["bug"] in variants.ADDED_BUGS]
+    tc = [num(v) for v in m if v["stage"] == wmma]
+    assert first == list(range(len(first))) and max(first) < min(added) and max(added) < min(tc)
+    assert tc == list(range(len(m) - len(tc), len(m)))
     ids = [v["id"] for v in m]
     assert len(set(ids)) == len(ids)
     for stage in variants.STAGES:
         src = (tmp_path / stage / "matmul.cu").read_text()
         assert src.count("__global__ void MatrixMulKernel") == sum(v["stage"] == stage for v in m)
+    src = (tmp_path / wmma / "matmul.cu").read_text()
+    assert src.count("MatrixMulKernel(const float* M") == len(tc)
+    # 07's correct kernels: 1-8 warps, warp tiles from 1x1 to 4x4 fragments, every phase depth,
+    # padded and unpadded tiles, each TF32 conversion, both buffering schemes, every store
+    good = [v["options"] for v in m if v["good"] and v["stage"] == wmma]
+    assert {o["warps"][0] * o["warps"][1] for o in good} == {1, 2, 4, 8}
+    assert {tuple(o["frags"]) for o in good} >= {(1, 1), (4, 4)}
+    staged = [o for o in good if o["src"] == "smem"]
+    assert {o["bk"] for o in staged} == {8, 16, 32} and {o["pad"] for o in staged} >= {0, 4}
+    assert {o["buf"] for o in staged} == {"single", "prefetch"} and {o["load"] for o in staged} == {"scalar", "vec4"}
+    assert {o["tf32"] for o in good} == {"stage", "frag", "none"} and {o["src"] for o in good} == {"smem", "global"}
+    assert {o["store"] for o in good} == {"edge-scratch", "all-scratch", "scratch-colmajor"}
     json.dumps(m)
+
+
+def test_wmma_variants_datasets():
+    """07's half-inputs bug shows only on the wide distribution (inputs past 65504): a wide dataset
+    is among 07's; the first, which the race and asan builds run, has edges in every dimension and
+    K past one phase of 16, so a missing barrier and a layout that reads past the tile matter."""
+    variants = load(GRADER / "tests" / "differential" / "variants.py")
+    differential = load(GRADER / "tests" / "differential" / "differential.py")
+    names = differential.DATASETS[variants.WMMA_STAGE]
+    assert any(n.endswith("-wide") for n in names)
+    J, K, L = map(int, names[0].split("-")[0].split("x"))
+    assert J % 16 and L % 16 and K > 16
+    for bug, _ in variants.WMMA_BUGS:
+        assert bug in differential.EMU_CATCH, bug
 
 
 def test_load_past_end_variants_read_past_the_end(tmp_path):
