@@ -73,6 +73,40 @@ std::string edge_text(int64_t J, int64_t L, int64_t r0, int64_t c0) {
          (c0 < L ? std::to_string(L - c0) + " columns" : std::string()) + " of P";
 }
 
+// What a kernel that converts its inputs to __half leaves in P: an input of magnitude 65520 or more
+// rounds to Inf (65504 is half's largest value; between the two it rounds down to it), and each
+// element of P whose row of M or column of N holds such an input becomes Inf or NaN; every other
+// element stays finite. True when P's stored non-finite elements are exactly those (an input
+// between 65504 and 65520 may go either way): other bugs that compute NaN on the same data (a
+// fragment read from the wrong place) leave another pattern.
+bool half_range_signature(const Matrix& M, const Matrix& N, const Matrix& P) {
+  const int64_t J = M.rows, K = M.cols, L = N.cols;
+  std::vector<char> row_inf(J, 0), row_maybe(J, 0), col_inf(L, 0), col_maybe(L, 0);
+  bool any = false;
+  for (int64_t i = 0; i < J; ++i)
+    for (int64_t k = 0; k < K; ++k) {
+      const float a = std::fabs(M.at(i, k));
+      row_inf[i] |= a >= 65520.0f;
+      row_maybe[i] |= a > 65504.0f;
+    }
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t j = 0; j < L; ++j) {
+      const float a = std::fabs(N.at(k, j));
+      col_inf[j] |= a >= 65520.0f;
+      col_maybe[j] |= a > 65504.0f;
+    }
+  for (int64_t i = 0; i < J; ++i)
+    for (int64_t j = 0; j < L; ++j) {
+      const float v = P.at(i, j);
+      if (unwritten(v)) continue;
+      const bool bad = !std::isfinite(v);
+      if ((row_inf[i] || col_inf[j]) && !bad) return false;
+      if (bad && !(row_maybe[i] || col_maybe[j])) return false;
+      any |= bad;
+    }
+  return any;
+}
+
 Matrix transposed(const Matrix& A) {
   Matrix T(A.cols, A.rows);
   for (int64_t i = 0; i < A.rows; ++i)
@@ -102,18 +136,16 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
               edge_text(J, L, edge->first, edge->second) + " were never written: the grid does not cover P. Compute the number of "
                   "blocks with a ceiling division, (size + BLOCK - 1) / BLOCK, in x for the "
                   "columns and in y for the rows."};
-    if (stored_nan > 0 && tf32_rule) {
-      // Half precision's largest finite value is 65504: inputs past it become Inf when converted.
+    if (stored_nan > 0 && tf32_rule && half_range_signature(M, N, P)) {
       float biggest = 0;
       for (const Matrix* A : {&M, &N})
         for (float v : A->data) biggest = std::max(biggest, std::fabs(v));
-      if (biggest > 65504.0f)
-        return {"half-range",
-                count(stored_nan, "element") + " of P " + (stored_nan == 1 ? "is" : "are") +
-                    " Inf or NaN although every input is finite: the inputs reach " + std::to_string(biggest) +
-                    ", past 65504, the largest half-precision value, so a kernel that converts them to __half "
-                    "turns them into Inf. TF32 keeps float32's exponent: use wmma::precision::tf32 fragments "
-                    "loaded from float (this stage's 'wide' datasets hold magnitudes from 2^-20 to 2^20)."};
+      return {"half-range",
+              count(stored_nan, "element") + " of P " + (stored_nan == 1 ? "is" : "are") +
+                  " Inf or NaN although every input is finite: the inputs reach " + std::to_string(biggest) +
+                  ", past 65504, the largest half-precision value, so a kernel that converts them to __half "
+                  "turns them into Inf. TF32 keeps float32's exponent: use wmma::precision::tf32 fragments "
+                  "loaded from float (this stage's 'wide' datasets hold magnitudes from 2^-20 to 2^20)."};
     }
     if (stored_nan > 0)
       return {"nan-computed",
@@ -256,7 +288,11 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
                                        : "")};
   return {"race",
           "Some tiles of P are wrong and others right: a __syncthreads() is missing (before the "
-          "tiles are used, or before they are overwritten), or threads skip a barrier."};
+          "tiles are used, or before they are overwritten), or threads skip a barrier." +
+              std::string(tf32_rule ? " With fragments, check also each load_matrix_sync's ldm (the distance "
+                                      "between rows in memory, padding included) and its layout (row_major "
+                                      "for a tile stored row by row)."
+                                    : "")};
 }
 
 Diagnosis grid_coverage(const Shape& s, const std::array<int64_t, 3>& grid, const std::array<int64_t, 3>& block) {

@@ -726,4 +726,10 @@ TEST_CASE("diagnosis under the TF32 rule: bfloat16 inputs, and half precision's 
   CHECK(range.code == "half-range");
   CHECK(range.hint.find("65504") != std::string::npos);
   CHECK(diag(wide, tensor_core(10, true)).code == "");  // TF32 keeps the range: passes
+  // NaN on the same data from another bug (fragments read from the wrong place): not half's
+  // pattern, where every element whose row or column holds an input past the range is non-finite.
+  const Order scattered = [&](const Matrix& M, const Matrix& N, int64_t i, int64_t j) {
+    return (i + j) % 2 ? INFINITY : tensor_core(10, true)(M, N, i, j);
+  };
+  CHECK(diag(wide, scattered).code == "nan-computed");
 }
