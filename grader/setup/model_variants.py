@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The kernels of the performance model's validation (docs/performance.md, "Validation"), in seven sets:
+"""The kernels of the performance model's validation (docs/performance.md, "Validation"), in eight sets:
 
 - fitting (VARIANTS below): each stage's solution and variants of them written as find/replace
   edits (each `find` must occur exactly once), so they follow the solutions as those change; the
@@ -17,13 +17,18 @@
 - held-out-5 (grader/setup/model-heldout5, laid out the same way): a fifth set of such kernels,
   none of them in the other five sets, frozen on 2026-11-26 before the model's next validation;
 - held-out-tc (grader/setup/model-heldout-tc, laid out the same way): ten 07-tensor-cores kernels
-  (wmma, TF32) as students write them, frozen before the model's 07 figures are validated (issue #30).
+  (wmma, TF32) as students write them, frozen before the model's 07 figures are validated (issue #30);
+- held-out-tc2 (grader/setup/model-heldout-tc2, laid out the same way): ten more 07-tensor-cores
+  kernels, none of them in the other seven sets, written blind (without reading the model's source,
+  its measured figures or its outputs) and frozen on 2026-11-26 before the model's 07 figures are
+  validated again.
 
     model_variants.py write OUT   # OUT/<variant>/<stage>/matmul.cu and OUT/variants.json
 
 variants.json gives each kernel its stage, what it shows and its "set" ("fitting", "held-out",
-"held-out-2", "held-out-3", "held-out-4", "held-out-5" or "held-out-tc"; a fitting variant also its "base"
-solution). A kernel is graded against its stage's reference solution, as a student's kernel would be.
+"held-out-2", "held-out-3", "held-out-4", "held-out-5", "held-out-tc" or "held-out-tc2"; a fitting variant
+also its "base" solution). A kernel is graded against its stage's reference solution, as a student's
+kernel would be.
 """
 
 from __future__ import annotations
@@ -40,10 +45,11 @@ HELDOUT3 = ROOT / "grader" / "setup" / "model-heldout3"
 HELDOUT4 = ROOT / "grader" / "setup" / "model-heldout4"
 HELDOUT5 = ROOT / "grader" / "setup" / "model-heldout5"
 HELDOUT_TC = ROOT / "grader" / "setup" / "model-heldout-tc"
+HELDOUT_TC2 = ROOT / "grader" / "setup" / "model-heldout-tc2"
 # The frozen sets of whole kernels: the "set" of variants.json -> its folder (heldout.toml and
 # <name>/<stage>/matmul.cu), each read by heldout().
 HELDOUT_SETS = {"held-out": HELDOUT, "held-out-2": HELDOUT2, "held-out-3": HELDOUT3, "held-out-4": HELDOUT4,
-                "held-out-5": HELDOUT5, "held-out-tc": HELDOUT_TC}
+                "held-out-5": HELDOUT5, "held-out-tc": HELDOUT_TC, "held-out-tc2": HELDOUT_TC2}
 
 # The 06 reference places a thread's two 4-wide strips of rows and of columns half a block tile
 # apart, at the literal offset 64, with 16 threads across: these edits write the same code for any
