@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The kernels of the performance model's validation (docs/performance.md, "Validation"), in eight sets:
+"""The kernels of the performance model's validation (docs/performance.md, "Validation"), in nine sets:
 
 - fitting (VARIANTS below): each stage's solution and variants of them written as find/replace
   edits (each `find` must occur exactly once), so they follow the solutions as those change; the
@@ -21,13 +21,16 @@
 - held-out-tc2 (grader/setup/model-heldout-tc2, laid out the same way): ten more 07-tensor-cores
   kernels, none of them in the other seven sets, written blind (without reading the model's source,
   its measured figures or its outputs) and frozen on 2026-11-26 before the model's 07 figures are
-  validated again.
+  validated again;
+- held-out-tc3 (grader/setup/model-heldout-tc3, laid out the same way): a third set of ten
+  07-tensor-cores kernels, none of them in the other eight sets, written blind the same way and
+  frozen on 2026-11-27 before the model's 07 figures are validated again.
 
     model_variants.py write OUT   # OUT/<variant>/<stage>/matmul.cu and OUT/variants.json
 
 variants.json gives each kernel its stage, what it shows and its "set" ("fitting", "held-out",
-"held-out-2", "held-out-3", "held-out-4", "held-out-5", "held-out-tc" or "held-out-tc2"; a fitting variant
-also its "base" solution). A kernel is graded against its stage's reference solution, as a student's
+"held-out-2", "held-out-3", "held-out-4", "held-out-5", "held-out-tc", "held-out-tc2" or "held-out-tc3"; a
+fitting variant also its "base" solution). A kernel is graded against its stage's reference solution, as a student's
 kernel would be.
 """
 
@@ -46,10 +49,12 @@ HELDOUT4 = ROOT / "grader" / "setup" / "model-heldout4"
 HELDOUT5 = ROOT / "grader" / "setup" / "model-heldout5"
 HELDOUT_TC = ROOT / "grader" / "setup" / "model-heldout-tc"
 HELDOUT_TC2 = ROOT / "grader" / "setup" / "model-heldout-tc2"
+HELDOUT_TC3 = ROOT / "grader" / "setup" / "model-heldout-tc3"
 # The frozen sets of whole kernels: the "set" of variants.json -> its folder (heldout.toml and
 # <name>/<stage>/matmul.cu), each read by heldout().
 HELDOUT_SETS = {"held-out": HELDOUT, "held-out-2": HELDOUT2, "held-out-3": HELDOUT3, "held-out-4": HELDOUT4,
-                "held-out-5": HELDOUT5, "held-out-tc": HELDOUT_TC, "held-out-tc2": HELDOUT_TC2}
+                "held-out-5": HELDOUT5, "held-out-tc": HELDOUT_TC, "held-out-tc2": HELDOUT_TC2,
+                "held-out-tc3": HELDOUT_TC3}
 
 # The 06 reference places a thread's two 4-wide strips of rows and of columns half a block tile
 # apart, at the literal offset 64, with 16 threads across: these edits write the same code for any
