@@ -20,10 +20,18 @@ struct TrafficCounts {
   double shared_wavefronts = 0;                              // bank-conflict degree, summed
   double tensor_fmas = 0;   // multiply-adds done by warps' mma_sync (m n k each: tensor cores, stage 07)
   double tensor_insts = 0;  // the mma instructions they are: m16n16k8 TF32 and m16n16k16 half are 2 each
+  // Of the last launch, per block (the mean over the sampled blocks), for kernels that call mma_sync:
+  // its phases (a run of global loads whose values a warp stores to shared memory; the warp with
+  // the most), of those the exposed ones (stored before the warp's next mma_sync: the warp waits for
+  // its loads with nothing to compute), and the registers a thread needs at least (its warp's
+  // fragments plus the loads it holds across an mma_sync, in 32-bit registers; 0 without mma_sync).
+  double staging_phases_per_block = 0, exposed_phases_per_block = 0, fragment_registers = 0;
   void add(const TrafficCounts& o) {
     launches += o.launches, blocks += o.blocks, sampled_blocks += o.sampled_blocks;
     threads_per_block = o.threads_per_block, shared_bytes_per_block = o.shared_bytes_per_block;
     barriers_per_block = o.barriers_per_block;
+    staging_phases_per_block = o.staging_phases_per_block, exposed_phases_per_block = o.exposed_phases_per_block;
+    fragment_registers = o.fragment_registers;
     global_loads += o.global_loads, global_stores += o.global_stores;
     global_load_sectors += o.global_load_sectors, global_store_sectors += o.global_store_sectors;
     global_bytes_requested += o.global_bytes_requested, global_wavefronts += o.global_wavefronts;

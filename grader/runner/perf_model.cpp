@@ -20,6 +20,8 @@ nlohmann::json perf_model(const tlemu::TrafficCounts& c, const Shape& s, const M
       {"global_bytes_requested", c.global_bytes_requested}, {"global_wavefronts", c.global_wavefronts},
       {"l2_sectors", c.l2_sectors}, {"shared_loads", c.shared_loads}, {"shared_stores", c.shared_stores},
       {"shared_wavefronts", c.shared_wavefronts}, {"tensor_fmas", c.tensor_fmas}, {"tensor_insts", c.tensor_insts},
+      {"staging_phases_per_block", c.staging_phases_per_block}, {"exposed_phases_per_block", c.exposed_phases_per_block},
+      {"fragment_registers", c.fragment_registers},
       {"fmas", fmas}, {"flops", 2 * fmas}};
 
   // Occupancy from the launch and its shared memory (registers are unknown to the emulator).
@@ -31,6 +33,14 @@ nlohmann::json perf_model(const tlemu::TrafficCounts& c, const Shape& s, const M
       blocks_per_sm = std::min(blocks_per_sm, std::floor(g.shared_per_sm / (c.shared_bytes_per_block + g.shared_reserved)));
   }
   const double occupancy = blocks_per_sm * std::ceil(c.threads_per_block / 32) * 32 / g.max_threads_per_sm;
+  // A tensor-core kernel's registers (fragments and held loads, and the rest nvcc adds) may hold an
+  // SM to fewer blocks; the counts of other kernels do not say, and their model does not use it.
+  double registers = 0, tensor_blocks_per_sm = blocks_per_sm;
+  if (c.tensor_fmas > 0 && c.threads_per_block > 0) {
+    registers = std::min(255.0, c.fragment_registers + g.registers_beyond_fragments);
+    const double per_warp = std::ceil(registers * 32 / g.register_alloc_per_warp) * g.register_alloc_per_warp;
+    tensor_blocks_per_sm = std::min(blocks_per_sm, std::floor(g.registers_per_sm / (per_warp * std::ceil(c.threads_per_block / 32))));
+  }
   auto per = [](double a, double b) { return b > 0 ? a / b : 0.0; };
   nlohmann::json derived = {
       {"cgma", per(2 * fmas, load_floats)},  // the book's: FLOPs per float loaded from global memory
@@ -42,6 +52,8 @@ nlohmann::json perf_model(const tlemu::TrafficCounts& c, const Shape& s, const M
       {"bank_conflict_degree", per(c.shared_wavefronts, c.shared_loads + c.shared_stores)},
       {"barriers_per_block", c.barriers_per_block},
       {"blocks_per_sm", blocks_per_sm},
+      {"registers_per_thread", registers},
+      {"tensor_blocks_per_sm", tensor_blocks_per_sm},
       {"occupancy", occupancy}};
 
   // The time of each resource of the whole GPU; the kernel takes the longest (a roofline).
@@ -52,7 +64,14 @@ nlohmann::json perf_model(const tlemu::TrafficCounts& c, const Shape& s, const M
   // one warp FFMA per 32, and the mma instructions issue.
   const double core_warp_fmas = std::max(0.0, fmas - c.tensor_fmas) / 32;
   const double t_fma = core_warp_fmas / (g.fma_warp_insts_per_clk * per_clock);
-  const double t_tensor = c.tensor_fmas / (g.tensor_fmas_per_clk * per_clock);
+  // The products, then each phase's cost beyond them (perf_model.hpp), tensor_blocks_per_sm blocks of
+  // an SM overlapping: a sum, since a tensor-core phase is too short to hide a round trip.
+  const double hidden = std::max(0.0, c.staging_phases_per_block - c.exposed_phases_per_block);
+  const double t_tensor =
+      c.tensor_fmas / (g.tensor_fmas_per_clk * per_clock) +
+      (c.tensor_fmas > 0 ? c.blocks * (hidden * g.hidden_phase_clk + c.exposed_phases_per_block * g.exposed_phase_clk) /
+                               (std::max(1.0, tensor_blocks_per_sm) * per_clock)
+                         : 0.0);
   const double t_issue = (core_warp_fmas + c.tensor_insts + requests) / (g.issue_per_clk * per_clock);
   // The L1 data path: a shared wavefront, or a global request's wavefronts -- one per distinct
   // 128-byte line its lanes touch, as Nsight Compute counts them on an H100 (the basic kernel: 3 per

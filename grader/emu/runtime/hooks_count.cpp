@@ -38,9 +38,18 @@ struct Access {
   bool write, shared;
 };
 
+// A barrier or a warp's mma_sync, at a position of a thread's log: before its pos-th access.
+struct Mark {
+  size_t pos;
+  bool mma;  // else a barrier
+};
+
 struct CountState {
   bool sampled = false;                // the block that runs is counted
   std::vector<std::vector<Access>> log;  // per thread of the block, in program order
+  std::vector<std::vector<Mark>> marks;  // per thread: its barriers; a warp's first thread: its mma_syncs
+  std::vector<std::unordered_map<const void*, int>> fragments;  // per warp: the lead lane's, and their registers
+  double phases = 0, exposed = 0, registers = 0;  // the launch's sampled blocks: sums, and the most
   TrafficCounts total;                 // since the last take_counts(), scaled
   TrafficCounts launch;                // the launch that runs, sampled blocks only
   uint64_t launch_blocks = 0, sampled_blocks = 0;
@@ -321,6 +330,74 @@ void count_block(CountState& s, size_t threads) {
   c.l2_sectors += double(block_sectors.size());
 }
 
+// The phases of one warp (a tensor-core kernel's; staging_phases_per_block in traffic_counts.hpp),
+// from its first thread's accesses and marks in program order. A phase is a stretch of the warp's
+// work with global loads and no mma_sync or barrier in it, whose values the warp stores to shared
+// memory: the tiles staged. It is exposed when a store follows the loads before any mma_sync
+// (single-buffered tiles, or a second buffer filled before the products: the warp waits for its
+// loads with nothing else to do), hidden when the stores come only after an mma_sync (the loads
+// held in registers across the products: the reference's prefetch), and then the loads' bytes are
+// registers the thread holds meanwhile. Loads whose values no store follows before the next loads
+// (fragments loaded straight from global memory) make no phase.
+struct WarpPhases {
+  double phases = 0, exposed = 0, held_registers = 0;
+};
+WarpPhases warp_phases(const std::vector<Access>& log, const std::vector<Mark>& marks) {
+  enum Kind { load, store, mma, barrier, other };
+  std::vector<std::pair<Kind, uint32_t>> ev;  // in program order, with a global load's bytes
+  size_t m = 0;
+  for (size_t i = 0; i <= log.size(); ++i) {
+    for (; m < marks.size() && marks[m].pos == i; ++m) ev.push_back({marks[m].mma ? mma : barrier, 0});
+    if (i == log.size()) break;
+    const Access& a = log[i];
+    ev.push_back({!a.shared && !a.write ? load : a.shared && a.write ? store : other, a.bytes});
+  }
+  WarpPhases w;
+  for (size_t i = 0; i < ev.size();) {
+    if (ev[i].first != load) { ++i; continue; }
+    double bytes = 0;
+    bool stored = false;  // a store after the stretch's first load, inside it
+    size_t j = i;
+    for (; j < ev.size() && ev[j].first != mma && ev[j].first != barrier; ++j) {
+      if (ev[j].first == load) bytes += ev[j].second;
+      if (ev[j].first == store) stored = true;
+    }
+    if (stored) {
+      w.phases += 1, w.exposed += 1;
+    } else {
+      bool computed = false;  // an mma_sync before the first store after the stretch
+      for (size_t k = j; k < ev.size() && ev[k].first != load; ++k) {
+        if (ev[k].first == mma) computed = true;
+        if (ev[k].first != store) continue;
+        w.phases += 1;
+        if (computed) w.held_registers = std::max(w.held_registers, bytes / 4);
+        else w.exposed += 1;
+        break;
+      }
+    }
+    i = j;
+  }
+  return w;
+}
+
+// A counted block's phases and registers (tensor-core kernels): the warp with the most phases, the
+// most registers any warp's fragments and held loads need.
+void count_phases(CountState& s, size_t threads) {
+  WarpPhases most;
+  double registers = 0;
+  for (size_t base = 0; base < threads; base += 32) {
+    const auto& frags = s.fragments[base / 32];
+    if (frags.empty()) continue;  // a warp without mma_sync
+    const WarpPhases w = warp_phases(s.log[base], s.marks[base]);
+    if (w.phases > most.phases) most = w;
+    double f = 0;
+    for (const auto& [ptr, regs] : frags) f += regs;
+    registers = std::max(registers, f + w.held_registers);
+  }
+  s.phases += most.phases, s.exposed += most.exposed;
+  s.registers = std::max(s.registers, registers);
+}
+
 }  // namespace
 
 namespace hooks {
@@ -333,6 +410,7 @@ void launch_begin(Runtime& r, size_t) {
   CountState& s = cs();
   s.launch = TrafficCounts{};
   s.launch_blocks = s.sampled_blocks = s.barrier_arrivals = 0;
+  s.phases = s.exposed = s.registers = 0;
   s.device.clear();
   for (const auto& [base, b] : r.buffers) s.device.push_back({base, base + b.size});
 }
@@ -352,6 +430,9 @@ void launch_end(Runtime& r, const LaunchSite& site, size_t dynamic_shared) {
   c.sampled_blocks = double(s.sampled_blocks);
   c.threads_per_block = double(blockDim.x) * blockDim.y * blockDim.z;
   c.barriers_per_block = double(s.barrier_arrivals) / double(s.sampled_blocks) / c.threads_per_block;
+  c.staging_phases_per_block = s.phases / double(s.sampled_blocks);
+  c.exposed_phases_per_block = s.exposed / double(s.sampled_blocks);
+  c.fragment_registers = s.registers;
   size_t shared = dynamic_shared;
   for (const auto& v : r.shared_vars)
     if (v.kernel == site.kernel) shared += v.size;
@@ -366,6 +447,10 @@ void block_begin(Runtime& r) {
   ++s.sampled_blocks;
   s.log.resize(std::max(s.log.size(), r.threads.size()));
   for (auto& l : s.log) l.clear();
+  s.marks.resize(s.log.size());
+  for (auto& m : s.marks) m.clear();
+  s.fragments.resize((s.log.size() + 31) / 32);
+  for (auto& f : s.fragments) f.clear();
   g_lo = reinterpret_cast<uintptr_t>(r.arena);
   g_span = r.arena_size;
 }
@@ -373,9 +458,13 @@ void block_end(Runtime& r) {
   if (!g_on) return;
   g_on = false;
   count_block(cs(), r.threads.size());
+  count_phases(cs(), r.threads.size());
 }
 void barrier(Runtime&, const char*, int) {
-  if (g_on) ++cs().barrier_arrivals;
+  if (!g_on) return;
+  CountState& s = cs();
+  ++s.barrier_arrivals;
+  s.marks[rt().tid].push_back({s.log[rt().tid].size(), false});
 }
 void switch_start(Runtime&, int, void**) {}
 void switch_finish(Runtime&, void*) {}
@@ -384,10 +473,13 @@ void free_buffer(Runtime& r, Buffer& b) { guard_zones::free(r, b); }
 
 // One warp's mma_sync (wmma.cpp, once per warp): nvcc makes a 16x16 wmma product of two mma.sync
 // instructions of 16 x 8 (m16n8k8 for TF32, m16n8k16 for half), as SASS shows (HMMA).
-void tensor_op(Runtime&, int m, int n, int k) {
+void tensor_op(Runtime&, size_t base, int m, int n, int k, const void* const frag[3], const int regs[3]) {
   if (!g_on) return;
-  cs().launch.tensor_fmas += double(m) * n * k;
-  cs().launch.tensor_insts += double(m) * n / 128;
+  CountState& s = cs();
+  s.launch.tensor_fmas += double(m) * n * k;
+  s.launch.tensor_insts += double(m) * n / 128;
+  s.marks[base].push_back({s.log[base].size(), true});
+  for (int f = 0; f < 3; ++f) s.fragments[base / 32][frag[f]] = regs[f];
 }
 
 bool take_counts(TrafficCounts& out) {

@@ -222,8 +222,10 @@ void free_buffer(Runtime& r, Buffer& b);
 
 // Optional (a weak default in core.cpp returns false): runtime.hpp's take_counts().
 bool take_counts(TrafficCounts& out);
-// Optional (a weak default in core.cpp does nothing): a warp's mma_sync of an m x n x k product ran.
-void tensor_op(Runtime& r, int m, int n, int k);
+// Optional (a weak default in core.cpp does nothing): a warp's mma_sync of an m x n x k product ran,
+// the warp's threads from `base` on; frag[0..2]: the lead lane's d, a and b fragments (their storage)
+// and regs[0..2] the 32-bit registers each holds per lane.
+void tensor_op(Runtime& r, size_t base, int m, int n, int k, const void* const frag[3], const int regs[3]);
 }  // namespace hooks
 
 // Brackets an operation that changes device memory legitimately (a launch, a copy, a set, an

@@ -258,7 +258,11 @@ void release_wmma(Runtime& r, size_t base, size_t n, uint32_t present, uint32_t 
               "wmma-ldm:" + std::to_string(t0.wait_line));
     } else {
       compute_mma(r, base, group);
-      hooks::tensor_op(r, call.frag[1].m, call.frag[1].n, call.frag[1].k);  // the count build counts it
+      const void* frag[3];
+      int regs[3];
+      for (int f = 0; f < 3; ++f)
+        frag[f] = call.frag[f].x, regs[f] = call.frag[f].elem == wmma::elem_half ? (call.frag[f].count + 1) / 2 : call.frag[f].count;
+      hooks::tensor_op(r, base, call.frag[1].m, call.frag[1].n, call.frag[1].k, frag, regs);  // the count build counts it
     }
   }
 }
