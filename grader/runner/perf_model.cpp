@@ -64,14 +64,16 @@ nlohmann::json perf_model(const tlemu::TrafficCounts& c, const Shape& s, const M
   // one warp FFMA per 32, and the mma instructions issue.
   const double core_warp_fmas = std::max(0.0, fmas - c.tensor_fmas) / 32;
   const double t_fma = core_warp_fmas / (g.fma_warp_insts_per_clk * per_clock);
-  // The products, then each phase's cost beyond them (perf_model.hpp), tensor_blocks_per_sm blocks of
-  // an SM overlapping: a sum, since a tensor-core phase is too short to hide a round trip.
-  const double hidden = std::max(0.0, c.staging_phases_per_block - c.exposed_phases_per_block);
-  const double t_tensor =
-      c.tensor_fmas / (g.tensor_fmas_per_clk * per_clock) +
-      (c.tensor_fmas > 0 ? c.blocks * (hidden * g.hidden_phase_clk + c.exposed_phases_per_block * g.exposed_phase_clk) /
-                               (std::max(1.0, tensor_blocks_per_sm) * per_clock)
-                         : 0.0);
+  // The products at the SM's rate, or, when the blocks an SM holds (tensor_blocks_per_sm) cannot
+  // hide one another's exposed phases, each block's own chain: its products (at its share of the
+  // SM's rate: a block of fewer than 4 warps reaches only that many of the 4 schedulers) and its
+  // exposed phases, tensor_blocks_per_sm blocks at a time.
+  double t_tensor = c.tensor_fmas / (g.tensor_fmas_per_clk * per_clock);
+  if (c.tensor_fmas > 0) {
+    const double share = std::min(4.0, std::ceil(c.threads_per_block / 32)) / 4;
+    const double chain = c.tensor_fmas / (g.tensor_fmas_per_clk * share) + c.blocks * c.exposed_phases_per_block * g.exposed_phase_clk;
+    t_tensor = std::max(t_tensor, chain / (std::max(1.0, tensor_blocks_per_sm) * per_clock));
+  }
   const double t_issue = (core_warp_fmas + c.tensor_insts + requests) / (g.issue_per_clk * per_clock);
   // The L1 data path: a shared wavefront, or a global request's wavefronts -- one per distinct
   // 128-byte line its lanes touch, as Nsight Compute counts them on an H100 (the basic kernel: 3 per

@@ -19,19 +19,17 @@ struct ModelGpu {
   // 4 schedulers of one warp instruction a clock, of which a tuned kernel keeps about 3 busy: the
   // 06 reference issues 3.07 instructions a clock, cuBLAS 3.64 (Nsight Compute on an H100).
   double issue_per_clk = 3;
-  // Tensor cores (07-tensor-cores). The multiply-adds a clock of wmma's mma_sync fed by
-  // load_matrix_sync from shared memory, a 64x64 warp tile, nothing else: 122-140 TFLOP/s on an H100
-  // (the explorer's peak.cu, walkthrough 07 section 7); mma_sync alone reaches 240-248, Hopper's
-  // dense TF32 peak (wgmma) 1024 a clock.
-  double tensor_fmas_per_clk = 250;
-  // A tensor-core kernel's phases (staging_phases_per_block: its tiles staged through shared
-  // memory) each cost its block this long beyond the products, B blocks of an SM overlapping: a
-  // hidden one (the loads held in registers across the products) a barrier and the stores; an
-  // exposed one (stored before any product) a global round trip under load with the block idle.
-  // Fitted on the 22 seen 07 kernels (the fitting set's two, held-out-tc's and held-out-tc2's ten,
-  // timed on an H100): every pair on the plateau 600-1000 and 6000-7000 puts 20 of them in their
-  // band (docs/performance.md, "07-tensor-cores").
-  double hidden_phase_clk = 800, exposed_phase_clk = 6000;
+  // Tensor cores (07-tensor-cores): the multiply-adds a clock an SM's wmma kernels reach, fitted
+  // with exposed_phase_clk on the 32 seen 07 kernels (the fitting set's two and three held-out sets,
+  // timed on an H100; docs/performance.md, "07-tensor-cores"): 27 of them in their band. For
+  // scale: wmma's mma_sync fed from shared memory and nothing else reaches 235-268 a clock, alone
+  // 460-470 (the explorer's peak.cu, walkthrough 07 section 7), Hopper's dense TF32 peak (wgmma) 1024.
+  double tensor_fmas_per_clk = 200;
+  // An exposed phase of a tensor-core kernel (exposed_phases_per_block: tiles stored to shared
+  // memory before the warp's next mma_sync, so it waits for its loads with nothing to compute)
+  // costs its block this long beyond its products; the other blocks of its SM compute meanwhile.
+  // A hidden phase (loads held in registers across the products) costs nothing beyond them.
+  double exposed_phase_clk = 3000;
   // Registers decide how many blocks of a tensor-core kernel an SM holds: 65536 a SM, allocated per
   // warp in 256s; a thread needs its warp's fragments and the loads it holds (fragment_registers)
   // plus about 56 more (nvcc's counts for the 22 seen kernels less their fragments': the median),
