@@ -52,9 +52,12 @@ nlohmann::json perf_model(const tlemu::TrafficCounts& c, const Shape& s, const M
       {"bank_conflict_degree", per(c.shared_wavefronts, c.shared_loads + c.shared_stores)},
       {"barriers_per_block", c.barriers_per_block},
       {"blocks_per_sm", blocks_per_sm},
-      {"registers_per_thread", registers},
-      {"tensor_blocks_per_sm", tensor_blocks_per_sm},
       {"occupancy", occupancy}};
+  if (c.tensor_fmas > 0) {  // stage 07's figures, only where there are mma_sync products
+    derived["exposed_phases_per_block"] = c.exposed_phases_per_block;
+    derived["registers_per_thread"] = registers;
+    derived["tensor_blocks_per_sm"] = tensor_blocks_per_sm;
+  }
 
   // The time of each resource of the whole GPU; the kernel takes the longest (a roofline).
   const double per_clock = g.sms * g.clock_hz;

@@ -93,7 +93,10 @@ MODEL_FIGURES = (("CGMA (FLOPs per float loaded)", "cgma", ".1f"),
                  ("L1 wavefronts (global) per warp FMA", "l1_wavefronts_per_warp_fma", ".3f"),
                  ("coalescing efficiency", "coalescing_efficiency", ".0%"),
                  ("barriers per block", "barriers_per_block", ".0f"),
-                 ("occupancy (launch + shared memory)", "occupancy", ".0%"))
+                 ("occupancy (launch + shared memory)", "occupancy", ".0%"),
+                 # stage 07 (kernels with mma_sync only): phases whose loads the warp waits for
+                 ("exposed phases per block (tiles stored before the next mma_sync)", "exposed_phases_per_block", ".0f"),
+                 ("blocks per SM within 65536 registers (fragments + 56 a thread)", "tensor_blocks_per_sm", ".0f"))
 
 
 def model_lines(c: CheckScore | None) -> list[str]:
