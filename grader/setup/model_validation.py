@@ -2,7 +2,7 @@
 """The performance model against measured times (docs/performance.md, "Validation").
 
     model_validation.py run --tree BUILD --variants DIR --backend emu-count|gpu --out X.json [--size N]
-                            [--set fitting|held-out|held-out-2|held-out-3|held-out-4|held-out-5|held-out-tc|held-out-tc2|held-out-tc3|all]
+                            [--set fitting|held-out|held-out-2|held-out-3|held-out-4|held-out-5|held-out-tc|held-out-tc2|held-out-tc3|held-out-tc4|all]
         runs run-mv-<variant>-<stage>-<backend> of every variant of the set (default all; --check
         perf; the emulator on its stage's [performance.model] shape, the GPU on N^3, default 4096)
         and saves each one's ratio to the reference (and the model's counts, and its set) in X.json
@@ -10,7 +10,7 @@
         (CTest kit.model.<stage>) the solution's perf-model result earns full credit and the
         previous stage's kernel none
     model_validation.py compare EMU.json GPU.json [--md OUT.md]
-                            [--set fitting|held-out|held-out-2|held-out-3|held-out-4|held-out-5|held-out-tc|held-out-tc2|held-out-tc3|all]
+                            [--set fitting|held-out|held-out-2|held-out-3|held-out-4|held-out-5|held-out-tc|held-out-tc2|held-out-tc3|held-out-tc4|all]
         modelled vs measured ratio to the reference, side by side, one table per set (the fitting
         variants of model_variants.py, on which the model was fitted; the frozen held-out kernels
         of grader/setup/model-heldout, issue #26; the second held-out set, frozen before the
@@ -22,7 +22,8 @@
         grader/setup/model-heldout-tc; the second tensor-core set, ten more 07-tensor-cores kernels
         written blind and frozen before the model's 07 figures are validated again,
         grader/setup/model-heldout-tc2; the third tensor-core set, ten more written blind and
-        frozen the same way, grader/setup/model-heldout-tc3), each with its summary line: Spearman's
+        frozen the same way, grader/setup/model-heldout-tc3; the fourth, ten more again,
+        grader/setup/model-heldout-tc4), each with its summary line: Spearman's
         rank correlation, the median error of the ratio for stages 01-05, and whether each kernel
         lands in the same credit band (none / partial / full) under the model's thresholds as under
         the timed check's
@@ -30,7 +31,7 @@
 Exit status of compare: 0 when the targets of issue #16 are met by every set compared (Spearman
 >= 0.9, median error <= 20% for 01-05, every band the same; a set with no kernels compared does
 not meet them), 1 otherwise. A kernel's set is the "set" of its row in EMU.json ("fitting" where
-a file written before the held-out set has none). `all` is the nine sets: a file written before
+a file written before the held-out set has none). `all` is the ten sets: a file written before
 the second (or third, fourth, fifth or any tensor-core) held-out set has none of its rows, so compare it with the
 sets it has.
 """
@@ -52,7 +53,7 @@ from tilelab.specs import spec  # noqa: E402
 from tilelab.score.scoring import perf_fraction  # noqa: E402
 
 SETS = ("fitting", "held-out", "held-out-2", "held-out-3", "held-out-4", "held-out-5", "held-out-tc",
-        "held-out-tc2", "held-out-tc3")
+        "held-out-tc2", "held-out-tc3", "held-out-tc4")
 
 
 def set_of(row: dict) -> str:
@@ -137,7 +138,8 @@ def compare(emu: dict, gpu: dict, md: Path | None, which: str = "all") -> int:
                  "held-out-5": "Fifth held-out set (frozen before the model's next validation: grader/setup/model-heldout5)",
                  "held-out-tc": "Tensor-core held-out set (07-tensor-cores kernels frozen before the model's 07 validation: grader/setup/model-heldout-tc)",
                  "held-out-tc2": "Second tensor-core held-out set (07-tensor-cores kernels written blind, frozen before the model's next 07 validation: grader/setup/model-heldout-tc2)",
-                 "held-out-tc3": "Third tensor-core held-out set (07-tensor-cores kernels written blind, frozen before the model's next 07 validation: grader/setup/model-heldout-tc3)"}
+                 "held-out-tc3": "Third tensor-core held-out set (07-tensor-cores kernels written blind, frozen before the model's next 07 validation: grader/setup/model-heldout-tc3)",
+                 "held-out-tc4": "Fourth tensor-core held-out set (07-tensor-cores kernels written blind, frozen before the model's next 07 validation: grader/setup/model-heldout-tc4)"}
         lines += [f"#### {title[name]}", "", *table, ""]
         ok = ok and met
     lines.append(f"All sets: {'targets met' if ok else 'TARGETS NOT MET'}")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The kernels of the performance model's validation (docs/performance.md, "Validation"), in nine sets:
+"""The kernels of the performance model's validation (docs/performance.md, "Validation"), in ten sets:
 
 - fitting (VARIANTS below): each stage's solution and variants of them written as find/replace
   edits (each `find` must occur exactly once), so they follow the solutions as those change; the
@@ -24,12 +24,16 @@
   validated again;
 - held-out-tc3 (grader/setup/model-heldout-tc3, laid out the same way): a third set of ten
   07-tensor-cores kernels, none of them in the other eight sets, written blind the same way and
-  frozen on 2026-11-27 before the model's 07 figures are validated again.
+  frozen on 2026-11-27 before the model's 07 figures are validated again;
+- held-out-tc4 (grader/setup/model-heldout-tc4, laid out the same way): a fourth set of ten
+  07-tensor-cores kernels, none of them in the other nine sets, written blind the same way and
+  frozen on 2026-11-26 before the model's 07 figures are validated again.
 
     model_variants.py write OUT   # OUT/<variant>/<stage>/matmul.cu and OUT/variants.json
 
 variants.json gives each kernel its stage, what it shows and its "set" ("fitting", "held-out",
-"held-out-2", "held-out-3", "held-out-4", "held-out-5", "held-out-tc", "held-out-tc2" or "held-out-tc3"; a
+"held-out-2", "held-out-3", "held-out-4", "held-out-5", "held-out-tc", "held-out-tc2", "held-out-tc3" or
+"held-out-tc4"; a
 fitting variant also its "base" solution). A kernel is graded against its stage's reference solution, as a student's
 kernel would be.
 """
@@ -50,11 +54,12 @@ HELDOUT5 = ROOT / "grader" / "setup" / "model-heldout5"
 HELDOUT_TC = ROOT / "grader" / "setup" / "model-heldout-tc"
 HELDOUT_TC2 = ROOT / "grader" / "setup" / "model-heldout-tc2"
 HELDOUT_TC3 = ROOT / "grader" / "setup" / "model-heldout-tc3"
+HELDOUT_TC4 = ROOT / "grader" / "setup" / "model-heldout-tc4"
 # The frozen sets of whole kernels: the "set" of variants.json -> its folder (heldout.toml and
 # <name>/<stage>/matmul.cu), each read by heldout().
 HELDOUT_SETS = {"held-out": HELDOUT, "held-out-2": HELDOUT2, "held-out-3": HELDOUT3, "held-out-4": HELDOUT4,
                 "held-out-5": HELDOUT5, "held-out-tc": HELDOUT_TC, "held-out-tc2": HELDOUT_TC2,
-                "held-out-tc3": HELDOUT_TC3}
+                "held-out-tc3": HELDOUT_TC3, "held-out-tc4": HELDOUT_TC4}
 
 # The 06 reference places a thread's two 4-wide strips of rows and of columns half a block tile
 # apart, at the literal offset 64, with 16 threads across: these edits write the same code for any

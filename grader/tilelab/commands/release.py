@@ -41,7 +41,7 @@ EXCLUDE_NAMES = {"__pycache__", ".pytest_cache"}
 # each, and its mutants are solutions with one edit; the differential variants are correct kernels;
 # the architecture page is for the kit's contributors and names all of these. The similarity test's
 # data are correct kernels too; the Slurm test and the throughput script grade the suite and the
-# solutions. The performance model's held-out sets (five of every stage, three of 07-tensor-cores) are
+# solutions. The performance model's held-out sets (five of every stage, four of 07-tensor-cores) are
 # working kernels.
 EXCLUDE_PATHS = {"docs/instructor.md", "docs/architecture.md", "docs/github-classroom", "grader/tests/submissions",
                  "grader/tests/differential", "grader/tests/release_check.py",
@@ -51,7 +51,7 @@ EXCLUDE_PATHS = {"docs/instructor.md", "docs/architecture.md", "docs/github-clas
                  "grader/setup/model-heldout2", "grader/setup/model-heldout3",
                  "grader/setup/model-heldout4", "grader/setup/model-heldout5",
                  "grader/setup/model-heldout-tc", "grader/setup/model-heldout-tc2",
-                 "grader/setup/model-heldout-tc3"}
+                 "grader/setup/model-heldout-tc3", "grader/setup/model-heldout-tc4"}
 README_TEMPLATE = "student-README.md.j2"
 INSTRUCTOR_BEGIN = re.compile(r"^\s*<!--\s*instructor\s*-->\s*$")
 INSTRUCTOR_END = re.compile(r"^\s*<!--\s*/instructor\s*-->\s*$")
