@@ -523,3 +523,69 @@ TEST_CASE("wmma: the count build counts load_matrix_sync's loads") {
     CHECK(c.global_load_bytes == 16 * 8 * 4);
     CHECK(c.global_stores == 1);
 }
+
+// One warp, P (16 x 16) = M (16 x 32) N (32 x 16) in 4 phases of 8: each lane stages 4 values of each
+// tile through registers, either stored before the phase's mma_sync (one buffer: the warp waits for
+// its loads with nothing to compute) or, from the second phase on, loaded before the current
+// phase's mma_sync and stored after it (prefetch).
+__global__ void phased(const float* M, const float* N, float* P, bool prefetch) {
+    __shared__ __align__(32) float As[16 * 8], Bs[8 * 16];
+    const int lane = threadIdx.x;
+    float a[4], b[4];
+    auto load = [&](int ph) {
+        for (int i = 0; i < 4; ++i) {
+            const int e = lane + 32 * i;
+            a[i] = M[(e / 8) * 32 + ph * 8 + e % 8];
+            b[i] = N[(ph * 8 + e / 16) * 16 + e % 16];
+        }
+    };
+    auto store = [&] {
+        for (int i = 0; i < 4; ++i) As[lane + 32 * i] = a[i], Bs[lane + 32 * i] = b[i];
+    };
+    FragA fa;
+    FragB fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 8, float> acc;
+    wmma::fill_fragment(acc, 0.0f);
+    if (prefetch) {
+        load(0);
+        store();
+        __syncthreads();
+    }
+    for (int ph = 0; ph < 4; ++ph) {
+        if (!prefetch) {
+            load(ph);
+            store();
+            __syncthreads();
+        } else if (ph < 3) {
+            load(ph + 1);
+        }
+        wmma::load_matrix_sync(fa, As, 8);
+        wmma::load_matrix_sync(fb, Bs, 16);
+        wmma::mma_sync(acc, fa, fb, acc);
+        __syncthreads();
+        if (prefetch && ph < 3) {
+            store();
+            __syncthreads();
+        }
+    }
+    wmma::store_matrix_sync(P, acc, 16, wmma::mem_row_major);
+}
+
+TEST_CASE("wmma: the count build finds the phases a warp waits for and the registers it holds") {
+    if (build() != "emu-count") return;
+    Device<float> m(random_floats(16 * 32, 7)), n(random_floats(32 * 16, 8)), p(16 * 16);
+    tlemu::TrafficCounts c;
+    tlemu::take_counts(c);  // the setup's
+    phased<<<1, 32>>>(m.p, n.p, p.p, false);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    REQUIRE(tlemu::take_counts(c));
+    CHECK(c.staging_phases_per_block == 4);
+    CHECK(c.exposed_phases_per_block == 4);
+    CHECK(c.fragment_registers == 8 + 4 + 4);  // the accumulator's 8, a's 4, b's 4: nothing held
+    phased<<<1, 32>>>(m.p, n.p, p.p, true);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    REQUIRE(tlemu::take_counts(c));
+    CHECK(c.staging_phases_per_block == 4);
+    CHECK(c.exposed_phases_per_block == 1);  // the first tiles, before the loop
+    CHECK(c.fragment_registers == 8 + 4 + 4 + 8);  // and the next tiles' 8 values, held across mma_sync
+}
