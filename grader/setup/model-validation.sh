@@ -11,18 +11,9 @@
 #
 # BUILD_ONLY=1 stops after the build (a second call with the same BUILD then only runs).
 # STAGE=<stage> keeps only that stage's kernels of the sets picked (07-tensor-cores' own validation).
-# SET=fitting|held-out|held-out-2|held-out-3|held-out-4|held-out-5|held-out-tc|held-out-tc2|held-out-tc3|held-out-tc4|all (default all) picks the
-# kernels built, run and compared: the fitting variants (grader/setup/model_variants.py: edits of
-# the solutions), the frozen held-out kernels (grader/setup/model-heldout, issue #26), the second
-# held-out set, frozen before the model's next change (grader/setup/model-heldout2), the third,
-# frozen later, again before the model's next change (grader/setup/model-heldout3), the fourth,
-# frozen before the model's next validation (grader/setup/model-heldout4), the fifth, frozen the
-# same day, again before the model's next validation (grader/setup/model-heldout5), the
-# tensor-core set, ten 07-tensor-cores kernels frozen before the model's 07 validation
-# (grader/setup/model-heldout-tc), the second tensor-core set, ten more 07 kernels written blind and
-# frozen before the model's next 07 validation (grader/setup/model-heldout-tc2), the third, ten
-# more written blind and frozen the same way (grader/setup/model-heldout-tc3), and the fourth, ten
-# more again (grader/setup/model-heldout-tc4), all written into the
+# SET=<a set of grader/setup/model_variants.py's SETS>|all (default all) picks the kernels
+# built, run and compared: the fitting variants (edits of the solutions) and the frozen held-out
+# sets (grader/setup/model-heldout*, listed in SETS: `model_variants.py sets`), all written into the
 # build tree by both halves alike; the comparison reports each set apart. Exit 0 when every run
 # passed and (gpu) every set meets the targets.
 set -u
@@ -33,7 +24,8 @@ OUT=${OUT:-$root/gpu-out/model-validation}
 JOBS=${JOBS:-$(nproc)}
 SIZE=${SIZE:-4096}
 SET=${SET:-all}
-case "$SET" in fitting|held-out|held-out-2|held-out-3|held-out-4|held-out-5|held-out-tc|held-out-tc2|held-out-tc3|held-out-tc4|all) ;; *) echo "SET must be fitting, held-out, held-out-2, held-out-3, held-out-4, held-out-5, held-out-tc, held-out-tc2, held-out-tc3, held-out-tc4 or all"; exit 2 ;; esac
+sets=$(python3 "$root/grader/setup/model_variants.py" sets) || exit 2
+[ "$SET" = all ] || grep -qxF -- "$SET" <<< "$sets" || { echo "SET must be all or one of: $(echo $sets)"; exit 2; }
 mkdir -p "$OUT/logs"
 if [ -d .deps/usr ]; then
   export CMAKE_PREFIX_PATH="$root/.deps/usr"

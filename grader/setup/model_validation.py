@@ -2,7 +2,7 @@
 """The performance model against measured times (docs/performance.md, "Validation").
 
     model_validation.py run --tree BUILD --variants DIR --backend emu-count|gpu --out X.json [--size N]
-                            [--set fitting|held-out|held-out-2|held-out-3|held-out-4|held-out-5|held-out-tc|held-out-tc2|held-out-tc3|held-out-tc4|all]
+                            [--set SET|all]
         runs run-mv-<variant>-<stage>-<backend> of every variant of the set (default all; --check
         perf; the emulator on its stage's [performance.model] shape, the GPU on N^3, default 4096)
         and saves each one's ratio to the reference (and the model's counts, and its set) in X.json
@@ -10,20 +10,10 @@
         (CTest kit.model.<stage>) the solution's perf-model result earns full credit and the
         previous stage's kernel none
     model_validation.py compare EMU.json GPU.json [--md OUT.md]
-                            [--set fitting|held-out|held-out-2|held-out-3|held-out-4|held-out-5|held-out-tc|held-out-tc2|held-out-tc3|held-out-tc4|all]
-        modelled vs measured ratio to the reference, side by side, one table per set (the fitting
-        variants of model_variants.py, on which the model was fitted; the frozen held-out kernels
-        of grader/setup/model-heldout, issue #26; the second held-out set, frozen before the
-        model's next change, grader/setup/model-heldout2; the third, frozen later, again before
-        the model's next change, grader/setup/model-heldout3; the fourth, frozen later still, before
-        the model's next validation, grader/setup/model-heldout4; the fifth, frozen the same day,
-        again before the model's next validation, grader/setup/model-heldout5; the tensor-core set,
-        ten 07-tensor-cores kernels frozen before the model's 07 figures were validated,
-        grader/setup/model-heldout-tc; the second tensor-core set, ten more 07-tensor-cores kernels
-        written blind and frozen before the model's 07 figures are validated again,
-        grader/setup/model-heldout-tc2; the third tensor-core set, ten more written blind and
-        frozen the same way, grader/setup/model-heldout-tc3; the fourth, ten more again,
-        grader/setup/model-heldout-tc4), each with its summary line: Spearman's
+                            [--set SET|all]
+        modelled vs measured ratio to the reference, side by side, one table per set
+        (model_variants.SETS: the fitting variants, on which the model was fitted, and the frozen
+        held-out sets, each in its grader/setup/model-heldout* folder), each with its summary line: Spearman's
         rank correlation, the median error of the ratio for stages 01-05, and whether each kernel
         lands in the same credit band (none / partial / full) under the model's thresholds as under
         the timed check's
@@ -52,9 +42,10 @@ from tilelab.run import judge  # noqa: E402
 from tilelab.specs import spec  # noqa: E402
 from tilelab.score.scoring import perf_fraction  # noqa: E402
 
-SETS = ("fitting", "held-out", "held-out-2", "held-out-3", "held-out-4", "held-out-5", "held-out-tc",
-        "held-out-tc2", "held-out-tc3", "held-out-tc4")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import model_variants  # noqa: E402  (grader/setup: the sets' one list)
 
+SETS = tuple(model_variants.SETS)
 
 def set_of(row: dict) -> str:
     return row.get("set", "fitting")
@@ -130,17 +121,7 @@ def compare(emu: dict, gpu: dict, md: Path | None, which: str = "all") -> int:
     for name in chosen(which):
         rows = {n: e for n, e in emu.items() if set_of(e) == name}
         table, met = compare_set(rows, gpu, stages)
-        title = {"fitting": "Fitting set (the model's figures were set and checked on these)",
-                 "held-out": "Held-out set (frozen kernels the model was not fitted to: grader/setup/model-heldout)",
-                 "held-out-2": "Second held-out set (frozen before the model's next change: grader/setup/model-heldout2)",
-                 "held-out-3": "Third held-out set (frozen before the model's next change: grader/setup/model-heldout3)",
-                 "held-out-4": "Fourth held-out set (frozen before the model's next validation: grader/setup/model-heldout4)",
-                 "held-out-5": "Fifth held-out set (frozen before the model's next validation: grader/setup/model-heldout5)",
-                 "held-out-tc": "Tensor-core held-out set (07-tensor-cores kernels frozen before the model's 07 validation: grader/setup/model-heldout-tc)",
-                 "held-out-tc2": "Second tensor-core held-out set (07-tensor-cores kernels written blind, frozen before the model's next 07 validation: grader/setup/model-heldout-tc2)",
-                 "held-out-tc3": "Third tensor-core held-out set (07-tensor-cores kernels written blind, frozen before the model's next 07 validation: grader/setup/model-heldout-tc3)",
-                 "held-out-tc4": "Fourth tensor-core held-out set (07-tensor-cores kernels written blind, frozen before the model's next 07 validation: grader/setup/model-heldout-tc4)"}
-        lines += [f"#### {title[name]}", "", *table, ""]
+        lines += [f"#### {model_variants.title(name)}", "", *table, ""]
         ok = ok and met
     lines.append(f"All sets: {'targets met' if ok else 'TARGETS NOT MET'}")
     text = "\n".join(lines)

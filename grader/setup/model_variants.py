@@ -30,10 +30,9 @@
   frozen on 2026-11-26 before the model's 07 figures are validated again.
 
     model_variants.py write OUT   # OUT/<variant>/<stage>/matmul.cu and OUT/variants.json
+    model_variants.py sets        # the set names (SETS below), one a line
 
-variants.json gives each kernel its stage, what it shows and its "set" ("fitting", "held-out",
-"held-out-2", "held-out-3", "held-out-4", "held-out-5", "held-out-tc", "held-out-tc2", "held-out-tc3" or
-"held-out-tc4"; a
+variants.json gives each kernel its stage, what it shows and its "set" (a name of SETS below); a
 fitting variant also its "base" solution). A kernel is graded against its stage's reference solution, as a student's
 kernel would be.
 """
@@ -46,20 +45,37 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-HELDOUT = ROOT / "grader" / "setup" / "model-heldout"
-HELDOUT2 = ROOT / "grader" / "setup" / "model-heldout2"
-HELDOUT3 = ROOT / "grader" / "setup" / "model-heldout3"
-HELDOUT4 = ROOT / "grader" / "setup" / "model-heldout4"
-HELDOUT5 = ROOT / "grader" / "setup" / "model-heldout5"
-HELDOUT_TC = ROOT / "grader" / "setup" / "model-heldout-tc"
-HELDOUT_TC2 = ROOT / "grader" / "setup" / "model-heldout-tc2"
-HELDOUT_TC3 = ROOT / "grader" / "setup" / "model-heldout-tc3"
-HELDOUT_TC4 = ROOT / "grader" / "setup" / "model-heldout-tc4"
-# The frozen sets of whole kernels: the "set" of variants.json -> its folder (heldout.toml and
-# <name>/<stage>/matmul.cu), each read by heldout().
-HELDOUT_SETS = {"held-out": HELDOUT, "held-out-2": HELDOUT2, "held-out-3": HELDOUT3, "held-out-4": HELDOUT4,
-                "held-out-5": HELDOUT5, "held-out-tc": HELDOUT_TC, "held-out-tc2": HELDOUT_TC2,
-                "held-out-tc3": HELDOUT_TC3, "held-out-tc4": HELDOUT_TC4}
+SETUP = ROOT / "grader" / "setup"
+# The validation's sets, the one list of them: the "set" of variants.json -> (the folder of its
+# frozen whole kernels, heldout.toml and <name>/<stage>/matmul.cu, each read by heldout(); None for
+# the fitting set's edits below) and what compare's table says of it. model_validation.py (--set,
+# compare), model-validation.sh (SET, through `model_variants.py sets`) and the release tests read
+# it; the release leaves every grader/setup/model-heldout* folder out.
+SETS = {
+    "fitting": (None, "Fitting set (the model's figures were set and checked on these)"),
+    "held-out": (SETUP / "model-heldout", "Held-out set (frozen kernels the model was not fitted to)"),
+    "held-out-2": (SETUP / "model-heldout2", "Second held-out set (frozen before the model's next change)"),
+    "held-out-3": (SETUP / "model-heldout3", "Third held-out set (frozen before the model's next change)"),
+    "held-out-4": (SETUP / "model-heldout4", "Fourth held-out set (frozen before the model's next validation)"),
+    "held-out-5": (SETUP / "model-heldout5", "Fifth held-out set (frozen before the model's next validation)"),
+    "held-out-tc": (SETUP / "model-heldout-tc",
+                    "Tensor-core held-out set (07-tensor-cores kernels frozen before the model's 07 validation)"),
+    "held-out-tc2": (SETUP / "model-heldout-tc2", "Second tensor-core held-out set (07-tensor-cores kernels "
+                     "written blind, frozen before the model's next 07 validation)"),
+    "held-out-tc3": (SETUP / "model-heldout-tc3", "Third tensor-core held-out set (07-tensor-cores kernels "
+                     "written blind, frozen before the model's next 07 validation)"),
+    "held-out-tc4": (SETUP / "model-heldout-tc4", "Fourth tensor-core held-out set (07-tensor-cores kernels "
+                     "written blind, frozen before the model's next 07 validation)"),
+}
+HELDOUT_SETS = {name: folder for name, (folder, _) in SETS.items() if folder is not None}
+HELDOUT = HELDOUT_SETS["held-out"]
+
+
+def title(name: str) -> str:
+    """compare's heading for a set: what SETS says of it, and its folder."""
+    folder, what = SETS[name]
+    return what if folder is None else f"{what[:-1]}: {folder.relative_to(ROOT)})"
+
 
 # The 06 reference places a thread's two 4-wide strips of rows and of columns half a block tile
 # apart, at the literal offset 64, with 16 threads across: these edits write the same code for any
@@ -182,6 +198,9 @@ def write(out: Path) -> None:
 
 
 def main(argv: list[str]) -> int:
+    if argv == ["sets"]:  # the set names, one a line (model-validation.sh checks SET against them)
+        print("\n".join(SETS))
+        return 0
     if len(argv) != 2 or argv[0] != "write":
         print(__doc__, file=sys.stderr)
         return 2

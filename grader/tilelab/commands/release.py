@@ -18,6 +18,7 @@ put in place only when the scan finds nothing, so a leak never lands where stude
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import re
 import shutil
@@ -41,17 +42,15 @@ EXCLUDE_NAMES = {"__pycache__", ".pytest_cache"}
 # each, and its mutants are solutions with one edit; the differential variants are correct kernels;
 # the architecture page is for the kit's contributors and names all of these. The similarity test's
 # data are correct kernels too; the Slurm test and the throughput script grade the suite and the
-# solutions. The performance model's held-out sets (five of every stage, four of 07-tensor-cores) are
-# working kernels.
+# solutions. The performance model's held-out sets (EXCLUDE_GLOBS) are working kernels.
 EXCLUDE_PATHS = {"docs/instructor.md", "docs/architecture.md", "docs/github-classroom", "grader/tests/submissions",
                  "grader/tests/differential", "grader/tests/release_check.py",
                  "grader/tilelab/report/templates/student-README.md.j2",
                  "grader/tests/similarity", "grader/tests/slurm", "grader/tests/python/test_similarity.py",
-                 "grader/setup/batch-throughput.sh", "grader/experiments", "grader/setup/model-heldout",
-                 "grader/setup/model-heldout2", "grader/setup/model-heldout3",
-                 "grader/setup/model-heldout4", "grader/setup/model-heldout5",
-                 "grader/setup/model-heldout-tc", "grader/setup/model-heldout-tc2",
-                 "grader/setup/model-heldout-tc3", "grader/setup/model-heldout-tc4"}
+                 "grader/setup/batch-throughput.sh", "grader/experiments"}
+# Every folder of the performance model's frozen held-out sets (grader/setup/model_variants.py's
+# SETS), whatever sets are added: a rule, not a list.
+EXCLUDE_GLOBS = ("grader/setup/model-heldout*",)
 README_TEMPLATE = "student-README.md.j2"
 INSTRUCTOR_BEGIN = re.compile(r"^\s*<!--\s*instructor\s*-->\s*$")
 INSTRUCTOR_END = re.compile(r"^\s*<!--\s*/instructor\s*-->\s*$")
@@ -115,6 +114,8 @@ def shipped(rel: str) -> bool:
     if parts[0] not in SHIPPED_TOP and not (len(parts) == 1 and LICENCE.match(parts[0])):
         return False
     if parts[0] in EXCLUDE_TOP or any(p in EXCLUDE_NAMES for p in parts) or rel.endswith(".pyc"):
+        return False
+    if any(fnmatch.fnmatchcase("/".join(rel.split("/")[:3]), g) for g in EXCLUDE_GLOBS):
         return False
     return not any(rel == x or rel.startswith(x + "/") for x in EXCLUDE_PATHS)
 
