@@ -80,23 +80,22 @@ std::string edge_text(int64_t J, int64_t L, int64_t r0, int64_t c0) {
 // between 65504 and 65520 may go either way): other bugs that compute NaN on the same data (a
 // fragment read from the wrong place) leave another pattern.
 bool half_range_signature(const Matrix& M, const Matrix& N, const Matrix& P) {
-  const int64_t J = M.rows, K = M.cols, L = N.cols;
-  std::vector<char> row_inf(J, 0), row_maybe(J, 0), col_inf(L, 0), col_maybe(L, 0);
+  // Per row of M (per column of N): an input there rounds to Inf in half, or may.
+  std::vector<char> row_inf(M.rows, 0), row_maybe(M.rows, 0), col_inf(N.cols, 0), col_maybe(N.cols, 0);
+  const auto overflow = [](const Matrix& A, bool by_row, std::vector<char>& inf, std::vector<char>& maybe) {
+    for (int64_t i = 0; i < A.rows; ++i)
+      for (int64_t j = 0; j < A.cols; ++j) {
+        const float a = std::fabs(A.at(i, j));
+        const int64_t x = by_row ? i : j;
+        inf[x] |= a >= 65520.0f;
+        maybe[x] |= a > 65504.0f;
+      }
+  };
+  overflow(M, true, row_inf, row_maybe);
+  overflow(N, false, col_inf, col_maybe);
   bool any = false;
-  for (int64_t i = 0; i < J; ++i)
-    for (int64_t k = 0; k < K; ++k) {
-      const float a = std::fabs(M.at(i, k));
-      row_inf[i] |= a >= 65520.0f;
-      row_maybe[i] |= a > 65504.0f;
-    }
-  for (int64_t k = 0; k < K; ++k)
-    for (int64_t j = 0; j < L; ++j) {
-      const float a = std::fabs(N.at(k, j));
-      col_inf[j] |= a >= 65520.0f;
-      col_maybe[j] |= a > 65504.0f;
-    }
-  for (int64_t i = 0; i < J; ++i)
-    for (int64_t j = 0; j < L; ++j) {
+  for (int64_t i = 0; i < P.rows; ++i)
+    for (int64_t j = 0; j < P.cols; ++j) {
       const float v = P.at(i, j);
       if (unwritten(v)) continue;
       const bool bad = !std::isfinite(v);

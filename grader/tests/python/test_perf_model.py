@@ -148,54 +148,31 @@ def test_the_validation_reports_the_fitting_and_held_out_sets_apart(tmp_path, ca
         return {f"{which}:{i}": {"stage": "02-tiled", "set": which, "what": "x", "verdict": "pass",
                                  "ratio_to_reference": r} for i, r in enumerate(ratios)}
 
-    emu = {**rows([0.5, 0.85, 1.0, 1.2], "fitting"), **rows([0.4, 0.7, 0.95, 1.1], "held-out"),
-           **rows([0.45, 0.75, 1.05, 1.3], "held-out-2"), **rows([0.42, 0.72, 1.02, 1.25], "held-out-3"),
-           **rows([0.48, 0.78, 0.98, 1.15], "held-out-4"), **rows([0.46, 0.76, 0.97, 1.18], "held-out-5"),
-           **rows([0.44, 0.74, 0.99, 1.16], "held-out-tc"), **rows([0.43, 0.73, 1.01, 1.14], "held-out-tc2"),
-           **rows([0.41, 0.71, 0.96, 1.12], "held-out-tc3"), **rows([0.47, 0.77, 1.03, 1.17], "held-out-tc4")}
+    # each set's four ratios, a little different from the others'
+    emu = {}
+    for i, which in enumerate(v.SETS):
+        emu.update(rows([0.4 + 0.01 * i, 0.7 + 0.01 * i, 0.95 + 0.01 * i, 1.1 + 0.01 * i], which))
     gpu = {n: {"ratio_to_reference": e["ratio_to_reference"]} for n, e in emu.items()}
     md = tmp_path / "t.md"
     assert v.compare(emu, gpu, md) == 0
     out = capsys.readouterr().out
-    assert "Fitting set" in out and "Held-out set" in out and "Second held-out set" in out
-    assert "Third held-out set" in out and "Fourth held-out set" in out and "Fifth held-out set" in out
-    assert "Tensor-core held-out set" in out and "Second tensor-core held-out set" in out
-    assert "Third tensor-core held-out set" in out and "Fourth tensor-core held-out set" in out
-    assert out.count("targets met") == 11
+    for heading in ("Fitting set", "Held-out set", "Second held-out set", "Third held-out set", "Fourth held-out set",
+                    "Fifth held-out set", "Tensor-core held-out set", "Second tensor-core held-out set",
+                    "Third tensor-core held-out set", "Fourth tensor-core held-out set"):
+        assert heading in out
+    assert out.count("targets met") == len(v.SETS) + 1
     assert md.read_text().strip() == out.strip()
     gpu["held-out:2"]["ratio_to_reference"] = 0.85  # full credit modelled, partial measured
     assert v.compare(emu, gpu, None) == 1
     assert v.compare(emu, gpu, None, "fitting") == 0
-    assert v.compare(emu, gpu, None, "held-out-2") == 0
-    gpu["held-out-2:2"]["ratio_to_reference"] = 0.85  # the second held-out set is judged on its own
-    assert v.compare(emu, gpu, None, "held-out-2") == 1
-    assert v.compare(emu, gpu, None, "held-out-3") == 0
-    gpu["held-out-3:2"]["ratio_to_reference"] = 0.85  # and so is the third
-    assert v.compare(emu, gpu, None, "held-out-3") == 1
-    assert v.compare(emu, gpu, None, "held-out-4") == 0
-    gpu["held-out-4:2"]["ratio_to_reference"] = 0.85  # and so is the fourth
-    assert v.compare(emu, gpu, None, "held-out-4") == 1
-    assert v.compare(emu, gpu, None, "held-out-5") == 0
-    gpu["held-out-5:2"]["ratio_to_reference"] = 0.85  # and so is the fifth
-    assert v.compare(emu, gpu, None, "held-out-5") == 1
-    assert v.compare(emu, gpu, None, "held-out-tc") == 0
-    gpu["held-out-tc:2"]["ratio_to_reference"] = 0.85  # and so is the tensor-core set
-    assert v.compare(emu, gpu, None, "held-out-tc") == 1
-    assert v.compare(emu, gpu, None, "held-out-tc2") == 0
-    gpu["held-out-tc2:2"]["ratio_to_reference"] = 0.85  # and so is the second tensor-core set
-    assert v.compare(emu, gpu, None, "held-out-tc2") == 1
-    assert v.compare(emu, gpu, None, "held-out-tc3") == 0
-    gpu["held-out-tc3:2"]["ratio_to_reference"] = 0.85  # and so is the third tensor-core set
-    assert v.compare(emu, gpu, None, "held-out-tc3") == 1
-    assert v.compare(emu, gpu, None, "held-out-tc4") == 0
-    gpu["held-out-tc4:2"]["ratio_to_reference"] = 0.85  # and so is the fourth tensor-core set
-    assert v.compare(emu, gpu, None, "held-out-tc4") == 1
+    for which in v.SETS[2:]:  # every later set is judged on its own
+        assert v.compare(emu, gpu, None, which) == 0, which
+        gpu[f"{which}:2"]["ratio_to_reference"] = 0.85
+        assert v.compare(emu, gpu, None, which) == 1, which
     # A set with no kernels to compare does not meet the targets: a file written before the second
     # held-out set fails `all`, not the sets it has.
     same = {n: {"ratio_to_reference": e["ratio_to_reference"]} for n, e in emu.items()}
-    older = {n: e for n, e in emu.items()
-             if e["set"] not in ("held-out-2", "held-out-3", "held-out-4", "held-out-5", "held-out-tc", "held-out-tc2",
-                                 "held-out-tc3", "held-out-tc4")}
+    older = {n: e for n, e in emu.items() if e["set"] in ("fitting", "held-out")}
     assert v.compare(older, same, None) == 1
     assert v.compare(older, same, None, "fitting") == 0 and v.compare(older, same, None, "held-out") == 0
     assert v.compare({n: e for n, e in emu.items() if e["set"] == "fitting"}, gpu, None) == 1
