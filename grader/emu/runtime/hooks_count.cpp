@@ -338,21 +338,28 @@ void count_block(CountState& s, size_t threads) {
 // loads with nothing else to do), hidden when the stores come only after an mma_sync (the loads
 // held in registers across the products: the reference's prefetch), and then the loads' bytes are
 // registers the thread holds meanwhile. Loads whose values no store follows before the next loads
-// (fragments loaded straight from global memory) make no phase.
+// (fragments loaded straight from global memory) make no phase. "The products" means at least half
+// of the warp's mma_syncs per phase: a token mma_sync put between the loads and the stores hides
+// nothing on a GPU, and hides nothing here either.
 struct WarpPhases {
   double phases = 0, exposed = 0, held_registers = 0;
 };
 WarpPhases warp_phases(const std::vector<Access>& log, const std::vector<Mark>& marks) {
   enum Kind { load, store, mma, barrier, other };
   std::vector<std::pair<Kind, uint32_t>> ev;  // in program order, with a global load's bytes
-  size_t m = 0;
+  size_t m = 0, mmas = 0;
   for (size_t i = 0; i <= log.size(); ++i) {
-    for (; m < marks.size() && marks[m].pos == i; ++m) ev.push_back({marks[m].mma ? mma : barrier, 0});
+    for (; m < marks.size() && marks[m].pos == i; ++m) {
+      ev.push_back({marks[m].mma ? mma : barrier, 0});
+      mmas += marks[m].mma;
+    }
     if (i == log.size()) break;
     const Access& a = log[i];
     ev.push_back({!a.shared && !a.write ? load : a.shared && a.write ? store : other, a.bytes});
   }
-  WarpPhases w;
+  // Each phase: the mma_syncs between its loads and its stores (none when a store is among the
+  // loads), and the loads' bytes.
+  std::vector<std::pair<size_t, double>> found;
   for (size_t i = 0; i < ev.size();) {
     if (ev[i].first != load) { ++i; continue; }
     double bytes = 0;
@@ -363,19 +370,23 @@ WarpPhases warp_phases(const std::vector<Access>& log, const std::vector<Mark>& 
       if (ev[j].first == store) stored = true;
     }
     if (stored) {
-      w.phases += 1, w.exposed += 1;
+      found.push_back({0, bytes});
     } else {
-      bool computed = false;  // an mma_sync before the first store after the stretch
+      size_t computed = 0;  // mma_syncs before the first store after the stretch
       for (size_t k = j; k < ev.size() && ev[k].first != load; ++k) {
-        if (ev[k].first == mma) computed = true;
+        if (ev[k].first == mma) ++computed;
         if (ev[k].first != store) continue;
-        w.phases += 1;
-        if (computed) w.held_registers = std::max(w.held_registers, bytes / 4);
-        else w.exposed += 1;
+        found.push_back({computed, bytes});
         break;
       }
     }
     i = j;
+  }
+  WarpPhases w;
+  w.phases = double(found.size());
+  for (const auto& [computed, bytes] : found) {
+    if (computed > 0 && 2 * computed * found.size() >= mmas) w.held_registers = std::max(w.held_registers, bytes / 4);
+    else w.exposed += 1;
   }
   return w;
 }

@@ -528,7 +528,7 @@ TEST_CASE("wmma: the count build counts load_matrix_sync's loads") {
 // tile through registers, either stored before the phase's mma_sync (one buffer: the warp waits for
 // its loads with nothing to compute) or, from the second phase on, loaded before the current
 // phase's mma_sync and stored after it (prefetch).
-__global__ void phased(const float* M, const float* N, float* P, bool prefetch) {
+__global__ void phased(const float* M, const float* N, float* P, bool prefetch, bool token = false) {
     __shared__ __align__(32) float As[16 * 8], Bs[8 * 16];
     const int lane = threadIdx.x;
     float a[4], b[4];
@@ -544,16 +544,21 @@ __global__ void phased(const float* M, const float* N, float* P, bool prefetch) 
     };
     FragA fa;
     FragB fb;
-    wmma::fragment<wmma::accumulator, 16, 16, 8, float> acc;
+    wmma::fragment<wmma::accumulator, 16, 16, 8, float> acc, acc2;  // two products a phase
     wmma::fill_fragment(acc, 0.0f);
+    wmma::fill_fragment(acc2, 0.0f);
     if (prefetch) {
         load(0);
         store();
         __syncthreads();
     }
+    wmma::fragment<wmma::accumulator, 16, 16, 8, float> unused;
     for (int ph = 0; ph < 4; ++ph) {
         if (!prefetch) {
             load(ph);
+            // An attack on the count: an mma_sync between the loads and their stores, on the previous
+            // phase's fragments, to pass as a prefetching kernel.
+            if (token && ph > 0) wmma::mma_sync(unused, fa, fb, acc);
             store();
             __syncthreads();
         } else if (ph < 3) {
@@ -562,6 +567,7 @@ __global__ void phased(const float* M, const float* N, float* P, bool prefetch) 
         wmma::load_matrix_sync(fa, As, 8);
         wmma::load_matrix_sync(fb, Bs, 16);
         wmma::mma_sync(acc, fa, fb, acc);
+        wmma::mma_sync(acc2, fa, fb, acc2);
         __syncthreads();
         if (prefetch && ph < 3) {
             store();
@@ -581,11 +587,18 @@ TEST_CASE("wmma: the count build finds the phases a warp waits for and the regis
     REQUIRE(tlemu::take_counts(c));
     CHECK(c.staging_phases_per_block == 4);
     CHECK(c.exposed_phases_per_block == 4);
-    CHECK(c.fragment_registers == 8 + 4 + 4);  // the accumulator's 8, a's 4, b's 4: nothing held
+    CHECK(c.fragment_registers == 8 + 8 + 4 + 4);  // the accumulators' 8 each, a's 4, b's 4: nothing held
     phased<<<1, 32>>>(m.p, n.p, p.p, true);
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     REQUIRE(tlemu::take_counts(c));
     CHECK(c.staging_phases_per_block == 4);
     CHECK(c.exposed_phases_per_block == 1);  // the first tiles, before the loop
-    CHECK(c.fragment_registers == 8 + 4 + 4 + 8);  // and the next tiles' 8 values, held across mma_sync
+    CHECK(c.fragment_registers == 8 + 8 + 4 + 4 + 8);  // and the next tiles' 8 values, held across mma_sync
+    // One token mma_sync between the loads and the stores, where the kernel's phases do two each:
+    // less than half of a phase's products hides nothing.
+    phased<<<1, 32>>>(m.p, n.p, p.p, false, true);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    REQUIRE(tlemu::take_counts(c));
+    CHECK(c.staging_phases_per_block == 4);
+    CHECK(c.exposed_phases_per_block == 4);
 }
