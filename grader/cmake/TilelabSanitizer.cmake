@@ -70,7 +70,7 @@ foreach(stage IN LISTS TILELAB_STAGES)
       endif()
       set(cmd ${wrap} -- "${TILELAB_JUDGE}" --worker "${PROJECT_BINARY_DIR}/runners/run-${impl}-${stage}-gpu"
               --spec "${TILELAB_${stage}_SPEC}" --dataset "${TILELAB_DATASETS_DIR}/${stage}/${ds}"
-              --check correct --json "${json}" --timeout ${_san_timeout_${tool}})
+              --check correct --json "${json}" --timeout ${_san_timeout_${tool}} --tool-attached ${TILELAB_JUDGE_SEALED})
       if(NOT TILELAB_STARTER_EXPECT_FAIL)
         tilelab_starter_wrap(${impl} "${json}" cmd)   # the student repository's progress mode
       endif()

@@ -71,12 +71,26 @@ size_t take_host_copies();
 // Stores the host made through device pointers while recording (a GPU crashes on them; here
 // device memory is host memory), found by comparing the buffers between device operations.
 size_t take_host_stores();
+// Every copy, set and pinned allocation of the CUDA API, as it happens, for the runner's ledger
+// (grader/runner/host_traffic.hpp, whose CopyEvent kinds these are, in the same order): device
+// memory is a cudaMalloc buffer or a __device__/__constant__ symbol, host memory anything else,
+// pinned memory included. pinned_held(): bytes of cudaMallocHost memory not yet freed.
+struct MemoryEvent {
+  enum Kind { kCopy, kMemset, kPinnedAlloc, kPinnedFree } kind = kCopy;
+  void* dst = nullptr;
+  const void* src = nullptr;
+  size_t bytes = 0;
+  bool dst_device = false, src_device = false;
+};
+void set_memory_observer(std::function<void(const MemoryEvent&)> observer);
+size_t pinned_held();
 // The count build's sampled blocks (runtime/hooks_count.cpp) depend on this seed, which the judge
 // draws for each check; other builds ignore it. every_block: count them all (exact, slower).
 void set_sample_seed(uint64_t seed, bool every_block = false);
 
-// Starts the helper process that names source lines for findings (addr2line), so that a process
-// that then enters a sandbox without exec (the worker's) can still name them.
+// A worker's: names source lines for findings through the helper the judge started for it
+// (grader/runner/addr2line.hpp), or names none where it was given none. Never called, a process
+// (the trace tool) runs addr2line itself.
 void start_symbolizer();
 
 // The counts since the last call (and forgets them); false in a build that does not count.

@@ -84,7 +84,10 @@ constexpr Call kStopped[] = {
 #endif
 };
 // Allowed only towards this process: a signal (abort() raises one) and a new thread.
-constexpr Call kSelfOnly[] = {TL_CALL(kill) TL_CALL(tgkill) TL_CALL(rt_tgsigqueueinfo)};
+// Also the calls that change another process's limits or memory (0: itself). (Scheduling calls
+// take a thread's id, which the CUDA runtime's own threads pass: left to Landlock's signal scope.)
+constexpr Call kSelfOnly[] = {TL_CALL(kill) TL_CALL(tgkill) TL_CALL(rt_tgsigqueueinfo) TL_CALL(prlimit64)
+                              TL_CALL(migrate_pages) TL_CALL(move_pages)};
 constexpr Call kClone = TL_ONE(clone);
 // Opening a file: refused (EACCES) to read, stopped to write, create or truncate. flags: which argument.
 struct Open {
@@ -99,6 +102,12 @@ constexpr Open kOpens[] = {
 constexpr Call kOpenat2 = TL_ONE(openat2);  // its flags lie in memory the filter cannot read
 #undef TL_CALL
 #undef TL_ONE
+
+bool is_network(long nr) {
+  for (long n : {__NR_socket, __NR_socketpair, __NR_connect, __NR_bind, __NR_listen, __NR_accept, __NR_accept4})
+    if (n == nr) return true;
+  return false;
+}
 
 const char* name_of(long nr) {
   for (const Call& c : kStopped)
@@ -139,9 +148,15 @@ struct Program {
 
 constexpr uint32_t kTrap = SECCOMP_RET_TRAP, kAllow = SECCOMP_RET_ALLOW;
 
-}  // namespace
-
-void enter_sandbox() {
+// The filter of one stage. kServe stops a call (kTrap: the handler above names it); kLaunch, which
+// runs before the worker has a handler or a channel, refuses it with an error instead, so that a
+// library's start-up that tries something optional goes on without it and nothing is killed
+// unexplained. `exec_path`: kLaunch's one allowed execve, recognised by the address of its path
+// argument (a page the judge mapped at a random place just before; the program it executes has no
+// way to know that address).
+std::vector<sock_filter> filter(Stage stage, uint32_t self, const void* exec_path, bool tool = false) {
+  const bool launch = stage == Stage::kLaunch;
+  const uint32_t stop = launch ? SECCOMP_RET_ERRNO | EPERM : kTrap;
   Program p;
   p.op(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch));
   p.jump(BPF_JMP | BPF_JEQ | BPF_K, TILELAB_AUDIT_ARCH, 1, 0);
@@ -149,22 +164,37 @@ void enter_sandbox() {
   p.load_nr();
 #if defined(__x86_64__)
   p.jump(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1);  // the x32 ABI's numbers
-  p.op(BPF_RET | BPF_K, kTrap);
+  p.op(BPF_RET | BPF_K, launch ? uint32_t(SECCOMP_RET_KILL_PROCESS) : kTrap);
 #endif
-  for (const Call& c : kStopped) {
-    p.jump(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(c.nr), 0, 1);
-    p.op(BPF_RET | BPF_K, kTrap);
+  if (launch) {  // execve: only the worker's own, once
+    const uint64_t a = reinterpret_cast<uintptr_t>(exec_path);
+    p.jump(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(__NR_execve), 0, 6);
+    p.load_arg(0);
+    p.jump(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(a), 0, 3);
+    p.op(BPF_LD | BPF_W | BPF_ABS, uint32_t(offsetof(seccomp_data, args) + 4));
+    p.jump(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(a >> 32), 0, 1);
+    p.op(BPF_RET | BPF_K, kAllow);
+    p.op(BPF_RET | BPF_K, stop);
   }
+  for (const Call& c : kStopped) {
+    if (tool && launch && is_network(c.nr)) continue;
+    p.jump(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(c.nr), 0, 1);
+    p.op(BPF_RET | BPF_K, c.nr == __NR_socket && launch ? SECCOMP_RET_ERRNO | EACCES : stop);
+  }
+  // kServe: no file opens at all (read: refused; write: stopped). kLaunch: the CUDA driver opens its
+  // device nodes read-write, so existing files may be opened to read or read-write (Landlock decides
+  // which: confine.hpp), never created, truncated, appended to or opened write-only.
   constexpr uint32_t kWrites = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND;  // O_TMPFILE needs a write mode
+  constexpr uint32_t kChanges = O_WRONLY | O_CREAT | O_TRUNC | O_APPEND;
   for (const Open& o : kOpens) {
     p.jump(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(o.call.nr), 0, 4);
     p.load_arg(o.flags);
-    p.jump(BPF_JMP | BPF_JSET | BPF_K, kWrites, 0, 1);
-    p.op(BPF_RET | BPF_K, kTrap);
-    p.op(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES);
+    p.jump(BPF_JMP | BPF_JSET | BPF_K, launch ? (tool ? 0u : kChanges) : kWrites, 0, 1);
+    p.op(BPF_RET | BPF_K, launch ? SECCOMP_RET_ERRNO | EACCES : kTrap);
+    p.op(BPF_RET | BPF_K, launch ? kAllow : SECCOMP_RET_ERRNO | EACCES);
   }
-  p.jump(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(kOpenat2.nr), 0, 1);
-  p.op(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES);
+  p.jump(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(kOpenat2.nr), 0, 1);  // its flags lie in memory: glibc falls back to openat
+  p.op(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (launch ? ENOSYS : EACCES));
   // clone3 passes its flags in memory the filter cannot read: "not implemented" makes glibc fall
   // back to clone, whose flags it can.
   p.jump(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(__NR_clone3), 0, 1);
@@ -173,19 +203,31 @@ void enter_sandbox() {
   p.load_arg(0);
   p.jump(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 1);
   p.op(BPF_RET | BPF_K, kAllow);
-  p.op(BPF_RET | BPF_K, kTrap);
-  const uint32_t self = uint32_t(::getpid());
+  p.op(BPF_RET | BPF_K, stop);
   for (const Call& c : kSelfOnly) {
     p.jump(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(c.nr), 0, 5);
     p.load_arg(0);
     p.jump(BPF_JMP | BPF_JEQ | BPF_K, self, 2, 0);
-    p.jump(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0);  // kill(0, sig): this process group, the worker's own
-    p.op(BPF_RET | BPF_K, kTrap);
+    p.jump(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0);  // kill(0, sig): this process group, the worker's own; pid 0: itself
+    p.op(BPF_RET | BPF_K, stop);
     p.op(BPF_RET | BPF_K, kAllow);
     p.load_nr();
   }
   p.op(BPF_RET | BPF_K, kAllow);
+  return p.code;
+}
 
+}  // namespace
+
+void enter_launch_filter(const void* exec_path, bool tool_attached) {
+  std::vector<sock_filter> code = filter(Stage::kLaunch, uint32_t(::getpid()), exec_path, tool_attached);
+  sock_fprog prog{static_cast<unsigned short>(code.size()), code.data()};
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0)
+    throw std::runtime_error(std::string("the kernel refused the launch filter: ") + std::strerror(errno));
+}
+
+void enter_sandbox() {
+  std::vector<sock_filter> code = filter(Stage::kServe, uint32_t(::getpid()), nullptr);
   struct sigaction sa {};
   sa.sa_sigaction = stopped;
   sa.sa_flags = SA_SIGINFO;
@@ -193,7 +235,7 @@ void enter_sandbox() {
   const rlimit no_core{0, 0};  // a crash writes no core file into the tree
   if (::sigaction(SIGSYS, &sa, nullptr) != 0 || ::setrlimit(RLIMIT_CORE, &no_core) != 0)
     throw std::runtime_error("cannot prepare the sandbox");
-  sock_fprog prog{static_cast<unsigned short>(p.code.size()), p.code.data()};
+  sock_fprog prog{static_cast<unsigned short>(code.size()), code.data()};
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
       ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog) != 0)
     throw std::runtime_error(std::string("the kernel refused the sandbox's seccomp filter: ") + std::strerror(errno));

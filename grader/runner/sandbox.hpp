@@ -9,6 +9,23 @@
 
 namespace tilelab {
 
+// The two stages of the worker's confinement (docs/integrity.md, "The boundary"). kLaunch is
+// entered by the judge in the worker's process before exec (worker_client.cpp), so it holds from
+// the worker's first instruction -- constructors, .init code, ifunc resolvers -- and for the
+// backend's start-up (the CUDA driver opens its device nodes): no process, no program but the
+// worker itself, no file created, changed or written outside Landlock's rules, no network, no
+// other process. kServe is entered by the worker once its backend is up, before the first request:
+// no file opened at all. A submission's code that runs before main can defeat kServe (it runs in the
+// same process first) but never kLaunch, which the kernel keeps across exec and nobody can lift.
+enum class Stage { kLaunch, kServe };
+
+// The judge's half, in the child after fork and before exec: enters kLaunch for this thread.
+// `exec_path` is where the path of the one execve it allows lies. `tool_attached`: the worker runs
+// under compute-sanitizer, whose library injected into it talks to its front end through a socket
+// and files: those are allowed (Landlock still decides where). Throws std::runtime_error where the
+// kernel refuses.
+void enter_launch_filter(const void* exec_path, bool tool_attached = false);
+
 // Enters the sandbox for every thread of the process (the CUDA runtime's too). Throws
 // std::runtime_error where the kernel refuses the filter; a worker does not run code under test
 // outside it.

@@ -3,25 +3,100 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <climits>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
+#include "addr2line.hpp"
 #include "backend.hpp"  // DeviceError
+#include "confine.hpp"
+#include "sandbox.hpp"
+
+extern char** environ;
 
 namespace tilelab {
 namespace {
 
-// fd moved to a number >= 10 (so that placing the channel on 3 and 4 clobbers nothing).
+LaunchOptions g_launch;
+
+// fd moved to a number >= 10 (so that placing the channel on 3..7 clobbers nothing).
 int high(int fd) { return ::fcntl(fd, F_DUPFD, 10); }
+
+// What of the judge's environment a worker gets: what the loader, the CUDA driver and runtime, the
+// compute-sanitizer's injection and the emulator's sanitizers read. Not the grading seed, not the
+// grader's paths or an instructor's tokens (the attack env-leak).
+bool passed_on(const char* entry) {
+  static const char* const kExact[] = {"PATH=", "LANG=", "LC_ALL=", "TZ=", "LD_LIBRARY_PATH=", "LD_PRELOAD=",
+                                       "ASAN_OPTIONS=", "UBSAN_OPTIONS=", "LSAN_OPTIONS=", "TILELAB_EXACT_BUFFERS="};
+  static const char* const kPrefixes[] = {"CUDA_", "NV_", "NVIDIA_", "__NV", "COMPUTE_SANITIZER", "INJECTION", "LC_"};
+  for (const char* e : kExact)
+    if (std::strncmp(entry, e, std::strlen(e)) == 0) return true;
+  for (const char* e : kPrefixes)
+    if (std::strncmp(entry, e, std::strlen(e)) == 0) return true;
+  return false;
+}
+
+// A page at a random address holding `path`: the launch filter allows the one execve whose path
+// argument lies there (sandbox.hpp), and the program it runs cannot know where that was.
+char* exec_page(const std::string& path) {
+  for (int tries = 0; tries < 16; ++tries) {
+    uint64_t r = 0;
+    if (::getrandom(&r, sizeof r, 0) != sizeof r) break;
+    void* want = reinterpret_cast<void*>((r & 0x00003ffffffff000ull) + 0x10000000000ull);
+    void* p = ::mmap(want, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    if (p == want) {
+      std::memcpy(p, path.c_str(), std::min<size_t>(path.size() + 1, 4095));
+      return static_cast<char*>(p);
+    }
+    if (p != MAP_FAILED) ::munmap(p, 4096);
+  }
+  return nullptr;
+}
+
+// In the child, where confinement failed: answers the judge's first request with the reason (a
+// grading error, never the student's), then ends.
+[[noreturn]] void refuse_in_child(const std::string& why) {
+  wire::Message m;
+  if (wire::receive(wire::kWorkerIn, m, std::chrono::steady_clock::now() + std::chrono::seconds(30), 0) ==
+      wire::Read::kOk)
+    wire::send(wire::kWorkerOut, {{"error", "runner error: cannot confine the worker: " + why}});
+  ::_exit(127);
+}
+
+// Reads "Key:\tvalue" from /proc/<pid>/status: the kernel's word, which no code in the worker can change.
+long status_field(pid_t pid, const std::string& key) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind(key + ":", 0) == 0) return std::strtol(line.c_str() + key.size() + 1, nullptr, 10);
+  return -1;
+}
 
 }  // namespace
 
+void set_launch_options(const LaunchOptions& o) { g_launch = o; }
+
 Worker::Worker(const std::string& path, wire::Deadline deadline) : deadline_(deadline) {
-  int to[2], from[2];
-  if (::pipe2(to, O_CLOEXEC) != 0 || ::pipe2(from, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
+  std::error_code ec;
+  const std::string exe = std::filesystem::canonical(path, ec).string();
+  if (ec) throw std::runtime_error("no worker " + path);
+  landlock_abi_ = confine::landlock_abi();
+  if (g_launch.sealed && landlock_abi_ == 0)
+    throw std::runtime_error("cannot confine the worker: this kernel has no Landlock (Linux 5.13 or later with "
+                             "landlock among its LSMs), and a sealed grade (a grading seed is set) needs it");
+  int to[2], from[2], request[2], reply[2];
+  if (::pipe2(to, O_CLOEXEC) != 0 || ::pipe2(from, O_CLOEXEC) != 0 || ::pipe2(request, O_CLOEXEC) != 0 ||
+      ::pipe2(reply, O_CLOEXEC) != 0)
+    throw std::runtime_error("pipe failed");
   // The emulator's progress page (progress.hpp): optional, a worker without it runs the same.
   int page = ::memfd_create("tilelab-progress", MFD_CLOEXEC);
   if (page >= 0 && ::ftruncate(page, sizeof(tlemu::Progress)) == 0) {
@@ -31,34 +106,78 @@ Worker::Worker(const std::string& path, wire::Deadline deadline) : deadline_(dea
       progress_->magic = tlemu::kProgressMagic;
     }
   }
+  std::vector<char*> env;
+  for (char** e = environ; e && *e; ++e)
+    if (passed_on(*e)) env.push_back(*e);
+  env.push_back(nullptr);
   std::fflush(nullptr);
+  // The helper that names source lines for the emulator's findings (addr2line.hpp): the judge's
+  // code, in the judge's process group; it ends when the worker closes its pipe or the judge dies.
+  symbolizer_ = ::fork();
+  if (symbolizer_ == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    addr2line::serve(request[0], reply[1], exe);
+  }
+  ::close(request[0]);
+  ::close(reply[1]);
   pid_ = ::fork();
   if (pid_ < 0) throw std::runtime_error("fork failed");
   if (pid_ == 0) {
     ::setpgid(0, 0);  // its own process group, so the judge can end everything it starts
     ::signal(SIGPIPE, SIG_DFL);
-    const int in = high(to[0]), out = high(from[1]);
-    if (in < 0 || out < 0 || ::dup2(in, wire::kWorkerIn) < 0 || ::dup2(out, wire::kWorkerOut) < 0) ::_exit(127);
-    if (progress_) {
-      const int pg = high(page);
-      if (pg < 0 || ::dup2(pg, tlemu::kProgressFd) < 0) ::_exit(127);
+    const int in = high(to[0]), out = high(from[1]), req = high(request[1]), rep = high(reply[0]);
+    const int pg = progress_ ? high(page) : -1;
+    if (in < 0 || out < 0 || req < 0 || rep < 0 || ::dup2(in, wire::kWorkerIn) < 0 ||
+        ::dup2(out, wire::kWorkerOut) < 0 || ::dup2(req, addr2line::kRequestFd) < 0 || ::dup2(rep, addr2line::kReplyFd) < 0)
+      ::_exit(127);
+    if (progress_ && (pg < 0 || ::dup2(pg, tlemu::kProgressFd) < 0)) ::_exit(127);
+    if (!progress_) ::close(tlemu::kProgressFd);
+    // none of the judge's other files reach the worker
+    ::close_range(addr2line::kReplyFd + 1, ~0u, 0);
+    // Confined from here on, and so from the worker's first instruction (sandbox.hpp, confine.hpp):
+    // what it may read, write and execute; no core file; the launch filter.
+    const rlimit no_core{0, 0};
+    ::setrlimit(RLIMIT_CORE, &no_core);
+    confine::Policy policy = confine::worker_policy(exe, long(::getpid()));
+    if (g_launch.tool_attached) {  // compute-sanitizer's injected library talks to its front end
+      policy.write.insert(policy.write.end(), {"/tmp", "/dev/shm"});
+      policy.deny_network = false;
     }
-    // none of the judge's other files reach the worker (the progress page, fd 5, is the last it gets)
-    ::close_range(progress_ ? tlemu::kProgressFd + 1 : wire::kWorkerOut + 1, ~0u, 0);
-    char* argv[] = {const_cast<char*>(path.c_str()), const_cast<char*>("--serve"), nullptr};
-    ::execv(path.c_str(), argv);
-    std::fprintf(stderr, "tilelab-judge: cannot run %s: %s\n", path.c_str(), std::strerror(errno));
-    ::_exit(127);
+    std::string why;
+    if (landlock_abi_ > 0 && confine::restrict(policy, why) == 0 && g_launch.sealed) refuse_in_child(why);
+    char* at = exec_page(exe);
+    if (!at) refuse_in_child("no page for the launch filter");
+    try {
+      enter_launch_filter(at, g_launch.tool_attached);
+    } catch (const std::exception& e) {
+      refuse_in_child(e.what());
+    }
+    char* argv[] = {at, const_cast<char*>("--serve"), nullptr};
+    ::execve(at, argv, env.data());
+    refuse_in_child(std::string("cannot run ") + path + ": " + std::strerror(errno));
   }
   ::setpgid(pid_, pid_);  // also here, so there is no window before the child's own call
   if (page >= 0) ::close(page);
   ::close(to[0]);
   ::close(from[1]);
+  ::close(request[1]);
+  ::close(reply[0]);
   to_ = to[1];
   from_ = from[0];
 }
 
+nlohmann::json Worker::confinement() const {
+  return {{"landlock_abi", g_launch.sealed || landlock_abi_ > 0 ? landlock_abi_ : 0},
+          {"no_new_privs", status_field(pid_, "NoNewPrivs") == 1},
+          {"seccomp_mode", status_field(pid_, "Seccomp")},
+          {"seccomp_filters", status_field(pid_, "Seccomp_filters")}};
+}
+
 Worker::~Worker() {
+  if (symbolizer_ > 0) {
+    ::kill(symbolizer_, SIGKILL);
+    ::waitpid(symbolizer_, nullptr, 0);
+  }
   if (progress_) ::munmap(progress_, sizeof(tlemu::Progress));
   if (to_ >= 0) ::close(to_);
   if (from_ >= 0) ::close(from_);

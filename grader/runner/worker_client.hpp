@@ -31,6 +31,13 @@ struct FatalFindings : std::runtime_error {
   explicit FatalFindings(nlohmann::json f) : std::runtime_error("fatal findings"), findings(std::move(f)) {}
 };
 
+// How the judge starts workers (set once, from its command line).
+struct LaunchOptions {
+  bool sealed = false;         // a grading seed is set: no worker runs without Landlock (confine.hpp)
+  bool tool_attached = false;  // run under compute-sanitizer, whose injected library needs /tmp and a socket
+};
+void set_launch_options(const LaunchOptions&);
+
 class Worker {
  public:
   // Starts `path --serve` with the channel on fds 3 and 4 (wire.hpp).
@@ -40,6 +47,9 @@ class Worker {
   Worker& operator=(const Worker&) = delete;
 
   void set_deadline(wire::Deadline d) { deadline_ = d; }
+  // What confines the worker, read from the kernel (/proc/<pid>/status) and from the Landlock ABI
+  // the judge applied before exec: {landlock_abi, no_new_privs, seccomp_mode, seccomp_filters}.
+  nlohmann::json confinement() const;
   // One request and its reply. Throws WorkerGone, FatalFindings, or DeviceError when the worker
   // reports a CUDA error; every matrix of the reply must have `expect_floats` elements.
   wire::Message call(const nlohmann::json& head, const std::vector<const std::vector<float>*>& mats = {},
@@ -47,7 +57,8 @@ class Worker {
 
  private:
   [[noreturn]] void gone(wire::Read why);
-  pid_t pid_ = -1;
+  pid_t pid_ = -1, symbolizer_ = -1;
+  int landlock_abi_ = 0;
   tlemu::Progress* progress_ = nullptr;  // the page shared with the worker (progress.hpp), or null
   int to_ = -1, from_ = -1;
   wire::Deadline deadline_;
