@@ -94,11 +94,11 @@ Policy worker_policy(const std::string& executable, long self_pid) {
     }
   }
   p.read_exec.push_back(executable);
-  p.read = {"/etc", "/sys",
-            // its own /proc entry only: not the judge's or CTest's command line or environment
-            "/proc/" + std::to_string(self_pid), "/proc/driver", "/proc/sys", "/proc/cpuinfo",
-            "/proc/meminfo", "/proc/stat", "/proc/filesystems", "/proc/version"};
-  p.devices = {"/dev"};
+  p.read = {"/etc", "/sys", "/proc/driver", "/proc/sys", "/proc/cpuinfo", "/proc/meminfo", "/proc/stat",
+            "/proc/filesystems", "/proc/version"};
+  // The device nodes, and its own /proc entry (the CUDA runtime names its threads by writing
+  // task/<tid>/comm), not the judge's or CTest's command line or environment.
+  p.read_write = {"/dev", "/proc/" + std::to_string(self_pid)};
   return p;
 }
 
@@ -128,7 +128,7 @@ int restrict(const Policy& policy, std::string& why) {
   for (const auto& d : policy.read) ok = ok && add(ruleset, d, read, why);
   for (const auto& d : policy.read_exec) ok = ok && add(ruleset, d, read | kExecute, why);
   for (const auto& d : policy.write) ok = ok && add(ruleset, d, write, why);
-  for (const auto& d : policy.devices) ok = ok && add(ruleset, d, device, why);
+  for (const auto& d : policy.read_write) ok = ok && add(ruleset, d, device, why);
   if (ok && ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
     why = std::string("no_new_privs: ") + std::strerror(errno);
     ok = false;

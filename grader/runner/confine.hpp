@@ -22,7 +22,7 @@ struct Policy {
   std::vector<std::string> read;       // read files and list folders beneath
   std::vector<std::string> read_exec;  // the same, and execute files beneath (toolchains, libraries)
   std::vector<std::string> write;      // read, write, create and remove beneath (an output folder)
-  std::vector<std::string> devices;    // read, write and ioctl existing files beneath (/dev), create nothing
+  std::vector<std::string> read_write; // read, write and ioctl existing files beneath (/dev, its own /proc entry), create nothing
   bool deny_network = true;            // no TCP bind/connect (ABI 4), no abstract sockets or signals outside (ABI 6)
   bool deny_signals_out = true;        // ABI 6's signal scope: no signal to a process outside the domain
 };

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -51,16 +52,9 @@ constexpr Call kStopped[] = {
 #ifdef __NR_fork
     TL_CALL(fork) TL_CALL(vfork)
 #endif
-// files: opening, creating, renaming, removing, changing
-#ifdef __NR_open
-    TL_CALL(creat) TL_CALL(unlink) TL_CALL(rename) TL_CALL(mkdir) TL_CALL(rmdir) TL_CALL(link)
-    TL_CALL(symlink) TL_CALL(chmod) TL_CALL(chown) TL_CALL(lchown) TL_CALL(mknod) TL_CALL(utime) TL_CALL(utimes)
-    TL_CALL(futimesat) TL_CALL(uselib)
-#endif
-    TL_CALL(open_by_handle_at) TL_CALL(name_to_handle_at) TL_CALL(unlinkat)
-    TL_CALL(renameat) TL_CALL(renameat2) TL_CALL(mkdirat) TL_CALL(linkat) TL_CALL(symlinkat) TL_CALL(fchmodat)
-    TL_CALL(fchownat) TL_CALL(truncate) TL_CALL(mknodat) TL_CALL(utimensat) TL_CALL(chdir) TL_CALL(fchdir)
-    TL_CALL(chroot) TL_CALL(pivot_root) TL_CALL(mount) TL_CALL(umount2) TL_CALL(setxattr) TL_CALL(lsetxattr)
+// files: mounting and the kernel's file interfaces (creating, changing and removing files by path
+// are kStoppedFiles, below)
+    TL_CALL(open_by_handle_at) TL_CALL(name_to_handle_at) TL_CALL(chroot) TL_CALL(pivot_root) TL_CALL(mount) TL_CALL(umount2) TL_CALL(setxattr) TL_CALL(lsetxattr)
     TL_CALL(fsetxattr) TL_CALL(removexattr) TL_CALL(lremovexattr) TL_CALL(fremovexattr) TL_CALL(open_tree)
     TL_CALL(move_mount) TL_CALL(fsopen) TL_CALL(fsconfig) TL_CALL(fsmount) TL_CALL(fspick) TL_CALL(mount_setattr)
     TL_CALL(quotactl) TL_CALL(acct) TL_CALL(swapon) TL_CALL(swapoff) TL_CALL(fanotify_init)
@@ -83,6 +77,18 @@ constexpr Call kStopped[] = {
     TL_CALL(iopl) TL_CALL(ioperm) TL_CALL(modify_ldt) TL_CALL(kexec_file_load)
 #endif
 };
+// Creating, renaming, removing and changing files by path. Stopped by kServe; kLaunch leaves them
+// to Landlock, which judges the path (the CUDA driver's start-up makes a folder and links under
+// /tmp, and stops where that is refused by a filter rather than by the file system).
+constexpr Call kStoppedFiles[] = {
+#ifdef __NR_open
+    TL_CALL(creat) TL_CALL(unlink) TL_CALL(rename) TL_CALL(mkdir) TL_CALL(rmdir) TL_CALL(link)
+    TL_CALL(symlink) TL_CALL(chmod) TL_CALL(chown) TL_CALL(lchown) TL_CALL(mknod) TL_CALL(utime) TL_CALL(utimes)
+    TL_CALL(futimesat) TL_CALL(uselib)
+#endif
+    TL_CALL(unlinkat) TL_CALL(renameat) TL_CALL(renameat2) TL_CALL(mkdirat) TL_CALL(linkat) TL_CALL(symlinkat)
+    TL_CALL(fchmodat) TL_CALL(fchownat) TL_CALL(truncate) TL_CALL(mknodat) TL_CALL(utimensat) TL_CALL(chdir)
+    TL_CALL(fchdir)};
 // Allowed only towards this process: a signal (abort() raises one) and a new thread.
 // Also the calls that change another process's limits or memory (0: itself). (Scheduling calls
 // take a thread's id, which the CUDA runtime's own threads pass: left to Landlock's signal scope.)
@@ -111,6 +117,8 @@ bool is_network(long nr) {
 
 const char* name_of(long nr) {
   for (const Call& c : kStopped)
+    if (c.nr == nr) return c.name;
+  for (const Call& c : kStoppedFiles)
     if (c.nr == nr) return c.name;
   for (const Call& c : kSelfOnly)
     if (c.nr == nr) return c.name;
@@ -154,9 +162,14 @@ constexpr uint32_t kTrap = SECCOMP_RET_TRAP, kAllow = SECCOMP_RET_ALLOW;
 // unexplained. `exec_path`: kLaunch's one allowed execve, recognised by the address of its path
 // argument (a page the judge mapped at a random place just before; the program it executes has no
 // way to know that address).
-std::vector<sock_filter> filter(Stage stage, uint32_t self, const void* exec_path, bool tool = false) {
+std::vector<sock_filter> filter(Stage stage, uint32_t self, const void* exec_path, bool tool = false, bool trap = false) {
   const bool launch = stage == Stage::kLaunch;
-  const uint32_t stop = launch ? SECCOMP_RET_ERRNO | EPERM : kTrap;
+  // What kLaunch answers a refused call: the error, or (the probe) SIGSYS naming the call.
+  auto refuse = [trap](int err) { return trap ? kTrap : SECCOMP_RET_ERRNO | uint32_t(err); };
+  // EACCES as Landlock answers, ENOENT for a connection as where nobody listens: the CUDA driver's
+  // start-up tries to make a folder and links in /tmp and to reach an MPS daemon, and goes on
+  // without them after these answers, not after EPERM or ECONNREFUSED (measured on an H200).
+  const uint32_t stop = launch ? refuse(EACCES) : kTrap;
   Program p;
   p.op(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch));
   p.jump(BPF_JMP | BPF_JEQ | BPF_K, TILELAB_AUDIT_ARCH, 1, 0);
@@ -176,25 +189,43 @@ std::vector<sock_filter> filter(Stage stage, uint32_t self, const void* exec_pat
     p.op(BPF_RET | BPF_K, kAllow);
     p.op(BPF_RET | BPF_K, stop);
   }
-  for (const Call& c : kStopped) {
-    if (tool && launch && is_network(c.nr)) continue;
-    p.jump(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(c.nr), 0, 1);
-    p.op(BPF_RET | BPF_K, c.nr == __NR_socket && launch ? SECCOMP_RET_ERRNO | EACCES : stop);
+  if (launch && !tool) {
+    // Local sockets only: the CUDA driver's start-up makes an AF_UNIX socket, binds one under /tmp
+    // and connects to an MPS daemon where one runs (/tmp/nvidia-mps/control), and fails where any
+    // of these is refused by a filter (measured on an H200). Landlock judges the paths it creates;
+    // no other family (TCP, UDP, netlink, raw) is allowed.
+    p.jump(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(__NR_socket), 0, 4);
+    p.load_arg(0);
+    p.jump(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1);
+    p.op(BPF_RET | BPF_K, kAllow);
+    p.op(BPF_RET | BPF_K, refuse(EACCES));
+    p.load_nr();
   }
-  // kServe: no file opens at all (read: refused; write: stopped). kLaunch: the CUDA driver opens its
-  // device nodes read-write, so existing files may be opened to read or read-write (Landlock decides
-  // which: confine.hpp), never created, truncated, appended to or opened write-only.
+  for (const Call& c : kStopped) {
+    if (launch && is_network(c.nr) && (tool || c.nr != __NR_socket)) continue;  // above
+    p.jump(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(c.nr), 0, 1);
+    p.op(BPF_RET | BPF_K, stop);
+  }
+  for (const Call& c : kStoppedFiles) {
+    if (launch) break;
+    p.jump(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(c.nr), 0, 1);
+    p.op(BPF_RET | BPF_K, stop);
+  }
+  // kServe: no file opens at all (read: refused; write: stopped). kLaunch leaves files to Landlock
+  // (confine.hpp), which judges by path: the CUDA runtime opens its device nodes read-write and
+  // names its threads by writing /proc/self/task/<tid>/comm (O_WRONLY | O_CREAT | O_TRUNC), and
+  // fails to start where either is refused.
   constexpr uint32_t kWrites = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND;  // O_TMPFILE needs a write mode
-  constexpr uint32_t kChanges = O_WRONLY | O_CREAT | O_TRUNC | O_APPEND;
   for (const Open& o : kOpens) {
+    if (launch) break;
     p.jump(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(o.call.nr), 0, 4);
     p.load_arg(o.flags);
-    p.jump(BPF_JMP | BPF_JSET | BPF_K, launch ? (tool ? 0u : kChanges) : kWrites, 0, 1);
-    p.op(BPF_RET | BPF_K, launch ? SECCOMP_RET_ERRNO | EACCES : kTrap);
-    p.op(BPF_RET | BPF_K, launch ? kAllow : SECCOMP_RET_ERRNO | EACCES);
+    p.jump(BPF_JMP | BPF_JSET | BPF_K, kWrites, 0, 1);
+    p.op(BPF_RET | BPF_K, kTrap);
+    p.op(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES);
   }
   p.jump(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(kOpenat2.nr), 0, 1);  // its flags lie in memory: glibc falls back to openat
-  p.op(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (launch ? ENOSYS : EACCES));
+  p.op(BPF_RET | BPF_K, launch ? refuse(ENOSYS) : SECCOMP_RET_ERRNO | EACCES);
   // clone3 passes its flags in memory the filter cannot read: "not implemented" makes glibc fall
   // back to clone, whose flags it can.
   p.jump(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(__NR_clone3), 0, 1);
@@ -219,8 +250,8 @@ std::vector<sock_filter> filter(Stage stage, uint32_t self, const void* exec_pat
 
 }  // namespace
 
-void enter_launch_filter(const void* exec_path, bool tool_attached) {
-  std::vector<sock_filter> code = filter(Stage::kLaunch, uint32_t(::getpid()), exec_path, tool_attached);
+void enter_launch_filter(const void* exec_path, bool tool_attached, bool trap_refused) {
+  std::vector<sock_filter> code = filter(Stage::kLaunch, uint32_t(::getpid()), exec_path, tool_attached, trap_refused);
   sock_fprog prog{static_cast<unsigned short>(code.size()), code.data()};
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0)
     throw std::runtime_error(std::string("the kernel refused the launch filter: ") + std::strerror(errno));

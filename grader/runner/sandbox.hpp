@@ -24,7 +24,9 @@ enum class Stage { kLaunch, kServe };
 // under compute-sanitizer, whose library injected into it talks to its front end through a socket
 // and files: those are allowed (Landlock still decides where). Throws std::runtime_error where the
 // kernel refuses.
-void enter_launch_filter(const void* exec_path, bool tool_attached = false);
+// `trap_refused` (tilelab_confine_probe only): a refused call ends the process with SIGSYS, whose
+// si_syscall names it, to find what a GPU driver's start-up needs.
+void enter_launch_filter(const void* exec_path, bool tool_attached = false, bool trap_refused = false);
 
 // Enters the sandbox for every thread of the process (the CUDA runtime's too). Throws
 // std::runtime_error where the kernel refuses the filter; a worker does not run code under test

@@ -18,10 +18,28 @@ def test_junit_statuses_are_read():
     assert cases["submission.01-basic.w16.correct"].seconds > 90
 
 
-def test_missing_or_broken_junit_is_empty(tmp_path):
-    assert results.read_junit(tmp_path / "none.xml") == {}
+def test_missing_or_broken_junit_is_none(tmp_path):
+    assert results.read_junit(tmp_path / "none.xml") is None
     (tmp_path / "bad.xml").write_text("<testsuite")
-    assert results.read_junit(tmp_path / "bad.xml") == {}
+    assert results.read_junit(tmp_path / "bad.xml") is None
+    (tmp_path / "folder.xml").mkdir()   # the attack of issue #39: a folder where CTest writes its report
+    assert results.read_junit(tmp_path / "folder.xml") is None
+    (tmp_path / "other.xml").write_text("<html/>")
+    assert results.read_junit(tmp_path / "other.xml") is None
+
+
+def test_results_no_report_vouches_for_count_for_nothing(tmp_path):
+    """Fails closed (#39): with the JUnit report missing or turned into a folder, a `pass` file
+    earns nothing; a file for a check the report does not list is dropped too."""
+    for ds in ("w15", "w99"):
+        r = fakes.result("01-basic", "submission", ds, "correct")
+        (tmp_path / f"submission.01-basic.{ds}.correct.json").write_text(json.dumps(r))
+    (tmp_path / "junit.xml").mkdir()
+    assert results.collect(tmp_path, tmp_path / "junit.xml", "submission.01-basic.") == {}
+    assert results.collect(tmp_path, tmp_path / "none.xml", "submission.01-basic.") == {}
+    got = results.collect(tmp_path, JUNIT, "submission.01-basic.")
+    assert got["submission.01-basic.w15.correct"].verdict == "pass"
+    assert "submission.01-basic.w99.correct" not in got   # not a check of this run
 
 
 def test_json_results_win_and_junit_fills_the_gaps(tmp_path):

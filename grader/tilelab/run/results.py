@@ -49,12 +49,15 @@ def read_json_results(results_dir: Path, prefix: str = "") -> dict[str, Result]:
     return out
 
 
-def read_junit(path: Path) -> dict[str, JunitCase]:
-    """CTest's --output-junit file, keyed by test name; empty when it is missing or unreadable."""
+def read_junit(path: Path) -> dict[str, JunitCase] | None:
+    """CTest's --output-junit file, keyed by test name; None when it is missing, not a file (a
+    folder put in its place), unreadable or malformed: nothing then vouches for any result."""
     try:
         root = ET.parse(path).getroot()
     except (OSError, ET.ParseError):
-        return {}
+        return None
+    if root.tag not in ("testsuite", "testsuites"):
+        return None
     cases = {}
     for tc in root.iter("testcase"):
         name = tc.get("name", "")
@@ -115,10 +118,17 @@ def disowned(result: Result, case: JunitCase) -> Result | None:
 
 def collect(results_dir: Path, junit: Path | None, prefix: str = "") -> dict[str, Result]:
     """JSON results, checked against CTest's JUnit status, plus synthesized ones for JUnit cases
-    (matching prefix) that left no file."""
+    (matching prefix) that left no file. Fails closed: with a JUnit report asked for, a result
+    counts only where the report has its check (a file for a check this run did not start was not
+    written by it), and a missing, unreadable or malformed report vouches for nothing (every result
+    is dropped: the checks count as not run, never as passed)."""
     out = read_json_results(results_dir, prefix)
     if junit is not None:
-        for name, case in read_junit(junit).items():
+        cases = read_junit(junit)
+        if cases is None:
+            return {}
+        out = {k: v for k, v in out.items() if k in cases}
+        for name, case in cases.items():
             if not name.startswith(prefix):
                 continue
             if name not in out:
