@@ -284,6 +284,27 @@ def test_every_solution_and_starter_passes_on_the_emulator(cc, src):
     assert _scan(cc.emu(_src(src))) == []
 
 
+CEIL_HELPER = """
+#include <cmath>
+int ceil(int a, int b) { return (a + b - 1) / b; }          // ECE408's helper: _Z4ceilii
+double up(double x) { return std::ceil(x); }                 // and libm's ceil, called beside it
+__global__ void k(float* p) { p[0] = 1; }
+void launch_matmul(const float* M, const float* N, float* P, int J, int K, int L) {
+    k<<<ceil(J, 16), 1>>>(P); (void)up(1.5);
+}
+"""
+
+
+def test_an_overload_of_a_runtime_name_replaces_nothing_and_passes(cc):
+    """Issue #40: `int ceil(int, int)` mangles to _Z4ceilii, a symbol of its own: it replaces
+    libm's ceil for nobody, so it is allowed; a C definition of ceil would take every call and is not."""
+    assert _scan(cc.emu(CEIL_HELPER)) == []
+    assert _scan(cc.gpu(CEIL_HELPER)) == []
+    found = _scan(cc.emu(CEIL_HELPER.replace("int ceil(int a, int b)", 'extern "C" double ceil(double a)')
+                          .replace("(a + b - 1) / b", "a").replace("ceil(J, 16)", "ceil(J)")))
+    assert any(f.symbol == "ceil" and f.kind == "definition" for f in found)
+
+
 @pytest.mark.parametrize("build", ["asan", "race"])
 @pytest.mark.parametrize("src", [ROOT / "solutions" / "06-register-tiled" / "matmul.cu",
                                  SUBMISSIONS / "03-cuda-extras" / "03-boundary" / "matmul.cu"],

@@ -418,7 +418,10 @@ def check_definition(sym: Symbol, kind: str = GPU, pol: Policy | None = None,
     lib = (owned or {}).get(sym.raw)
     if lib and (not weak or lib[1] or not sym.raw.startswith("_Z")):
         return "define.libraries", f"a name {lib[0]} defines: {fix}"
-    if not weak and sym.key in pol.referenced_exactly:
+    # A C name the file calls, defined here, would take the call (and everyone else's in the worker).
+    # A C++ overload of it (ECE408's `int ceil(int, int)`: _Z4ceilii) has a symbol of its own that
+    # replaces nothing: judged by what it can do, not by its name (issue #40).
+    if not weak and not sym.raw.startswith("_Z") and sym.key in pol.referenced_exactly:
         return "allow", f"a name of the runtime this file calls: {fix}"
     return None
 
