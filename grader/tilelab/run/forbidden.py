@@ -7,7 +7,9 @@ plain, asan and race builds.
 - Definitions (global symbols): the student's own names are fine; a name someone else in the
   runner's process owns (the CUDA runtime, libc/libm/libstdc++/OpenBLAS, the emulator, the grader,
   the sanitizers) is refused, as are Thrust/CUB kernels.
-- Static initializers may call only what the list's static_init groups allow.
+- Static initializers (constructors, .init code, ifunc resolvers) are judged like any other code:
+  the worker is confined from its first instruction (docs/integrity.md), so code that runs before
+  main can do nothing that launch_matmul cannot.
 - No system-call instruction (inline asm bypassing libc), and no main() (defines_main).
 
 Names are read with `nm`, demangled without parameters by `c++filt -p`, and machine code with
@@ -51,7 +53,7 @@ class Finding:
     symbol: str              # the name as the student wrote it (demangled, no parameters)
     reason: str              # what to use instead / why
     object: str
-    kind: str = "reference"  # reference | definition | static-init | syscall | unreadable
+    kind: str = "reference"  # reference | definition | syscall | unreadable
     group: str = ""          # the allow-list group that decided
 
     @property
@@ -65,7 +67,7 @@ class Finding:
 
 @dataclass(frozen=True)
 class Group:
-    section: str                 # allow | refuse | reserved | define-ok | library-code | static-allow | static-helper
+    section: str                 # allow | refuse | reserved | define-ok | library-code
     name: str                    # e.g. "allow.libm", "emulator.allow.asan"
     kinds: tuple[str, ...]       # object kinds it applies to
     reason: str
@@ -140,12 +142,6 @@ def _groups(doc: dict) -> list[Group]:
             out.append(Group("reserved", f"{prefix}define.reserved.{name}", _kinds(scope, g.get("builds")),
                              g["reason"], g.get("advice", ""), g["what"], tuple(g["names"]),
                              g.get("match") == "symbol", g.get("strong_only", False)))
-        si = body.get("static_init")
-        if si:
-            out.append(Group("static-allow", f"{prefix}static_init", _kinds(scope, None), si["reason"],
-                             patterns=tuple(si.get("allow", []))))
-            out.append(Group("static-helper", f"{prefix}static_init.compiler_generated", _kinds(scope, None),
-                             si["reason"], patterns=tuple(si.get("compiler_generated", []))))
     return out
 
 
@@ -161,8 +157,7 @@ def render_markdown(path: Path = ALLOWLIST) -> str:
     """The list's groups as the markdown table docs/integrity.md holds between its allowlist
     markers (docs/integrity.md gives the one-liner that rewrites them)."""
     what = {"allow": "may be called", "refuse": "may not be called", "reserved": "may not be defined",
-            "library-code": "may not be defined", "define-ok": "may be defined",
-            "static-allow": "a static initializer may call"}
+            "library-code": "may not be defined", "define-ok": "may be defined"}
     where = {KINDS: "both", (GPU,): "GPU", EMU_KINDS: "emulator", (EMU_ASAN,): "emulator (asan build)",
              (EMU_RACE,): "emulator (race build)"}
     rows = ["| group | objects | rule | why | instead |", "|---|---|---|---|---|"]
@@ -471,25 +466,8 @@ def _strip_params(name: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# Machine code: static initializers and system calls
+# Machine code: system calls
 # ---------------------------------------------------------------------------------------------
-
-@dataclass
-class _Insn:
-    op: str
-    operand: str
-    relocs: list[tuple[str, str]]   # (type, value)
-
-
-@dataclass
-class _Function:
-    name: str
-    section: str
-    insns: list[_Insn]
-
-
-_PREFIXES = {"notrack", "bnd", "rex", "rex.W", "data16", "cs", "ds", "lock", "rep", "repz", "repnz", "repe", "repne"}
-
 
 @functools.lru_cache(maxsize=32)
 def _objdump_d(path: str, mtime: float, size: int) -> str:
@@ -499,167 +477,6 @@ def _objdump_d(path: str, mtime: float, size: int) -> str:
 def _disassembly(obj: Path) -> str:
     st = Path(obj).stat()
     return _objdump_d(str(obj), st.st_mtime, st.st_size)
-
-
-def _disassemble(obj: Path) -> dict[str, _Function]:
-    text = _disassembly(obj)
-    funcs: dict[str, _Function] = {}
-    section, cur = "", None
-    for line in text.splitlines():
-        if line.startswith("Disassembly of section "):
-            section = line[len("Disassembly of section "):].rstrip(":")
-            continue
-        m = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
-        if m:
-            cur = funcs.setdefault(m.group(1), _Function(m.group(1), section, []))
-            continue
-        m = re.match(r"^\s+[0-9a-f]+:\t(.*)$", line)
-        if not m or cur is None:
-            continue
-        body = m.group(1)
-        relocs = re.findall(r"\t[0-9a-f]+: (R_\w+)\t(\S+)", body)
-        body = re.split(r"\t[0-9a-f]+: R_\w+\t", body)[0]
-        words = body.split("#")[0].split()
-        while words and words[0] in _PREFIXES:
-            words = words[1:]
-        if words or relocs:
-            cur.insns.append(_Insn(words[0] if words else "", " ".join(words[1:]), relocs))
-    return funcs
-
-
-def _symtab(obj: Path) -> list[tuple[int, str, str, str]]:
-    """(address, flags, section, name) of the object's symbols (objdump -t)."""
-    out = []
-    for line in _run("objdump", "-t", "-w", str(obj)).splitlines():
-        m = re.match(r"^([0-9a-f]+) (.{7}) (\S+)\s+[0-9a-f]+\s+(?:\.hidden |\.protected |\.internal )?(\S.*)$", line)
-        if m:
-            out.append((int(m.group(1), 16), m.group(2), m.group(3), m.group(4).strip()))
-    return out
-
-
-def _init_relocs(obj: Path) -> list[str]:
-    """The targets the object's .init_array, .ctors and .preinit_array entries point at."""
-    out, section = [], ""
-    for line in _run("objdump", "-r", "-w", str(obj)).splitlines():
-        m = re.match(r"^RELOCATION RECORDS FOR \[(.+)\]:", line)
-        if m:
-            section = m.group(1)
-            continue
-        if section in (".init_array", ".ctors", ".preinit_array") or section.startswith((".init_array.", ".ctors.")):
-            m = re.match(r"^[0-9a-f]+\s+(R_\w+)\s+(\S+)$", line)
-            if m:
-                out.append(m.group(2))
-    return out
-
-
-class _Code:
-    """One object's functions, symbols and their demangled names, for the initializer walk."""
-
-    def __init__(self, obj: Path):
-        self.funcs = _disassemble(obj)
-        self.syms = _symtab(obj)
-        self.defined_funcs = {name for _, flags, sec, name in self.syms if "F" in flags and sec != "*UND*"}
-        self.by_section: dict[str, list[tuple[int, str]]] = {}
-        for addr, flags, sec, name in self.syms:
-            if "F" in flags:
-                self.by_section.setdefault(sec, []).append((addr, name))
-        for v in self.by_section.values():
-            v.sort()
-
-    def function_at(self, section: str, offset: int) -> str | None:
-        best = None
-        for addr, name in self.by_section.get(section, []):
-            if addr <= offset:
-                best = name
-        return best
-
-
-def _reloc_target(code: _Code, value: str, pc_relative: bool) -> str | None:
-    m = re.match(r"^(.+?)(?:([+-])0x([0-9a-f]+))?$", value)
-    if not m:
-        return None
-    name, sign, off = m.group(1), m.group(2), int(m.group(3) or "0", 16)
-    addend = -off if sign == "-" else off
-    if name.startswith(".") and name not in code.defined_funcs:
-        return code.function_at(name, addend + (4 if pc_relative else 0))
-    return name
-
-
-def _operand_target(insn: _Insn) -> str | None:
-    m = re.search(r"<([^>+]+)(?:\+0x[0-9a-f]+)?>", insn.operand)
-    return m.group(1) if m else None
-
-
-def static_initializer_findings(obj: Path, kind: str | None = None,
-                                 pol: Policy | None = None) -> list[tuple[str, str]]:
-    """What the object's static initializers (the .init_array entries, and the compiler-generated
-    helpers they call) do that the list does not allow, as (what, name): ("calls", f) for a call of
-    f, ("registers", f) for a function of the file's own handed over to run at exit (a static
-    object's destructor), ("indirect", g) for an indirect call in g, which nothing can check."""
-    pol = pol or policy()
-    kind = kind or object_kind(obj)
-    code = _Code(obj)
-    allowed = pol.of("static-allow", kind)
-    helpers = pol.of("static-helper", kind)
-    gpu_helpers = [g for g in helpers if g.kinds == (GPU,)]
-    names = set(code.funcs) | code.defined_funcs | {s[3] for s in code.syms}
-    keys = demangle(sorted(names))
-
-    def key(n: str) -> str:
-        return keys.get(n) or demangle([n])[n]
-
-    def is_helper(n: str) -> bool:
-        base = n.split(".cold")[0]
-        return ".cold" in n or any(g.matches(base) or g.matches(key(base)) for g in helpers)
-
-    def is_allowed(n: str) -> bool:
-        return any(g.matches(key(n)) for g in allowed)
-
-    roots = [t for t in (_reloc_target(code, v, False) for v in _init_relocs(obj)) if t]
-    bad: set[tuple[str, str]] = set()
-    seen: set[str] = set()
-    work = list(roots)
-    while work:
-        fn = work.pop()
-        if fn in seen:
-            continue
-        seen.add(fn)
-        f = code.funcs.get(fn)
-        if f is None:
-            continue
-        nvcc_helper = any(g.matches(fn) or g.matches(key(fn)) for g in gpu_helpers)
-        for insn in f.insns:
-            is_branch = insn.op.startswith(("call", "jmp")) or (insn.op.startswith("j") and insn.relocs)
-            if is_branch and insn.operand.startswith("*") and not any("GOTPC" in r for r, _ in insn.relocs):
-                bad.add(("indirect", key(fn)))   # through a register or memory: nothing says where to
-                continue
-            targets = []
-            for rtype, value in insn.relocs:
-                t = _reloc_target(code, value, "PC32" in rtype or "PLT32" in rtype)
-                if t:
-                    targets.append((t, is_branch))
-            if is_branch and not insn.relocs:
-                t = _operand_target(insn)
-                if t and t != fn and t in code.funcs:
-                    targets.append((t, True))
-            for t, called in targets:
-                if t == fn or t.startswith("."):
-                    continue
-                if t in code.defined_funcs and is_helper(t):
-                    work.append(t)
-                elif called:
-                    if not is_allowed(t):
-                        bad.add(("calls", key(t)))
-                elif t in code.defined_funcs and not nvcc_helper and not is_allowed(t) \
-                        and not key(t).startswith(("std::", "__gnu_cxx::")):
-                    # a function of the file's own registered to run at exit (a static object's destructor)
-                    bad.add(("registers", key(t)))
-    return sorted(bad)
-
-
-def static_initializer_calls(obj: Path, kind: str | None = None) -> list[str]:
-    """The names static_initializer_findings reports (what is called, registered, or calls indirectly)."""
-    return sorted({name for _, name in static_initializer_findings(obj, kind)})
 
 
 def defines_main(objects: list[Path]) -> bool:
@@ -704,13 +521,6 @@ def scan_object(obj: Path, kind: str | None = None, build: Path | None = None,
                 bad = check_definition(s, kind, pol, owned)
                 if bad:
                     out.append(Finding(s.key, bad[1], o, "definition", bad[0]))
-        for what, name in static_initializer_findings(obj, kind, pol):
-            symbol = {"calls": f"static initializer calls {name}",
-                      "registers": f"static initializer registers {name} to run at exit",
-                      "indirect": "static initializer makes an indirect call"}[what]
-            out.append(Finding(symbol, "code at namespace scope runs before and after main, in the grader's own "
-                               "process: build such objects inside launch_matmul instead", o, "static-init",
-                               "static_init"))
         if raw_syscalls(obj):
             out.append(Finding("syscall instruction", "a system call made around libc: call only what the "
                                "allow-list lists", o, "syscall"))

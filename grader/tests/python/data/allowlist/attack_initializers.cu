@@ -1,5 +1,5 @@
-// Static initializers that run the student's code in the grader's process: a call before main, a
-// destructor registered to run after it, and an indirect call nothing can follow.
+// Static initializers: a call before main, a destructor registered to run after it, and an indirect
+// call. Judged like any other code (the worker is confined from its first instruction): they pass.
 #include <cuda_runtime.h>
 #include <cstdio>
 struct Evil { int x; ~Evil(); };
