@@ -68,7 +68,7 @@ char* exec_page(const std::string& path) {
   wire::Message m;
   if (wire::receive(wire::kWorkerIn, m, std::chrono::steady_clock::now() + std::chrono::seconds(30), 0) ==
       wire::Read::kOk)
-    wire::send(wire::kWorkerOut, {{"error", "runner error: cannot confine the worker: " + why}});
+    wire::send(wire::kWorkerOut, {{"error", "cannot confine the worker: " + why}});
   ::_exit(127);
 }
 
