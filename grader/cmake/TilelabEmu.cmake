@@ -125,12 +125,18 @@ if(NOT TILELAB_KIT)
   target_include_directories(tilelab_emu_backend_objs PRIVATE "${_emu_dir}" "${_emu_dir}/include")
   target_link_libraries(tilelab_emu_backend_objs PRIVATE tilelab_worker_headers)
 endif()
-# The rewritten student file: generated/emu/<name>.cpp from src.
+# The rewritten student file: generated/emu/<name>.cpp from src (the rewriter confined to reading
+# src: tilelab_confine_rewrite_command).
 function(tilelab_emu_rewrite name src out)
   set(dst "${_emu_gen}/${name}.cpp")
+  tilelab_confine_rewrite_command("${src}" "${dst}" confined)
+  set(deps "")
+  if(TARGET tilelab-confine AND NOT TILELAB_KIT)
+    set(deps tilelab-confine)
+  endif()
   add_custom_command(OUTPUT "${dst}"
-    COMMAND tilelab-emu-rewrite "${src}" "${dst}"
-    DEPENDS "${src}" tilelab-emu-rewrite
+    COMMAND ${confined} "$<TARGET_FILE:tilelab-emu-rewrite>" "${src}" "${dst}"
+    DEPENDS "${src}" tilelab-emu-rewrite ${deps}
     COMMENT "Rewriting ${src} for the CPU emulator"
     VERBATIM)
   set(${out} "${dst}" PARENT_SCOPE)
@@ -211,6 +217,7 @@ function(tilelab_emu_worker runner adapter obj build)
   target_link_libraries(${runner} PRIVATE tilelab_wire tilelab_emu_rt_${build})
   set_target_properties(${runner} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/runners"
                                              LINKER_LANGUAGE CXX)
+  tilelab_confine_link(${runner} ${main} tilelab_emu_backend_objs ${adapter} ${obj} tilelab_wire tilelab_emu_rt_${build})
   if(NOT TILELAB_KIT)
     add_dependencies(${runner} tilelab-judge)
   endif()
@@ -245,6 +252,8 @@ function(tilelab_emu_runners base display stage src builds)
       # see the emulator's declarations first.
       target_compile_options(${obj} PRIVATE -include "${_emu_dir}/include/tilelab_emu.h" ${_emu_flags_${objbuild}})
       target_include_directories(${obj} PRIVATE "${_emu_dir}/include")
+      # The rewritten file, and the student's own (its #line directives name it: g++ quotes it).
+      tilelab_confine_compile(${obj} CXX "${rewritten}" "${src}")
     endif()
     tilelab_emu_worker("${base}-${_emu_suffix_${build}}" ${adapter} ${obj} ${build})
     if(deps)
@@ -269,8 +278,14 @@ foreach(stage IN LISTS TILELAB_STAGES)
     # instructor grades with --perf-basis model (labels emu and gpu).
     if(TILELAB_${stage}_MODEL_SHAPE)
       string(REPLACE ";" "x" mshape "${TILELAB_${stage}_MODEL_SHAPE}")
+      # Named by the model's shape, run on one drawn near it for each grade (--draw-shape: from the
+      # grading seed, where the tree has one, and the worker's digest; docs/integrity.md).
+      set(mseed 1)
+      if(NOT TILELAB_GRADING_SEED STREQUAL "")
+        set(mseed ${TILELAB_GRADING_SEED})
+      endif()
       tilelab_add_check(${impl} ${stage} ${mshape} perf-model emu-count
-        ARGS --shape ${TILELAB_${stage}_MODEL_SHAPE} --seed 1 --check perf
+        ARGS --shape ${TILELAB_${stage}_MODEL_SHAPE} --draw-shape --seed ${mseed} --check perf
         TIMEOUT 120 COST ${TILELAB_${stage}_MODEL_COST} LABELS "public;emu;gpu;model")
       if(impl STREQUAL "solution" AND TILELAB_KIT_SUITE)
         # The kit's own assertion on it: full credit for the solution, none for the previous stage's

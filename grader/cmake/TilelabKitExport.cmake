@@ -8,7 +8,7 @@
 if(TILELAB_KIT)
   message(FATAL_ERROR "tilelab: a tree cannot both take a prebuilt kit (TILELAB_KIT) and export one")
 endif()
-set(_kit_targets tilelab-judge tilelab_wire tilelab_worker_headers)
+set(_kit_targets tilelab-judge tilelab-confine tilelab_wire tilelab_worker_headers)
 if(TILELAB_HAVE_CUDA)
   tilelab_worker_main(gpu under_test main)
   list(APPEND _kit_targets ${main} tilelab_gpu_backend)

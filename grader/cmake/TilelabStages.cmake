@@ -4,6 +4,7 @@
 
 set(TILELAB_RESULTS_DIR "${PROJECT_BINARY_DIR}/results" CACHE INTERNAL "")
 set(_runner_dir "${PROJECT_SOURCE_DIR}/grader/runner")
+include(TilelabConfine)   # tilelab-confine, and the confinement of every build step of a submission's code
 
 # The bare starter level (grader/tilelab/specs/starter.py), generated from the solutions when asked for:
 # its checks, like the guided starter's, must all fail unmodified.
@@ -125,7 +126,7 @@ target_include_directories(tilelab_wire PUBLIC "${_runner_dir}")
 target_link_libraries(tilelab_wire PUBLIC nlohmann_json::nlohmann_json)
 target_compile_options(tilelab_wire PRIVATE -Wall -Wextra)
 add_executable(tilelab-judge "${_runner_dir}/judge.cpp" "${_runner_dir}/worker_client.cpp"
-                             "${_runner_dir}/perf_model.cpp")
+                             "${_runner_dir}/perf_model.cpp" "${_runner_dir}/confine.cpp" "${_runner_dir}/sandbox.cpp")
 target_include_directories(tilelab-judge PRIVATE "${_runner_dir}" "${PROJECT_SOURCE_DIR}/grader/emu")
 target_link_libraries(tilelab-judge PRIVATE tilelab_core tilelab_wire CLI11::CLI11)
 target_compile_options(tilelab-judge PRIVATE -Wall -Wextra)
@@ -176,6 +177,12 @@ if(TILELAB_HAVE_CUDA AND NOT TILELAB_KIT)
     target_link_libraries(${lib} PUBLIC tilelab_worker_headers tilelab_wire CUDA::cudart_static)
     set(wraps "-Wl,--wrap=cudaLaunchKernel" "-Wl,--wrap=cudaMemcpy" "-Wl,--wrap=cudaMemcpyAsync"
               "-Wl,--wrap=cudaMemcpy2D" "-Wl,--wrap=cudaMemcpy2DAsync")
+    # Every other route between host and device memory, for the probe's ledger (host_traffic.hpp).
+    foreach(fn cudaMemcpyToSymbol cudaMemcpyToSymbolAsync cudaMemcpyFromSymbol cudaMemcpyFromSymbolAsync
+               cudaMemcpy3D cudaMemcpy3DAsync cudaMemcpyPeer cudaMemcpyPeerAsync cudaMemset cudaMemsetAsync
+               cudaMemset2D cudaMemset2DAsync cudaMallocHost cudaHostAlloc cudaFreeHost)
+      list(APPEND wraps "-Wl,--wrap=${fn}")
+    endforeach()
     if(CUDAToolkit_VERSION VERSION_GREATER_EQUAL 13)
       target_compile_definitions(${lib} PRIVATE TILELAB_WRAP_KERNEL_HANDLES)
       list(APPEND wraps "-Wl,--wrap=__cudaGetKernel" "-Wl,--wrap=__cudaLaunchKernel")
@@ -226,11 +233,16 @@ function(tilelab_add_gpu_runner impl stage src)
   string(MAKE_C_IDENTIFIER "${impl}" iid)
   set(runner "run-${impl}-${stage}-gpu")
   tilelab_gpu_impl(obj_${iid}_${sid}_gpu ${stage} "${src}" "" tilelab_impl_under_test "${impl}")
+  # nvcc and every tool it runs (the host preprocessor, cudafe++, cicc, ptxas, fatbinary, the
+  # assembler) read only the student's file, the public headers and the toolkit (adapter.cpp, the
+  # kit's, is the target's C++ and not confined).
+  tilelab_confine_compile(obj_${iid}_${sid}_gpu CUDA "${src}")
   tilelab_worker_main(gpu under_test main)
   add_executable(${runner} $<TARGET_OBJECTS:${main}> $<TARGET_OBJECTS:obj_${iid}_${sid}_gpu>)
   target_link_libraries(${runner} PRIVATE tilelab_gpu_backend)
   set_target_properties(${runner} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/runners"
                                              LINKER_LANGUAGE CXX)
+  tilelab_confine_link(${runner} ${main} obj_${iid}_${sid}_gpu tilelab_gpu_backend tilelab_wire)
   tilelab_gpu_reference_worker(${stage})
   if(NOT TILELAB_KIT)   # an imported target is built already
     add_dependencies(${runner} tilelab-judge ref-${stage}-gpu)
@@ -262,7 +274,7 @@ function(tilelab_add_check impl stage dataset check backend)
   set(name "${impl}.${stage}.${dataset}.${check}")
   set(runner "${PROJECT_BINARY_DIR}/runners/run-${impl}-${stage}-${backend}")
   set(cmd "${TILELAB_JUDGE}" --worker "${runner}" --spec "${TILELAB_${stage}_SPEC}" ${A_ARGS}
-          --json "${TILELAB_RESULTS_DIR}/${name}.json" --timeout ${A_TIMEOUT})
+          --json "${TILELAB_RESULTS_DIR}/${name}.json" --timeout ${A_TIMEOUT} ${TILELAB_JUDGE_SEALED})
   tilelab_starter_wrap(${impl} "${TILELAB_RESULTS_DIR}/${name}.json" cmd)
   add_test(NAME ${name} COMMAND ${cmd} WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}/grader")
   math(EXPR hard_timeout "${A_TIMEOUT} + 30")
@@ -279,6 +291,13 @@ function(tilelab_add_check impl stage dataset check backend)
     set_tests_properties(${name} PROPERTIES RESOURCE_LOCK gpu RUN_SERIAL ON)
   endif()
 endfunction()
+
+# A tree with a grading seed judges sealed: no code under test runs where the judge cannot confine it
+# (docs/integrity.md, "The boundary").
+set(TILELAB_JUDGE_SEALED "")
+if(NOT TILELAB_GRADING_SEED STREQUAL "")
+  set(TILELAB_JUDGE_SEALED --sealed)
+endif()
 
 set(_impls ${TILELAB_IMPLS})
 if(TILELAB_SUBMISSION)

@@ -30,9 +30,10 @@ target_link_libraries(tilelab_trace_main PRIVATE tilelab_core CLI11::CLI11)
 # runners/trace-<name> for one matmul.cu of `stage`; in `all` only when `in_all` is true.
 function(tilelab_trace_runner name display stage src in_all)
   set(dst "${_emu_gen}/trace-${name}.cpp")
+  tilelab_confine_rewrite_command("${src}" "${dst}" confined)
   add_custom_command(OUTPUT "${dst}"
-    COMMAND tilelab-emu-rewrite --set TILE_WIDTH,BLOCK_WIDTH=2 "${src}" "${dst}"
-    DEPENDS "${src}" tilelab-emu-rewrite
+    COMMAND ${confined} "$<TARGET_FILE:tilelab-emu-rewrite>" --set TILE_WIDTH,BLOCK_WIDTH=2 "${src}" "${dst}"
+    DEPENDS "${src}" tilelab-emu-rewrite tilelab-confine
     COMMENT "Rewriting ${src} for the trace (TILE_WIDTH 2)"
     VERBATIM)
   tilelab_emu_adapter(${stage} ${display} adapter)
@@ -40,11 +41,13 @@ function(tilelab_trace_runner name display stage src in_all)
   add_library(${obj} OBJECT "${dst}")
   target_compile_options(${obj} PRIVATE -include "${_emu_dir}/include/tilelab_emu.h" ${_emu_flags_race})
   target_include_directories(${obj} PRIVATE "${_emu_dir}/include")
+  tilelab_confine_compile(${obj} CXX "${dst}" "${src}")
   set(runner "trace-${name}")
   add_executable(${runner} $<TARGET_OBJECTS:tilelab_trace_main> $<TARGET_OBJECTS:${adapter}> $<TARGET_OBJECTS:${obj}>)
   target_link_libraries(${runner} PRIVATE tilelab_core CLI11::CLI11 tilelab_emu_rt_trace)
   set_target_properties(${runner} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/runners"
                                              LINKER_LANGUAGE CXX)
+  tilelab_confine_link(${runner} tilelab_trace_main ${adapter} ${obj} tilelab_core tilelab_emu_rt_trace)
   if(NOT in_all)
     set_target_properties(${runner} ${obj} PROPERTIES EXCLUDE_FROM_ALL ON)
   endif()

@@ -13,7 +13,8 @@ struct TrafficCounts {
   double global_loads = 0, global_stores = 0;                // warp-level requests
   double global_load_sectors = 0, global_store_sectors = 0;  // 32-byte sectors they touch
   double global_bytes_requested = 0;                         // bytes the lanes asked for
-  double global_load_bytes = 0;                              // of those, by loads
+  double global_load_bytes = 0;                              // of those, by loads (every block's, exact)
+  double sampled_global_load_bytes = 0;                      // the same estimated from the sampled blocks
   double global_wavefronts = 0;                              // 128-byte lines, summed over requests
   double l2_sectors = 0;                                     // distinct sectors per block, summed
   double shared_loads = 0, shared_stores = 0;                // warp-level requests
@@ -35,7 +36,7 @@ struct TrafficCounts {
     global_loads += o.global_loads, global_stores += o.global_stores;
     global_load_sectors += o.global_load_sectors, global_store_sectors += o.global_store_sectors;
     global_bytes_requested += o.global_bytes_requested, global_wavefronts += o.global_wavefronts;
-    global_load_bytes += o.global_load_bytes;
+    global_load_bytes += o.global_load_bytes, sampled_global_load_bytes += o.sampled_global_load_bytes;
     l2_sectors += o.l2_sectors;
     shared_loads += o.shared_loads, shared_stores += o.shared_stores, shared_wavefronts += o.shared_wavefronts;
     tensor_fmas += o.tensor_fmas, tensor_insts += o.tensor_insts;

@@ -54,9 +54,10 @@ class Backend {
   // in ms (0 where timings mean nothing) and sets `launches` to the kernels it launched.
   virtual void time_prepare(const Matrix& M, const Matrix& N, const Shape& s) = 0;
   virtual double time_once(const Implementation* impl, int64_t& launches) = 0;
-  // The timed calls' inputs with M's rows and N's columns permuted (shuffle.hpp), before a call of
-  // the implementation under test; and the P that call left, for the judge to audit.
-  virtual void time_shuffle(uint64_t seed) = 0;
+  // The timed calls' inputs made from the judge's seed (timed_inputs.hpp), into the timing buffers,
+  // before a call of the implementation under test; and the P that call left, for the judge to
+  // audit (audit.hpp).
+  virtual void time_inputs(uint64_t seed) = 0;
   virtual Matrix time_result() = 0;
   // The emulator's count build: impl's traffic counts (of its first checked run, else of one run on
   // the timing buffers), for the judge's performance model; null elsewhere.

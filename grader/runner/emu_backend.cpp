@@ -13,7 +13,8 @@
 #include "backend.hpp"
 #include "runtime.hpp"  // the emulated CUDA runtime, before device_buffer.hpp uses it
 #include "device_buffer.hpp"
-#include "shuffle.hpp"
+#include "host_traffic.hpp"
+#include "tilelab/timed_inputs.hpp"
 #include "traffic_json.hpp"
 
 namespace tilelab {
@@ -94,6 +95,14 @@ class EmuBackend final : public Backend {
     tlemu::set_fatal_handler([this](const std::vector<tlemu::Finding>& fs) {
       if (on_fatal_findings) on_fatal_findings(findings_json(fs));
     });
+    // The runtime's copies, sets and pinned allocations, for the judge's rule on what the host
+    // moved (host_traffic.hpp); the runtime's kinds are the ledger's, in the same order.
+    tlemu::set_memory_observer([this](const tlemu::MemoryEvent& m) {
+      CopyEvent e;
+      e.kind = CopyEvent::Kind(int(m.kind));
+      e.dst = m.dst, e.src = m.src, e.bytes = m.bytes, e.dst_device = m.dst_device, e.src_device = m.src_device;
+      ledger_.note(e);
+    });
   }
   const char* name() const override { return tlemu::backend_name(); }
   bool timings_meaningful() const override { return false; }
@@ -123,15 +132,17 @@ class EmuBackend final : public Backend {
     zero_P ? dP.zero() : dP.poison();
     tlemu::watch_host_copies(dP.p, size_t(s.J * s.L) * sizeof(float));
     tlemu::start_recording();
+    ledger_.begin(tlemu::pinned_held());
     impl.launch(dM.p, dN.p, dP.p, int(s.J), int(s.K), int(s.L));
+    ledger_.end();
     out.launch = report(tlemu::stop_recording());
+    out.launch["host_traffic"] = ledger_.report();
     out.launch["host_copies_into_P"] = tlemu::take_host_copies();
     out.launch["host_stores_into_device"] = tlemu::take_host_stores();
     tlemu::watch_host_copies(nullptr, 0);
-    // Count build: the counts of the first run of each implementation, the one whose P the runner
-    // checks (a kernel cannot be counted doing less work than the one that was verified).
+    // Count build: every call is counted, each on its own (counts()).
     tlemu::TrafficCounts c;
-    if (tlemu::take_counts(c)) counts_.try_emplace(impl.name, c);
+    if (tlemu::take_counts(c)) calls_[impl.name].push_back(c);
     check(cudaGetLastError(), "kernel launch");
     check(cudaDeviceSynchronize(), "kernel execution");
     collect(out, dM, dN, dP, M, N, s);
@@ -144,8 +155,11 @@ class EmuBackend final : public Backend {
     out.P = Matrix(s.J, s.L);
     std::fill(out.P.data.begin(), out.P.data.end(), std::numeric_limits<float>::quiet_NaN());
     tlemu::start_recording();
+    ledger_.begin(0, &M.data, &N.data, &out.P.data);
     impl.host(M2.data.data(), N2.data.data(), out.P.data.data(), int(s.K));
+    ledger_.end();
     out.launch = report(tlemu::stop_recording());
+    out.launch["host_traffic"] = ledger_.report(&out.P.data);
     check(cudaGetLastError(), "after matmul_host");
     out.inputs_unchanged = same_bits(M, M2) && same_bits(N, N2);
     return out;
@@ -163,14 +177,17 @@ class EmuBackend final : public Backend {
     tP_ = std::make_unique<NamedBuffer>(size_t(s.J * s.L), "P", size_t(s.L));
     tM_->upload(M);
     tN_->upload(N);
-    M0_ = M, N0_ = N;
   }
 
-  void time_shuffle(uint64_t seed) override {
-    Matrix M2, N2;
-    shuffle::shuffled(M0_, N0_, seed, M2, N2);
-    tM_->upload(M2);
-    tN_->upload(N2);
+  // Made on the host (the emulator's device memory is host memory) and copied in, as the judge
+  // makes them to audit the call.
+  void time_inputs(uint64_t seed) override {
+    Matrix M(shape_.J, shape_.K), N(shape_.K, shape_.L);
+    const uint64_t km = timed_inputs::stream(seed, timed_inputs::kM), kn = timed_inputs::stream(seed, timed_inputs::kN);
+    for (size_t e = 0; e < M.data.size(); ++e) M.data[e] = timed_inputs::value(km, e);
+    for (size_t e = 0; e < N.data.size(); ++e) N.data[e] = timed_inputs::value(kn, e);
+    tM_->upload(M);
+    tN_->upload(N);
   }
 
   Matrix time_result() override {
@@ -187,31 +204,36 @@ class EmuBackend final : public Backend {
     launches = int64_t(tlemu::stop_recording().size());
     check(cudaGetLastError(), "launch while timing");
     check(cudaDeviceSynchronize(), "execution while timing");
-    tlemu::TrafficCounts ignored;
-    tlemu::take_counts(ignored);  // a timed call's counts are not the checked run's
+    tlemu::TrafficCounts c;
+    if (tlemu::take_counts(c)) calls_[impl->name].push_back(c);  // timed calls are counted as run()'s
     return 0;
   }
 
+  // Count build: {"calls": [the counts of each call of impl, in order]} -- the checked runs and the
+  // timed calls alike, so the judge models every call it checked, not only the first (a kernel
+  // that does less work on a later call is seen there). The reference and the previous stage, never
+  // called before, are called once on the timing inputs.
   nlohmann::json counts(const Implementation& impl) override {
     tlemu::TrafficCounts probe;
     if (!tlemu::take_counts(probe)) return nullptr;  // not the count build
-    if (!counts_.count(impl.name)) {  // the reference and the previous stage: counted on the timing inputs
+    auto& calls = calls_[impl.name];
+    if (calls.empty()) {
       impl.launch(tM_->p, tN_->p, tP_->p, int(shape_.J), int(shape_.K), int(shape_.L));
       check(cudaGetLastError(), "launch while counting");
-      tlemu::take_counts(counts_[impl.name]);
+      tlemu::take_counts(calls.emplace_back());
     }
-    return counts_[impl.name];
+    return {{"calls", calls}};
   }
 
   nlohmann::json findings() override { return findings_json(tlemu::take_findings()); }
   void set_sample_seed(uint64_t seed, bool every_block) override { tlemu::set_sample_seed(seed, every_block); }
 
  private:
-  Matrix M0_, N0_;                               // the timing inputs as given
   Shape shape_;                                  // time_prepare()'s
   std::unique_ptr<NamedBuffer> tM_, tN_, tP_;    // the timed calls' buffers
   std::vector<std::unique_ptr<NamedBuffer>> kept_;  // run()'s buffers
-  std::map<std::string, tlemu::TrafficCounts> counts_;  // count build: per implementation
+  std::map<std::string, std::vector<tlemu::TrafficCounts>> calls_;  // count build: per implementation, per call
+  Ledger ledger_;  // what crossed between host and device memory in the call that runs
 
   // The launch report in the GPU backend's shape (launch_probe.hpp), from what the emulator saw.
   static nlohmann::json report(const std::vector<tlemu::LaunchRecord>& launches) {

@@ -7,6 +7,7 @@
 // against the judge's own clock and the launch counts (docs/integrity.md). Its exit code is one of
 // grader/contract.toml.
 #include <signal.h>
+#include <sys/prctl.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -16,15 +17,17 @@
 #include <cstring>
 #include <iostream>
 #include <numeric>
+#include <optional>
 #include <random>
 
 #include "backend.hpp"  // RunOutcome, DeviceError
 #include "perf_model.hpp"
-#include "shuffle.hpp"
 #include "traffic_json.hpp"
 #include "worker_client.hpp"
 #include "tilelab/dataset.hpp"
+#include "tilelab/random.hpp"  // mix: the drawn shape
 #include "tilelab/diagnose.hpp"
+#include "tilelab/audit.hpp"
 #include "tilelab/contract.hpp"
 #include "tilelab/result.hpp"
 #include "tilelab/spec.hpp"
@@ -48,9 +51,11 @@ Laps g_laps;
 std::string g_result_path;
 bool g_host_function = false;  // the stage grades matmul_host: a crash's hint may point there
 
-// Timed calls whose P the judge checked, and how many of them were wrong.
+// Timed calls whose P the judge checked (audit.hpp), how many of them were wrong, the judge's own
+// time on them, and the largest Freivalds ratio seen (a correct product's is far below 1).
 struct Audit {
   int checked = 0, wrong = 0;
+  double seconds = 0, max_ratio = 0;
 };
 
 struct TimingStats {
@@ -95,7 +100,13 @@ void set_hint(nlohmann::json& r, const Hint& h) {
 
 void print_wrong(const CheckReport& rep, const char* what) {
   std::cout << what << ": " << rep.wrong << " of " << rep.checked << " elements wrong ("
-            << rep.not_finite << " NaN/Inf), relative Frobenius error " << rep.rel_fro_error << "\n";
+            << rep.not_finite << " NaN/Inf)";
+  if (rep.values_withheld) {  // a hidden dataset's: where, not what
+    std::cout << "; values of a hidden dataset are not shown\n";
+    for (const auto& w : rep.first_wrong) std::printf("  P[%lld][%lld] wrong\n", (long long)w.row, (long long)w.col);
+    return;
+  }
+  std::cout << ", relative Frobenius error " << rep.rel_fro_error << "\n";
   for (const auto& w : rep.first_wrong)
     std::printf("  P[%lld][%lld] expected %.9g, got %.9g (allowed error %.3g)\n", (long long)w.row,
                 (long long)w.col, w.expected, w.actual, w.allowed);
@@ -110,6 +121,8 @@ struct Checked {
 Checked check_outcome(const RunOutcome& out, const Dataset& d, const std::vector<double>& absMN,
                       const StageSpec& spec) {
   Checked c{check_product(out.P, d.P, absMN, d.spec.shape, spec.rule, spec.tile), {}, out.inputs_unchanged};
+  // A hidden dataset's values are never echoed back (CheckReport::values_withheld).
+  c.report.values_withheld = std::find(d.spec.tags.begin(), d.spec.tags.end(), "hidden") != d.spec.tags.end();
   c.diagnosis = diagnose(d.M, d.N, out.P, d.P, absMN, c.report, d.spec.shape);
   if (!c.inputs_unchanged) {
     c.report.pass = false;
@@ -131,6 +144,51 @@ nlohmann::json stats_json(const TimingStats& t, const Shape& s, double peak_gflo
   return j;
 }
 
+// The count build counts every call the judge checks (counted_calls): an honest kernel does the same
+// work on each, so calls whose loads per multiply-add or modelled times differ by more than a quarter
+// are a kernel that works less where it hopes not to be counted (a later call, as the first one is
+// the one it expects counted). Within a call, every block's loads are summed exactly and the detailed
+// counts come from a sample: a sample that loaded less than three quarters of the grid's mean is a
+// kernel whose blocks differ by more than edge tiles do (corner blocks, always sampled, load at least
+// half a block's share; they are 4 of about 20). Returns the verdict's message, or "".
+std::string uneven_work(const nlohmann::json& model) {
+  const nlohmann::json& calls = model.value("calls", nlohmann::json::array());
+  if (calls.empty()) return "";
+  size_t lo = 0, hi = 0, slow = 0, fast = 0;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const auto loads = [&](size_t k) { return calls[k].value("global_loads_per_fma", 0.0); };
+    const auto ms = [&](size_t k) { return calls[k].value("ms", 0.0); };
+    if (loads(i) < loads(lo)) lo = i;
+    if (loads(i) > loads(hi)) hi = i;
+    if (ms(i) < ms(fast)) fast = i;
+    if (ms(i) > ms(slow)) slow = i;
+    const double sampled = calls[i].value("sampled_global_loads_per_fma", 0.0);
+    if (sampled < 0.75 * loads(i)) {
+      char buf[400];
+      std::snprintf(buf, sizeof buf, "in call %zu of %zu the blocks sampled for the detailed counts loaded %.3g global "
+                    "floats per multiply-add where the whole grid loaded %.3g: the kernel's blocks did not do the "
+                    "same work; no performance credit", i + 1, calls.size(), sampled, loads(i));
+      return buf;
+    }
+  }
+  const double l_lo = calls[lo].value("global_loads_per_fma", 0.0), l_hi = calls[hi].value("global_loads_per_fma", 0.0);
+  const double t_fast = calls[fast].value("ms", 0.0), t_slow = calls[slow].value("ms", 0.0);
+  char buf[400];
+  if (l_hi > 1.25 * l_lo) {
+    std::snprintf(buf, sizeof buf, "the kernels did not do the same work on every call: call %zu of %zu loaded %.3g "
+                  "global floats per multiply-add, call %zu %.3g; every call is counted and the slowest stands for "
+                  "the kernel; no performance credit", lo + 1, calls.size(), l_lo, hi + 1, l_hi);
+    return buf;
+  }
+  if (t_slow > 1.25 * t_fast) {
+    std::snprintf(buf, sizeof buf, "the kernels did not do the same work on every call: call %zu of %zu models at "
+                  "%.3g ms, call %zu at %.3g ms; every call is counted and the slowest stands for the kernel; no "
+                  "performance credit", fast + 1, calls.size(), t_fast, slow + 1, t_slow);
+    return buf;
+  }
+  return "";
+}
+
 // A timing that does not stand for the kernels' own work earns nothing. Each rule reads what the
 // judge saw or computed itself, so the worker cannot talk its way past it, and grades sharing the
 // GPU cannot trip or hide it:
@@ -141,7 +199,9 @@ nlohmann::json stats_json(const TimingStats& t, const Shape& s, double peak_gflo
 //  - a speed above the device's peak for the stage's precision (FP32 cores, or TF32 tensor cores);
 //  - a reported time far below what the judge's own clock saw each call take (a patched timer);
 //  - on the emulator's count build, kernels that loaded less of M and N than any product needs
-//    (the product was computed elsewhere; zero traffic would otherwise model as near-peak speed).
+//    (the product was computed elsewhere; zero traffic would otherwise model as near-peak speed);
+//  - on the count build, kernels that did not do the same work on every call it counted, or whose
+//    sampled blocks loaded less than the grid as a whole (uneven_work).
 // Returns the verdict's message, or "" when the timing is plausible.
 std::string implausible_timing(nlohmann::json& r, const nlohmann::json& mine, const TimingStats& t, const Audit& audit,
                                const Shape& s, double peak_gflops, const char* peak_name) {
@@ -181,6 +241,11 @@ std::string implausible_timing(nlohmann::json& r, const nlohmann::json& mine, co
       std::snprintf(buf, sizeof buf, "the kernels loaded %.0f bytes of the %.0f in M and N", loaded, needed);
       set_hint(r, hints::kKernelDidNotLoad);
       return std::string(buf) + ": the product was not computed by the kernels; no performance credit";
+    }
+    const std::string uneven = uneven_work(t.model);
+    if (!uneven.empty()) {
+      set_hint(r, hints::kUnevenWork);
+      return uneven;
     }
   }
   return "";
@@ -230,6 +295,50 @@ bool record_findings(nlohmann::json& r, const nlohmann::json& found) {
   return true;
 }
 
+// docs/integrity.md, "The product is computed by a kernel": what one call moved between host and
+// device memory (host_traffic.hpp, reported by either backend) may be a small table or a few values,
+// never a product or the inputs to compute one on the host. The allowance is an eighth of P, at
+// least 256 bytes (a __constant__ table of 64 floats, a few values copied back to print) and at most
+// 4 KiB: below an eighth of P the host carries or computes at most an eighth of the product, which
+// the kernels must then complete. Below 256 bytes of P (Width 8) the floor carries it all.
+int64_t host_allowance(const Shape& s) { return std::clamp<int64_t>(s.J * s.L * 4 / 8, 256, 4096); }
+int64_t bytes_of(const nlohmann::json& t, const char* key) { return t.value(key, int64_t(0)); }
+
+// launch_matmul: uploads (copies into device buffers and symbols; 8 bytes a memset, which sets a
+// value of the host's choosing), and copies back, each within the allowance; pinned host memory
+// held during the call counts in both directions, as a kernel reads and writes it directly.
+// Empty when within; else the message.
+std::string host_traffic_problem(const nlohmann::json& launch, const Shape& s) {
+  if (!launch.contains("host_traffic")) return "";
+  const nlohmann::json& t = launch["host_traffic"];
+  const int64_t pinned = bytes_of(t, "pinned_bytes"), allowance = host_allowance(s);
+  const int64_t in = bytes_of(t, "to_device_bytes") + 8 * bytes_of(t, "memsets") + pinned,
+                out = bytes_of(t, "to_host_bytes") + pinned;
+  if (in <= allowance && out <= allowance) return "";
+  return "launch_matmul moved " + std::to_string(in) + " bytes from host memory into device memory and " +
+         std::to_string(out) + " bytes from device memory back to the host" +
+         (pinned ? " (" + std::to_string(pinned) + " of each: pinned host memory, which kernels read and write directly)" : "") +
+         "; a call may move at most " + std::to_string(allowance) +
+         " bytes each way: the product must be computed by kernels, not on the host";
+}
+
+// matmul_host: at least one launch; its uploads carry words of M_h and N_h (others within the
+// allowance, 8 bytes a memset); every word of P_h came back from device memory by a copy.
+std::pair<Hint, std::string> host_function_problem(const nlohmann::json& launch, const Shape& s) {
+  if (launch.value("launches", int64_t(0)) <= 0) return {hints::kHostNoKernel, "matmul_host launched no kernel"};
+  if (!launch.contains("host_traffic")) return {hints::kHostNoKernel, ""};
+  const nlohmann::json& t = launch["host_traffic"];
+  const int64_t foreign = bytes_of(t, "foreign_bytes_to_device") + 8 * bytes_of(t, "memsets");
+  if (foreign > host_allowance(s))
+    return {hints::kHostComputedProduct, "matmul_host copied " + std::to_string(foreign) +
+                                             " bytes to the device that are not M_h's or N_h's, more than the " +
+                                             std::to_string(host_allowance(s)) + " a call may"};
+  if (const int64_t missing = bytes_of(t, "result_words_not_from_device"); missing > 0)
+    return {hints::kHostComputedProduct, std::to_string(missing) +
+                                             " elements of matmul_host's P_h were not copied back from device memory"};
+  return {hints::kHostNoKernel, ""};
+}
+
 // A diagnosis made specific with what the launch report knows. grid-too-small: the launched grid
 // and block against P (grid_coverage). nothing-written although a kernel ran: run it again with P
 // at 0 (right_with_zero_P) -- right then means it reads P before writing it (reads_p).
@@ -263,6 +372,41 @@ uint64_t file_digest(const std::string& path) {
   return h;
 }
 
+// The shape the emulator's performance check (the perf-model check, --draw-shape) runs, counts and
+// models: drawn for each grade near the stage's [performance.model] shape `model`, from the grading
+// seed and the digest of the worker's file (as the sampled blocks are), so a kernel cannot single it
+// out -- it is never the model's own size in any dimension, and a file cannot know its own digest.
+// Each size follows the stage's [hidden] rule, one size for a square stage: where sizes are any
+// number (but never a multiple of avoid_multiple_of, so tiles cross the edges), from [7/8, 1) of the
+// model's size -- below it, so that a tile as wide as the model's sizes allow (06's 128) still
+// covers at least 7/8 of its edge tiles, and the reference, whose tiles fit the model's shape, is
+// not made slower than a kernel of smaller tiles; where sizes are multiples of multiple_of (02: 32,
+// whose tiles never cross an edge), from the multiples in [3/4, 5/4] of it. The model's figures stay
+// comparable: every implementation (the reference too) is counted on the same drawn shape, the
+// thresholds are ratios to the reference, and the figures are per multiply-add of that shape.
+Shape drawn_shape(const StageSpec& spec, const Shape& model, uint64_t seed) {
+  const int64_t m = spec.hidden ? std::max<int64_t>(1, spec.hidden->multiple_of) : 1;
+  const int64_t avoid = spec.hidden ? spec.hidden->avoid_multiple_of : 0;
+  uint64_t state = mix(seed);
+  auto draw = [&](int64_t size) {
+    const int64_t lo = m > 1 ? std::max<int64_t>(1, (size * 3 / 4 + m - 1) / m) : std::max<int64_t>(1, size * 7 / 8);
+    const int64_t hi = m > 1 ? std::max(lo, size * 5 / 4 / m) : std::max(lo, size - 1);
+    int64_t v = size;
+    for (int tries = 0; tries < 1000; ++tries) {  // a range with no allowed size keeps the model's
+      state = mix(state);
+      const int64_t c = m * (lo + int64_t(state % uint64_t(hi - lo + 1)));
+      if (c != size && (avoid == 0 || c % avoid != 0)) return c;
+    }
+    return v;
+  };
+  if (spec.api == "square") {
+    const int64_t w = draw(model.J);
+    return {w, w, w};
+  }
+  const int64_t J = draw(model.J), K = draw(model.K), L = draw(model.L);
+  return {J, K, L};
+}
+
 class Session {
  public:
   Session(const std::string& worker, double timeout)
@@ -281,6 +425,15 @@ class Session {
     return hello_;
   }
   const std::string& impl() const { return impl_; }
+  nlohmann::json confinement() const { return mine_.confinement(); }
+  // The kernel's word that both filters are on (the launch filter the judge entered before exec, the
+  // worker's own after its backend started) and that the worker cannot gain privileges. A filter
+  // a submission installed before main could stand in for the worker's; the launch filter and
+  // Landlock, which it cannot lift, are the boundary (docs/integrity.md).
+  bool confined() const {
+    const nlohmann::json c = mine_.confinement();
+    return c["no_new_privs"] == true && c["seccomp_mode"] == 2 && c["seccomp_filters"].get<long>() >= 2;
+  }
   std::string backend() const { return hello_.value("backend", "?"); }
   bool meaningful() const { return hello_.value("meaningful", false); }
   // The check's time limit starts now (after the references, which are the judge's own work). The
@@ -312,7 +465,7 @@ class Session {
     if (m.mats.size() == 1) P = Matrix(s.J, s.L), P.data = std::move(m.mats[0]);
     return P;
   }
-  std::vector<TimingStats> time(const Dataset& d, const std::vector<double>& absMN, const StageSpec& spec, Audit& audit);
+  std::vector<TimingStats> time(const Dataset& d, const StageSpec& spec, Audit& audit);
 
  private:
   static wire::Deadline deadline_after(double s) {
@@ -375,17 +528,35 @@ TimingStats summarize(const std::string& name, std::vector<double> v) {
   return t;
 }
 
+// The count build's counts of every call of one implementation (the checked runs and the timed
+// calls, in order) as one model: the call that models slowest stands for the kernel, and each call's
+// time and loads per multiply-add are kept under "calls" (uneven_work() compares them), with the
+// sampled blocks' estimate of its loads beside the exact figure.
+nlohmann::json counted_calls(const nlohmann::json& calls, const Shape& s) {
+  nlohmann::json worst, each = nlohmann::json::array();
+  for (const auto& c : calls) {
+    const tlemu::TrafficCounts tc = c.get<tlemu::TrafficCounts>();
+    nlohmann::json m = perf_model(tc, s);
+    const double fmas = double(s.J) * double(s.K) * double(s.L);
+    each.push_back({{"ms", m["model"].value("ms", 0.0)}, {"global_loads_per_fma", tc.global_load_bytes / 4 / fmas},
+                    {"sampled_global_loads_per_fma", tc.sampled_global_load_bytes / 4 / fmas}});
+    if (worst.is_null() || m["model"].value("ms", 0.0) > worst["model"].value("ms", 0.0)) worst = std::move(m);
+  }
+  worst["calls"] = each;
+  return worst;
+}
+
 // Times the implementation under test, the reference solution, the previous stage's and the
 // library, interleaved call by call (docs/timing.md): each worker times its own calls (CUDA events,
 // L2 flushed), the judge keeps the samples, its own clock around each call and the launch counts.
 // On the emulator (times mean nothing) the implementation is called as often, its launches counted,
 // and the count build's traffic stands for every implementation's time (perf_model.hpp).
-std::vector<TimingStats> Session::time(const Dataset& d, const std::vector<double>& absMN, const StageSpec& spec,
-                                       Audit& audit) {
+std::vector<TimingStats> Session::time(const Dataset& d, const StageSpec& spec, Audit& audit) {
   const Shape& s = d.spec.shape;
   const PerfSpec& perf = spec.perf;
-  // Every call of the implementation under test gets inputs of its own (shuffle.hpp), from seeds
-  // drawn here; the P of the last call and of up to six others, chosen after the fact, is checked.
+  // Every call of the implementation under test gets inputs of its own (timed_inputs.hpp), from a
+  // seed drawn here after the previous call returned; the P of the last call and of up to six
+  // others, chosen after the fact, is audited (audit.hpp) with choices drawn after the call too.
   std::random_device entropy;
   std::mt19937_64 rng((uint64_t(entropy()) << 32) ^ entropy());
   const double audit_share = meaningful() ? 5.0 / std::max(1, perf.min_runs) : 1.0;
@@ -404,20 +575,29 @@ std::vector<TimingStats> Session::time(const Dataset& d, const std::vector<doubl
     if (ref_hello_.value("library", false) && meaningful()) entries.push_back({ref, "", "cublas", {}, {}, -1});
   }
   auto once = [&](Entry& e, bool counted, bool last = false) {
-    const bool shuffled = counted && &e == &entries[0];
+    const bool fresh = counted && &e == &entries[0];
     const uint64_t seed = rng();
-    if (shuffled) e.w->call({{"op", "time_shuffle"}, {"seed", seed}});
+    if (fresh) e.w->call({{"op", "time_inputs"}, {"seed", seed}});
     const auto t0 = std::chrono::steady_clock::now();
     const wire::Message m = e.w->call({{"op", "time_once"}, {"impl", e.impl}});
     const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    if (shuffled && (last || (audit.checked < 6 && std::uniform_real_distribution<double>(0, 1)(rng) < audit_share))) {
+    if (fresh && (last || (audit.checked < 6 && std::uniform_real_distribution<double>(0, 1)(rng) < audit_share))) {
       wire::Message res = e.w->call({{"op", "time_result"}}, {}, size_t(s.J * s.L));
       if (res.mats.size() != 1) throw WorkerGone(WorkerGone::kGarbled, "no P in the reply");
       Matrix P(s.J, s.L);
       P.data = std::move(res.mats[0]);
+      const auto a0 = std::chrono::steady_clock::now();
+      const TimedAudit a = audit_timed_call(P, seed, s, spec.rule, spec.tile, rng());
+      audit.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
       ++audit.checked;
-      if (!check_product(shuffle::unshuffled(P, seed), d.P, absMN, s, spec.rule, spec.tile).pass)
+      audit.max_ratio = std::max(audit.max_ratio, a.freivalds_ratio);
+      if (!a.pass) {
         ++audit.wrong;
+        std::printf("timed call %d: not the product of its inputs: %lld of %lld rows outside Freivalds' bound "
+                    "(the worst %.3g times it), %lld of %lld sampled elements wrong, relative Frobenius error %.3g\n",
+                    int(e.ms.size()) + 1, (long long)a.freivalds_failed, (long long)s.J, a.freivalds_ratio,
+                    (long long)a.rows.wrong, (long long)a.rows.checked, a.rows.rel_fro_error);
+      }
     }
     if (!counted) return;
     e.ms.push_back(std::max(0.0, m.head.value("ms", 0.0)));
@@ -435,8 +615,8 @@ std::vector<TimingStats> Session::time(const Dataset& d, const std::vector<doubl
       t.name = e.name;
       if (&e == &entries[0]) t.runs = int(e.ms.size()), t.launches = e.launches;
       const nlohmann::json c = e.w->call({{"op", "counts"}, {"impl", e.impl}}).head.value("counts", nlohmann::json());
-      if (c.is_object()) {
-        t.model = perf_model(c.get<tlemu::TrafficCounts>(), s);
+      if (c.is_object() && c.contains("calls") && c["calls"].is_array() && !c["calls"].empty()) {
+        t.model = counted_calls(c["calls"], s);
         t.median_ms = t.mean_ms = t.min_ms = t.model["model"].value("ms", 0.0);
       } else if (&e != &entries[0]) {
         continue;
@@ -482,8 +662,10 @@ int run_checks(Session& w, nlohmann::json& r, const StageSpec& spec, const Datas
     Diagnosis diag = refine(k.diagnosis, out.launch, s, [&] { return check_outcome(w.run(d, true), d, absMN, spec).report.pass; });
     if (!pass) print_wrong(k.report, "launch_matmul");
 
+    nlohmann::json host_launch;  // matmul_host's launches and traffic
     if (spec.host_function && check == "correct") {
       RunOutcome hout = w.run_host(d);
+      host_launch = hout.launch;
       Checked h = check_outcome(hout, d, absMN, spec);
       r["host"] = to_json(h.report);
       if (!hout.host_timing.is_null()) r["host"]["timing"] = hout.host_timing;
@@ -521,6 +703,19 @@ int run_checks(Session& w, nlohmann::json& r, const StageSpec& spec, const Datas
       set_hint(r, hints::kHostWroteP);
       return finish(r, kWrong, "P was written by a copy from the host during launch_matmul, not by a kernel");
     }
+    if (const std::string moved = host_traffic_problem(out.launch, s); !moved.empty()) {
+      if (r.contains("host")) r["host"]["pass"] = false;
+      set_hint(r, hints::kHostTraffic);
+      return finish(r, kWrong, moved);
+    }
+    if (r.contains("host")) {
+      const auto [hint, problem] = host_function_problem(host_launch, s);
+      if (!problem.empty()) {
+        r["host"]["pass"] = false;
+        set_hint(r, hint);
+        return finish(r, kWrong, problem);
+      }
+    }
     // Read from the compiled kernel's attributes (static + dynamic), never from the source text.
     if (spec.requires_shared_memory && out.launch.contains("kernel")) {
       const auto shared = out.launch["kernel"].value("static_shared_bytes", int64_t(0)) +
@@ -538,7 +733,11 @@ int run_checks(Session& w, nlohmann::json& r, const StageSpec& spec, const Datas
     g_laps(r, "library");
     if (!lib.data.empty()) r["library_check"] = to_json(check_product(lib, d.P, absMN, s, spec.rule, spec.tile));
     Audit audit;
-    const std::vector<TimingStats> stats = w.time(d, absMN, spec, audit);
+    // The emulator's count build counts every call it checks (counted_calls), the fresh inputs' too:
+    // that call is made before the counts are read, at the end of time(), and checked below.
+    std::optional<RunOutcome> fresh_first;
+    if (!w.meaningful()) fresh_first = w.run(fresh);
+    const std::vector<TimingStats> stats = w.time(d, spec, audit);
     g_laps(r, "timing");
     const bool tf32 = spec.precision == "tf32";
     const double peak = r["device"].value(tf32 ? "tf32_peak_gflops" : "fp32_peak_gflops", 0.0);
@@ -562,16 +761,24 @@ int run_checks(Session& w, nlohmann::json& r, const StageSpec& spec, const Datas
     r["timing"] = timing;
 
     // ---- the timed code must still compute: fresh inputs of the same shape, checked again ----
-    RunOutcome again = w.run(fresh);
+    RunOutcome again = fresh_first ? std::move(*fresh_first) : w.run(fresh);
     Checked f = check_outcome(again, fresh, fresh_absMN, spec);
     g_laps(r, "fresh_inputs");
     r["fresh_inputs"] = to_json(f.report);
     if (!f.report.pass) {
       set_hint(r, hints::kStaleResult);
       print_wrong(f.report, "fresh inputs");
-      return finish(r, kWrong, "wrong on fresh inputs after timing");
+      return finish(r, kWrong, fresh_first ? "wrong on fresh inputs of the same shape" : "wrong on fresh inputs after timing");
+    }
+    if (const std::string moved = host_traffic_problem(again.launch, s); !moved.empty()) {
+      set_hint(r, hints::kHostTraffic);
+      return finish(r, kWrong, moved);
     }
     r["timing"]["audited_calls"] = audit.checked;
+    if (audit.checked > 0) {  // the judge's own time per audited call, and how close a call came to the bound
+      r["timing"]["audit_ms"] = std::round(1e4 * audit.seconds / audit.checked) / 10;
+      r["timing"]["audit_max_ratio"] = audit.max_ratio;
+    }
     const std::string implausible =
         stats.empty() ? "" : implausible_timing(r, timing["impls"][w.impl()], stats.front(), audit, s, peak,
                                                           tf32 ? "TF32 tensor-core" : "FP32");
@@ -706,6 +913,16 @@ int run(int argc, char** argv, nlohmann::json& r) {
   app.add_option("--check", check, "correct or perf")->check(CLI::IsMember({"correct", "perf"}));
   app.add_option("--json", json_path, "where to write the JSON result");
   app.add_option("--timeout", timeout, "seconds before the run is ended as a timeout (0: none)");
+  LaunchOptions launch;
+  app.add_flag("--sealed", launch.sealed,
+               "a grading seed is set: refuse to run the code under test where it cannot be confined (no Landlock)");
+  app.add_flag("--tool-attached", launch.tool_attached,
+               "the worker runs under compute-sanitizer: allow its injected library's socket and /tmp files");
+  bool draw_shape = false;
+  app.add_flag("--draw-shape", draw_shape,
+               "with --shape: the emulator's performance check, on a shape drawn near J K L from --seed and the "
+               "worker's digest (drawn_shape); the check is still named by J K L")
+      ->needs(shape_opt);
   bool every_block = false;
   app.add_flag("--count-every-block", every_block,
                "the emulator's count build counts every block, not a sample: exact counts (predict-then-measure)");
@@ -726,6 +943,7 @@ int run(int argc, char** argv, nlohmann::json& r) {
     return finish(r, kBadInput, std::string("the grader's command line for this check is bad: ") + e.what());
   }
   g_result_path = json_path;
+  set_launch_options(launch);
   if (dataset_dir.empty() && hidden_index < 0 && shape.empty()) {
     r = base_result("?", "?", check);
     return finish(r, kBadInput, "the grader's command line for this check is bad: give --dataset DIR, "
@@ -749,6 +967,10 @@ int run(int argc, char** argv, nlohmann::json& r) {
       DatasetSpec ds;
       ds.stage = spec.id;
       ds.shape = {shape[0], shape[1], shape[2]};
+      if (draw_shape && ds.shape.J > 0 && ds.shape.K > 0 && ds.shape.L > 0) {
+        r["model_shape"] = {{"J", ds.shape.J}, {"K", ds.shape.K}, {"L", ds.shape.L}};
+        ds.shape = drawn_shape(spec, ds.shape, file_digest(worker_path) ^ mix(seed ^ 0x5348415045ull));
+      }
       ds.name = ds.shape.str();
       ds.seed = seed ? seed : 1;
       if (ds.shape.J < 1 || ds.shape.K < 1 || ds.shape.L < 1) throw BadInput("--shape: sizes must be >= 1");
@@ -771,10 +993,32 @@ int run(int argc, char** argv, nlohmann::json& r) {
     // computed (at 4096^3 they take the CPU about a minute, which a skip does not need).
     const nlohmann::json hello = w.hello();
     g_laps(r, "worker_start");
+    r["confinement"] = w.confinement();
+    if (!w.confined()) return finish(r, kError, "runner error: the worker is not confined (" + r["confinement"].dump() + ")");
     r["impl"] = w.impl();
     r["backend"] = w.backend();
     const std::string unavailable = hello.value("unavailable", std::string());
-    if (!unavailable.empty()) return finish(r, kSkipped, unavailable);
+    if (!unavailable.empty()) {
+      // The worker runs the code under test, which may say "no GPU here" to be skipped (a skipped
+      // check's points are left out). Believed only when the grader's own worker of the same backend
+      // (the stage's reference worker, trusted code) cannot run here either.
+      // The backend from the runner's own name (run-<impl>-<stage>-<backend>), not from its greeting.
+      const std::string file = std::filesystem::path(worker_path).filename().string();
+      const size_t at = file.rfind("-" + spec.id + "-");
+      const std::string backend = at == std::string::npos ? "" : file.substr(at + spec.id.size() + 2);
+      const auto ref = std::filesystem::read_symlink("/proc/self/exe").parent_path() / ("ref-" + spec.id + "-gpu");
+      const bool emulated = backend.rfind("emu", 0) == 0;  // the emulator runs everywhere
+      if (!emulated && (!std::filesystem::exists(ref) ||
+                        !Worker(ref.string(), std::chrono::steady_clock::now() + std::chrono::seconds(120))
+                             .call({{"op", "hello"}})
+                             .head.value("unavailable", std::string("?"))
+                             .empty()))
+        return finish(r, kSkipped, unavailable);
+      set_hint(r, hints::kCrash);
+      return finish(r, kError, "your program said it cannot run here (\"" + unavailable.substr(0, 200) +
+                                   "\"), but the grader's own program runs on this machine: the code under test may not "
+                                   "decide whether it is checked");
+    }
     r["device"] = hello.value("device", nlohmann::json::object());
 
     // Everything the verdict is judged against is made here, in the judge's own process.
@@ -815,6 +1059,9 @@ int run(int argc, char** argv, nlohmann::json& r) {
 // The result is written here, after run() has returned and its workers are killed and reaped, so
 // nothing a worker left running can write after it.
 int main(int argc, char** argv) {
+  // No process of the same user (a worker of this or another grade) may read the judge's memory,
+  // its environment or its open files through /proc or ptrace.
+  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   nlohmann::json r;
   const int rc = tilelab::run(argc, argv, r);
   if (!tilelab::g_result_path.empty() && r.contains("verdict")) tilelab::write_result(tilelab::g_result_path, r);

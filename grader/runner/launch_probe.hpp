@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "host_traffic.hpp"
+
 namespace tilelab::probe {
 
 void start_recording();
@@ -18,6 +20,12 @@ size_t count();
 // start_recording(). Wraps cudaMemcpy, cudaMemcpyAsync, cudaMemcpy2D and cudaMemcpy2DAsync.
 void watch(const void* p, size_t bytes);
 size_t copies_into_watched();
+// The traffic between host and device memory of one call (host_traffic.hpp): every copy, symbol
+// copy, set and pinned allocation the code under test makes goes to this ledger while it is begun
+// (wrapped at link time: TilelabStages.cmake lists them). pinned_held(): pinned host memory
+// allocated through the wrapped calls and not freed.
+Ledger& ledger();
+size_t pinned_held();
 // Launches seen while recording: grid, block, dynamic shared memory, stream, and for the last
 // kernel its registers, static shared memory, local memory and occupancy with the binding limit.
 nlohmann::json report(const cudaDeviceProp& prop);

@@ -17,6 +17,7 @@ nlohmann::json perf_model(const tlemu::TrafficCounts& c, const Shape& s, const M
       {"barriers_per_block", c.barriers_per_block}, {"global_loads", c.global_loads},
       {"global_stores", c.global_stores}, {"global_load_sectors", c.global_load_sectors},
       {"global_store_sectors", c.global_store_sectors}, {"global_load_bytes", c.global_load_bytes},
+      {"sampled_global_load_bytes", c.sampled_global_load_bytes},
       {"global_bytes_requested", c.global_bytes_requested}, {"global_wavefronts", c.global_wavefronts},
       {"l2_sectors", c.l2_sectors}, {"shared_loads", c.shared_loads}, {"shared_stores", c.shared_stores},
       {"shared_wavefronts", c.shared_wavefronts}, {"tensor_fmas", c.tensor_fmas}, {"tensor_insts", c.tensor_insts},

@@ -103,8 +103,8 @@ void handle(Backend& backend, wire::Message& m) {
     reply({{"ms", ms}, {"launches", launches}});
     return;
   }
-  if (op == "time_shuffle") {
-    backend.time_shuffle(m.head.at("seed").get<uint64_t>());
+  if (op == "time_inputs") {
+    backend.time_inputs(m.head.at("seed").get<uint64_t>());
     reply({});
     return;
   }

@@ -62,13 +62,13 @@ char* exec_page(const std::string& path) {
   return nullptr;
 }
 
-// In the child, where confinement failed: answers the judge's first request with the reason (a
-// grading error, never the student's), then ends.
+// In the child, where the worker cannot be confined or started: answers the judge's first request
+// with the reason (a grading error, never the student's), then ends.
 [[noreturn]] void refuse_in_child(const std::string& why) {
   wire::Message m;
   if (wire::receive(wire::kWorkerIn, m, std::chrono::steady_clock::now() + std::chrono::seconds(30), 0) ==
       wire::Read::kOk)
-    wire::send(wire::kWorkerOut, {{"error", "cannot confine the worker: " + why}});
+    wire::send(wire::kWorkerOut, {{"error", why}});
   ::_exit(127);
 }
 
@@ -144,13 +144,14 @@ Worker::Worker(const std::string& path, wire::Deadline deadline) : deadline_(dea
       policy.deny_network = false;
     }
     std::string why;
-    if (landlock_abi_ > 0 && confine::restrict(policy, why) == 0 && g_launch.sealed) refuse_in_child(why);
+    if (landlock_abi_ > 0 && confine::restrict(policy, why) == 0 && g_launch.sealed)
+      refuse_in_child("cannot confine the worker: " + why);
     char* at = exec_page(exe);
-    if (!at) refuse_in_child("no page for the launch filter");
+    if (!at) refuse_in_child("cannot confine the worker: no page for the launch filter");
     try {
       enter_launch_filter(at, g_launch.tool_attached);
     } catch (const std::exception& e) {
-      refuse_in_child(e.what());
+      refuse_in_child(std::string("cannot confine the worker: ") + e.what());
     }
     char* argv[] = {at, const_cast<char*>("--serve"), nullptr};
     ::execve(at, argv, env.data());

@@ -141,8 +141,9 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
         for (float v : A->data) biggest = std::max(biggest, std::fabs(v));
       return {"half-range",
               count(stored_nan, "element") + " of P " + (stored_nan == 1 ? "is" : "are") +
-                  " Inf or NaN although every input is finite: the inputs reach " + std::to_string(biggest) +
-                  ", past 65504, the largest half-precision value, so a kernel that converts them to __half "
+                  " Inf or NaN although every input is finite: the inputs reach " +
+                  (r.values_withheld ? std::string("values") : std::to_string(biggest) + ",") +
+                  " past 65504, the largest half-precision value, so a kernel that converts them to __half "
                   "turns them into Inf. TF32 keeps float32's exponent: use wmma::precision::tf32 fragments "
                   "loaded from float (this stage's 'wide' datasets hold magnitudes from 2^-20 to 2^20)."};
     }
@@ -208,8 +209,8 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
         one_value = std::memcmp(&P.data[size_t(i * L + j)], &first, sizeof first) == 0;
     if (one_value)
       return {"grid-too-small",
-              edge_text(J, L, edge->first, edge->second) + " are wrong and all hold " + std::to_string(first) +
-                  ", as if no thread stored a sum there (P was set before the launch). Does the grid cover P -- "
+              edge_text(J, L, edge->first, edge->second) + " are wrong and all hold " +
+                  (r.values_withheld ? std::string("one value") : std::to_string(first)) + ", as if no thread stored a sum there (P was set before the launch). Does the grid cover P -- "
                   "a ceiling division, (size + BLOCK - 1) / BLOCK, in x for the columns and in y for the rows -- "
                   "and do the threads of the last rows and columns store their sums?"};
   }
@@ -237,15 +238,16 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
   // more than TF32's inputs explain: a precision below TF32's 10 mantissa bits (bfloat16 has 7).
   if (tf32_rule && r.wrong == 0 && r.rel_fro_error < 1e-1)
     return {"low-precision",
-            "Every element is within the element-wise bound, but the relative error of the whole product, " +
-                std::to_string(r.rel_fro_error) + ", is above what TF32's 10-bit inputs give (limit " +
+            "Every element is within the element-wise bound, but the relative error of the whole product" +
+                (r.values_withheld ? std::string() : ", " + std::to_string(r.rel_fro_error) + ",") + " is above what TF32's 10-bit inputs give (limit " +
                 std::to_string(r.rule.fro_limit(r.checked)) + "): the inputs are rounded to fewer bits than TF32 "
                 "(bfloat16 keeps 7). Use wmma::precision::tf32 fragments loaded from float, or "
                 "wmma::__float_to_tf32."};
   if (wrong_fraction > 0.5 && r.rel_fro_error < 1e-2)
     return {"low-precision",
-            "Almost every element is slightly off (relative error " + std::to_string(r.rel_fro_error) +
-                "): the arithmetic is in reduced precision (TF32, half or bfloat16?). Accumulate in "
+            "Almost every element is slightly off" +
+                (r.values_withheld ? std::string() : " (relative error " + std::to_string(r.rel_fro_error) + ")") +
+                ": the arithmetic is in reduced precision (TF32, half or bfloat16?). Accumulate in "
                 "float and use only float32 inputs."};
 
   // The phase loop rounded down (K / TILE_WIDTH): P is the product of the first whole tiles' terms.

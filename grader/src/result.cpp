@@ -22,8 +22,9 @@ nlohmann::json ranges(const std::vector<std::pair<int64_t, int64_t>>& rs) {
 nlohmann::json to_json(const CheckReport& r) {
   auto first = nlohmann::json::array();
   for (const auto& w : r.first_wrong)
-    first.push_back({{"row", w.row}, {"col", w.col}, {"expected", number(w.expected)},
-                     {"actual", number(w.actual)}, {"allowed", number(w.allowed)}});
+    first.push_back(r.values_withheld ? nlohmann::json{{"row", w.row}, {"col", w.col}}
+                                      : nlohmann::json{{"row", w.row}, {"col", w.col}, {"expected", number(w.expected)},
+                                                       {"actual", number(w.actual)}, {"allowed", number(w.allowed)}});
   nlohmann::json out = {{"pass", r.pass},
           {"checked", r.checked},
           {"wrong", r.wrong},
@@ -37,6 +38,10 @@ nlohmann::json to_json(const CheckReport& r) {
           {"wrong_tiles", ranges(r.wrong_tiles)},
           {"wrong_tile_count", r.wrong_tile_count},
           {"tile", r.tile}};
+  if (r.values_withheld) {  // positions and counts only (CheckReport::values_withheld)
+    for (const char* k : {"max_abs_error", "max_error_ratio", "rel_fro_error"}) out.erase(k);
+    out["values_withheld"] = true;
+  }
   if (!r.wrong_map.cells.empty())
     out["wrong_map"] = {{"cell_rows", r.wrong_map.cell_rows},
                         {"cell_cols", r.wrong_map.cell_cols},

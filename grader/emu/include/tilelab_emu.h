@@ -217,20 +217,31 @@ template <class T>
 inline cudaError_t cudaMallocHost(T** ptr, size_t size) {
   return cudaMallocHost(reinterpret_cast<void**>(ptr), size);
 }
-// __constant__ and __device__ variables are plain host variables here.
+// __constant__ and __device__ variables are plain host variables here; the copy itself is the
+// runtime's (runtime/cuda_api.cpp), which accounts it as traffic between host and device memory.
+cudaError_t tlemu_symbol_copy(void* dst, const void* src, size_t count, int to_symbol);
 template <class T>
 inline cudaError_t cudaMemcpyToSymbol(T& symbol, const void* src, size_t count, size_t offset = 0,
                                       cudaMemcpyKind = cudaMemcpyHostToDevice) {
   if (offset + count > sizeof(T)) return cudaErrorInvalidValue;
-  std::memcpy(reinterpret_cast<char*>(&symbol) + offset, src, count);
-  return cudaSuccess;
+  return tlemu_symbol_copy(reinterpret_cast<char*>(&symbol) + offset, src, count, 1);
 }
 template <class T>
 inline cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, size_t count, size_t offset = 0,
                                         cudaMemcpyKind = cudaMemcpyDeviceToHost) {
   if (offset + count > sizeof(T)) return cudaErrorInvalidValue;
-  std::memcpy(dst, reinterpret_cast<const char*>(&symbol) + offset, count);
-  return cudaSuccess;
+  return tlemu_symbol_copy(dst, reinterpret_cast<const char*>(&symbol) + offset, count, 0);
+}
+// On any stream: work runs to completion as it is queued here.
+template <class T>
+inline cudaError_t cudaMemcpyToSymbolAsync(T& symbol, const void* src, size_t count, size_t offset = 0,
+                                           cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t = nullptr) {
+  return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+}
+template <class T>
+inline cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const T& symbol, size_t count, size_t offset = 0,
+                                             cudaMemcpyKind kind = cudaMemcpyDeviceToHost, cudaStream_t = nullptr) {
+  return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
 }
 
 cudaError_t cudaStreamCreate(cudaStream_t* stream);
@@ -265,11 +276,14 @@ cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig);
 // ---- device functions: CUDA's math, atomics and warp operations ----
 #include "tilelab_emu_math.h"
 #include "tilelab_emu_warp.h"
-// The SM's cycle counters: a nanosecond clock here (their differences mean time, not cycles).
-inline long long clock64() {
-  timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (long long)t.tv_sec * 1000000000ll + t.tv_nsec;
+// The SM's cycle counter, virtual: each read advances it by one, in the order the emulated threads
+// run, so its differences count reads, never host time. A kernel timing its own accesses with it
+// reads the same in every block and every build (plain, asan, race, count), so it cannot tell
+// which of its blocks the count build counts in detail (docs/integrity.md, "What is counted").
+// Not instrumented (no_sanitize): the counter is the emulator's, not the kernel's memory.
+__attribute__((no_sanitize("thread"), noinline)) inline long long clock64() {
+  static long long cycles = 0;
+  return ++cycles;
 }
 inline void __nanosleep(unsigned) {}
 

@@ -254,6 +254,12 @@ void watch_host_copies(const void* device_ptr, size_t bytes) {
   rt().watched_bytes = bytes;
 }
 size_t take_host_copies() { return std::exchange(rt().host_copies, 0); }
+void set_memory_observer(std::function<void(const MemoryEvent&)> observer) { rt().memory_observer = std::move(observer); }
+size_t pinned_held() {
+  size_t n = 0;
+  for (const auto& [start, size] : rt().pinned) n += size;
+  return n;
+}
 void set_sample_seed(uint64_t seed, bool every_block) {
   rt().sample_seed = seed;
   rt().count_every_block = every_block;

@@ -195,11 +195,19 @@ cudaError_t cudaMallocHost(void** ptr, size_t size) {
   *ptr = std::malloc(std::max<size_t>(size, 1));
   if (!*ptr) return set_error(cudaErrorMemoryAllocation);
   rt().pinned[reinterpret_cast<uintptr_t>(*ptr)] = size;
+  tlemu::MemoryEvent e;
+  e.kind = tlemu::MemoryEvent::kPinnedAlloc, e.bytes = size;
+  rt().observe(e);
   return cudaSuccess;
 }
 cudaError_t cudaFreeHost(void* ptr) {
   if (!ptr) return cudaSuccess;
-  if (!rt().pinned.erase(reinterpret_cast<uintptr_t>(ptr))) return set_error(cudaErrorInvalidValue);
+  auto it = rt().pinned.find(reinterpret_cast<uintptr_t>(ptr));
+  if (it == rt().pinned.end()) return set_error(cudaErrorInvalidValue);
+  tlemu::MemoryEvent e;
+  e.kind = tlemu::MemoryEvent::kPinnedFree, e.bytes = it->second;
+  rt().pinned.erase(it);
+  rt().observe(e);
   std::free(ptr);
   return cudaSuccess;
 }
@@ -232,6 +240,25 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind 
   const uintptr_t d = reinterpret_cast<uintptr_t>(dst);
   if (r.recording && dst_dev && !src_dev && d < r.watched + r.watched_bytes && d + count > r.watched) ++r.host_copies;
   std::memmove(dst, src, count);
+  tlemu::MemoryEvent e;
+  e.dst = dst, e.src = src, e.bytes = count, e.dst_device = dst_dev, e.src_device = src_dev;
+  r.observe(e);
+  return cudaSuccess;
+}
+
+// cudaMemcpyToSymbol and cudaMemcpyFromSymbol (templates of tilelab_emu.h, which check the range):
+// a symbol is device memory; the other end is device memory when it lies in a cudaMalloc buffer.
+cudaError_t tlemu_symbol_copy(void* dst, const void* src, size_t count, int to_symbol) {
+  tlemu::DeviceOp op(rt());  // a copy between a symbol and a buffer changes the buffer legitimately
+  TLEMU_STICKY();
+  if (count == 0) return cudaSuccess;
+  if (!dst || !src) return set_error(cudaErrorInvalidValue);
+  std::memmove(dst, src, count);
+  tlemu::MemoryEvent e;
+  e.dst = dst, e.src = src, e.bytes = count;
+  e.dst_device = to_symbol || rt().find_buffer(dst, 0) != nullptr;
+  e.src_device = !to_symbol || rt().find_buffer(src, 0) != nullptr;
+  rt().observe(e);
   return cudaSuccess;
 }
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t) {
@@ -243,6 +270,9 @@ cudaError_t cudaMemset(void* ptr, int value, size_t count) {
   if (count == 0) return cudaSuccess;
   if (!device_range(ptr, count)) return set_error(cudaErrorInvalidValue);
   std::memset(ptr, value, count);
+  tlemu::MemoryEvent e;
+  e.kind = tlemu::MemoryEvent::kMemset, e.dst = ptr, e.bytes = count, e.dst_device = true;
+  rt().observe(e);
   return cudaSuccess;
 }
 cudaError_t cudaMemsetAsync(void* ptr, int value, size_t count, cudaStream_t) { return cudaMemset(ptr, value, count); }

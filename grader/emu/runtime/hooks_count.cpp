@@ -14,19 +14,36 @@
 //             read in pairs (see paired());
 //   per block the distinct sectors it touches (what the L2 cache must deliver to its SM at least),
 //             and the barriers it passed.
-// Counting is done in sampled blocks only (every block still runs, so P is whole): the corner blocks
-// of the grid and a pseudo-random sample, scaled up by blocks / sampled. The sample depends on the
-// grid and on the seed the judge sends (set_sample_seed: a digest of the worker's file and the grading
-// seed), so a kernel cannot tell from its block index whether it is counted, and a regrade counts
-// the same blocks; a kernel whose blocks all do the same work is counted the same whatever the seed.
+// The detailed counts are made in sampled blocks only (every block still runs, so P is whole): their
+// accesses are logged, grouped into warp-level accesses and counted, scaled up by blocks / sampled.
+// The sample is the corner blocks of the grid and a pseudo-random one drawn afresh for each launch,
+// from the grid, the launch's place in the run and the seed the judge sends (set_sample_seed: a
+// digest of the worker's file and the grading seed), so a regrade counts the same blocks, and a block
+// that learnt (from the pause after it) that an earlier block was sampled learns nothing about itself
+// or the next launch. The global bytes every block loads and asks for (global_load_bytes,
+// global_bytes_requested) are summed exactly, over every block: the loads per multiply-add the judge
+// requires are the whole grid's, and sampled_global_load_bytes, the sample's estimate of the same,
+// shows a kernel whose sampled blocks load less than the others (the judge's uneven_work). clock64()
+// is a virtual clock (tilelab_emu.h), the same in sampled blocks as in the others.
+//
+// Global memory is every memory a kernel may read on a GPU: cudaMalloc buffers, pinned (mapped) host
+// memory from cudaMallocHost, and the program's static storage -- where __device__, __constant__ and
+// __managed__ variables live in the emulator, as plain variables -- but for the runtime's own
+// variables a kernel reads (threadIdx, blockIdx, blockDim, gridDim). A copy of M and N in any of them
+// is counted as M and N are.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "guard_zones.hpp"
 #include "instrument.hpp"
 #include "internal.hpp"
+
+// The program's static storage (glibc's and the linker's symbols: .data through .bss), where the
+// emulator's __device__, __constant__ and __managed__ variables are.
+extern "C" char __data_start[], _end[];
 
 namespace tlemu {
 namespace {
@@ -44,28 +61,46 @@ struct Mark {
   bool mma;  // else a barrier
 };
 
+// The blocks of a launch fall in four strata, each sampled and scaled up on its own: the grid's
+// corners (all counted), the rest of its last row, the rest of its last column (where an honest
+// kernel's partial edge tiles are: alike along the row, alike along the column), and the others
+// (alike, full tiles). For an honest kernel each stratum's blocks do the same work, so the estimate
+// is exact whichever blocks are drawn; one row or column of blocks cut by P's edge no longer makes
+// the figures depend on how many edge blocks the draw happened to catch.
+struct Stratum {
+  TrafficCounts c;                  // its sampled blocks' counts
+  uint64_t blocks = 0, sampled = 0;
+  double barriers = 0, phases = 0, exposed = 0;  // its sampled blocks' sums
+};
+enum { kCorner, kLastRow, kLastColumn, kInner, kStrata };
+
 struct CountState {
-  bool sampled = false;                // the block that runs is counted
+  bool sampled = false;                // the block that runs is counted (its log goes to count_block)
+  int stratum = kInner;                // ... and its stratum
+  uint64_t launch_seq = 0;             // launches so far: each draws its own sample
+  double exact_load_bytes = 0, exact_requested_bytes = 0;  // the launch's global bytes, every block
   std::vector<std::vector<Access>> log;  // per thread of the block, in program order
   std::vector<std::vector<Mark>> marks;  // per thread: its barriers; a warp's first thread: its mma_syncs
   std::vector<std::unordered_map<const void*, int>> fragments;  // per warp: the lead lane's, and their registers
-  double phases = 0, exposed = 0, registers = 0;  // the launch's sampled blocks: sums, and the most
+  double registers = 0;                // the most any sampled block of the launch needs
   TrafficCounts total;                 // since the last take_counts(), scaled
-  TrafficCounts launch;                // the launch that runs, sampled blocks only
+  Stratum strata[kStrata];             // the launch that runs
   uint64_t launch_blocks = 0, sampled_blocks = 0;
-  uint64_t barrier_arrivals = 0;
-  std::vector<std::pair<uintptr_t, uintptr_t>> device;  // cudaMalloc ranges while a kernel runs
+  std::vector<std::pair<uintptr_t, uintptr_t>> device;  // global memory's ranges while a kernel runs, sorted
+  std::pair<uintptr_t, uintptr_t> statics;               // of those, the program's static storage
 };
 CountState& cs() {
   static CountState* s = new CountState();  // never destroyed, like the Runtime
   return *s;
 }
 
-uintptr_t g_lo = 0, g_span = 0;  // the shared arena while a counted block runs; span 0 otherwise
-bool g_on = false;               // a counted block runs
+uintptr_t g_lo = 0, g_span = 0;  // the shared arena (set at each block; span 0 before the first)
+bool g_on = false;               // a block runs: its global accesses are summed (every block)
+bool g_sampled = false;          // ... and it is sampled: all its accesses are logged and counted
 
-// How many blocks are sampled: enough that a kernel whose blocks differ (edge tiles) is seen.
-constexpr uint64_t kSample = 16;
+// How many blocks are sampled: enough that a kernel whose blocks differ (edge tiles) is seen; of
+// those, kEdgeSample in each of the last row and column (Stratum), the rest among the others.
+constexpr uint64_t kSample = 16, kEdgeSample = 4;
 
 uint64_t mix(uint64_t x) {  // splitmix64's finaliser: a fixed, portable hash
   x += 0x9E3779B97F4A7C15ull;
@@ -74,23 +109,64 @@ uint64_t mix(uint64_t x) {  // splitmix64's finaliser: a fixed, portable hash
   return x ^ (x >> 31);
 }
 
-bool is_sampled(uint3 b, dim3 g) {
-  const uint64_t blocks = uint64_t(g.x) * g.y * g.z;
-  if (blocks <= kSample || rt().count_every_block) return true;
+int stratum_of(uint3 b, dim3 g) {
   const bool corner = (b.x == 0 || b.x == g.x - 1) && (b.y == 0 || b.y == g.y - 1) && (b.z == 0 || b.z == g.z - 1);
-  if (corner) return true;
+  return corner ? kCorner : b.y == g.y - 1 ? kLastRow : b.x == g.x - 1 ? kLastColumn : kInner;
+}
+
+// Whether block b of stratum k is counted: about kEdgeSample blocks of each edge stratum (its middle
+// one always, so none is left uncounted) and kSample of the others, drawn afresh for each launch
+// (launch_seq); all of a grid of at most kSample blocks.
+bool is_sampled(uint3 b, dim3 g, int k) {
+  const uint64_t blocks = uint64_t(g.x) * g.y * g.z;
+  if (blocks <= kSample || rt().count_every_block || k == kCorner) return true;
+  if ((k == kLastRow && b.x == g.x / 2) || (k == kLastColumn && b.y == g.y / 2)) return true;
+  const uint64_t in_stratum = k == kLastRow ? g.x : k == kLastColumn ? g.y : blocks;
   const uint64_t id = (uint64_t(b.z) * g.y + b.y) * g.x + b.x;
-  return mix(id ^ rt().sample_seed) % blocks < kSample;  // about kSample blocks more
+  return mix(id ^ mix(rt().sample_seed ^ mix(cs().launch_seq))) % in_stratum < (k == kInner ? kSample : kEdgeSample);
 }
 
 __attribute__((noinline)) void record(uintptr_t a, size_t n, bool write, const void* pc) {
   CountState& s = cs();
   const bool shared = a - g_lo < g_span;
-  if (!shared) {  // global: inside a cudaMalloc buffer (not a local array, not host memory)
+  if (!shared) {  // global (a range of s.device), not a local array or the runtime's memory
     auto it = std::upper_bound(s.device.begin(), s.device.end(), std::make_pair(a, UINTPTR_MAX));
     if (it == s.device.begin() || a >= std::prev(it)->second) return;
+    if (n == 8 && a >= s.statics.first && a < s.statics.second) {
+      // A __shared__ variable is a reference in static storage (the rewriter's `static T (&v)...`):
+      // loading it is the variable's address, a constant on a GPU, not traffic; nor is its
+      // initialisation, the 8-byte store whose value is not there yet. So 8-byte stores into static
+      // storage are not counted (stores carry no operand of the product; its loads are counted).
+      uintptr_t v;
+      std::memcpy(&v, reinterpret_cast<const void*>(a), sizeof v);
+      if (write || v - g_lo < g_span) return;
+    }
+    s.exact_requested_bytes += double(n);
+    if (!write) s.exact_load_bytes += double(n);
   }
-  s.log[rt().tid].push_back({a, pc, uint32_t(n), write, shared});
+  if (s.sampled) s.log[rt().tid].push_back({a, pc, uint32_t(n), write, shared});
+}
+
+
+// Global memory while a kernel runs (CountState::device): cudaMalloc buffers, cudaMallocHost memory,
+// and the static storage less the runtime's variables a kernel reads.
+void device_ranges(const Runtime& r, std::vector<std::pair<uintptr_t, uintptr_t>>& out) {
+  out.clear();
+  for (const auto& [base, b] : r.buffers) out.push_back({base, base + b.size});
+  for (const auto& [base, size] : r.pinned) out.push_back({base, base + size});
+  std::vector<std::pair<uintptr_t, uintptr_t>> own;
+  for (const void* v : {static_cast<const void*>(&threadIdx), static_cast<const void*>(&blockIdx),
+                        static_cast<const void*>(&blockDim), static_cast<const void*>(&gridDim)})
+    own.push_back({reinterpret_cast<uintptr_t>(v), reinterpret_cast<uintptr_t>(v) + sizeof(dim3)});
+  std::sort(own.begin(), own.end());
+  uintptr_t from = reinterpret_cast<uintptr_t>(__data_start);
+  for (const auto& [lo, hi] : own) {
+    if (lo > from) out.push_back({from, lo});
+    from = std::max(from, hi);
+  }
+  out.push_back({from, reinterpret_cast<uintptr_t>(_end)});
+  std::sort(out.begin(), out.end());
+  cs().statics = {reinterpret_cast<uintptr_t>(__data_start), reinterpret_cast<uintptr_t>(_end)};
 }
 
 // True when the lanes of a wide load come in pairs reading one address: lane n and lane n^1 for all
@@ -297,7 +373,7 @@ void count_warp(TrafficCounts& c, const Warp& w, std::unordered_set<uintptr_t>& 
 // of a warp running the same loads and stores in the same order, pairs them by position; otherwise
 // (divergence) the k-th execution of each instruction by each lane is matched through a map.
 void count_block(CountState& s, size_t threads) {
-  TrafficCounts& c = s.launch;
+  TrafficCounts& c = s.strata[s.stratum].c;
   std::unordered_set<uintptr_t> block_sectors;
   for (size_t base = 0; base < threads; base += 32) {
     const size_t n = std::min<size_t>(32, threads - base);
@@ -405,7 +481,7 @@ void count_phases(CountState& s, size_t threads) {
     for (const auto& [ptr, regs] : frags) f += regs;
     registers = std::max(registers, f + w.held_registers);
   }
-  s.phases += most.phases, s.exposed += most.exposed;
+  s.strata[s.stratum].phases += most.phases, s.strata[s.stratum].exposed += most.exposed;
   s.registers = std::max(s.registers, registers);
 }
 
@@ -419,30 +495,42 @@ void runtime_created(Runtime&) {}
 void shared_declared(Runtime&, size_t, size_t) {}
 void launch_begin(Runtime& r, size_t) {
   CountState& s = cs();
-  s.launch = TrafficCounts{};
-  s.launch_blocks = s.sampled_blocks = s.barrier_arrivals = 0;
-  s.phases = s.exposed = s.registers = 0;
-  s.device.clear();
-  for (const auto& [base, b] : r.buffers) s.device.push_back({base, base + b.size});
+  for (Stratum& k : s.strata) k = Stratum{};
+  s.launch_blocks = s.sampled_blocks = 0;
+  s.registers = 0;
+  s.exact_load_bytes = s.exact_requested_bytes = 0;
+  device_ranges(r, s.device);
 }
 void launch_end(Runtime& r, const LaunchSite& site, size_t dynamic_shared) {
   CountState& s = cs();
   guard_zones::check(r, &site);
+  ++s.launch_seq;
   if (s.sampled_blocks == 0) return;
-  // Scaled from the sampled blocks to the whole grid.
-  const double scale = double(s.launch_blocks) / double(s.sampled_blocks);
-  TrafficCounts& c = s.launch;
-  for (double* f : {&c.global_loads, &c.global_stores, &c.global_load_sectors, &c.global_store_sectors,
-                    &c.global_bytes_requested, &c.global_load_bytes, &c.global_wavefronts, &c.l2_sectors, &c.shared_loads,
-                    &c.shared_stores, &c.shared_wavefronts, &c.tensor_fmas, &c.tensor_insts})
-    *f *= scale;
+  // Each stratum scaled from its sampled blocks to all of its blocks. Only the inner stratum can have
+  // none sampled (a draw that caught none of it): it then adds nothing, as a launch did before.
+  TrafficCounts c;
+  double barriers = 0, phases = 0, exposed = 0;
+  for (Stratum& k : s.strata) {
+    if (k.sampled == 0) continue;
+    const double scale = double(k.blocks) / double(k.sampled);
+    for (double* f : {&k.c.global_loads, &k.c.global_stores, &k.c.global_load_sectors, &k.c.global_store_sectors,
+                      &k.c.global_bytes_requested, &k.c.global_load_bytes, &k.c.global_wavefronts, &k.c.l2_sectors,
+                      &k.c.shared_loads, &k.c.shared_stores, &k.c.shared_wavefronts, &k.c.tensor_fmas, &k.c.tensor_insts})
+      *f *= scale;
+    c.add(k.c);
+    barriers += k.barriers * scale, phases += k.phases * scale, exposed += k.exposed * scale;
+  }
+  // The bytes every block loaded, summed exactly; the sample's estimate kept beside them.
+  c.sampled_global_load_bytes = c.global_load_bytes;
+  c.global_load_bytes = s.exact_load_bytes;
+  c.global_bytes_requested = s.exact_requested_bytes;
   c.launches = 1;
   c.blocks = double(s.launch_blocks);
   c.sampled_blocks = double(s.sampled_blocks);
   c.threads_per_block = double(blockDim.x) * blockDim.y * blockDim.z;
-  c.barriers_per_block = double(s.barrier_arrivals) / double(s.sampled_blocks) / c.threads_per_block;
-  c.staging_phases_per_block = s.phases / double(s.sampled_blocks);
-  c.exposed_phases_per_block = s.exposed / double(s.sampled_blocks);
+  c.barriers_per_block = barriers / double(s.launch_blocks) / c.threads_per_block;
+  c.staging_phases_per_block = phases / double(s.launch_blocks);
+  c.exposed_phases_per_block = exposed / double(s.launch_blocks);
   c.fragment_registers = s.registers;
   size_t shared = dynamic_shared;
   for (const auto& v : r.shared_vars)
@@ -453,28 +541,37 @@ void launch_end(Runtime& r, const LaunchSite& site, size_t dynamic_shared) {
 void block_begin(Runtime& r) {
   CountState& s = cs();
   ++s.launch_blocks;
-  g_on = is_sampled(blockIdx, gridDim);
-  if (!g_on) return;
-  ++s.sampled_blocks;
+  // Every block's global bytes are summed (record()); a sampled block's accesses are logged too, and
+  // counted after it (block_end).
+  g_on = true;
+  s.stratum = stratum_of(blockIdx, gridDim);
+  s.sampled = is_sampled(blockIdx, gridDim, s.stratum);
+  g_sampled = s.sampled;
+  s.sampled_blocks += s.sampled;
+  ++s.strata[s.stratum].blocks;
+  s.strata[s.stratum].sampled += s.sampled;
+  g_lo = reinterpret_cast<uintptr_t>(r.arena);
+  g_span = r.arena_size;
+  if (!s.sampled) return;
   s.log.resize(std::max(s.log.size(), r.threads.size()));
   for (auto& l : s.log) l.clear();
   s.marks.resize(s.log.size());
   for (auto& m : s.marks) m.clear();
   s.fragments.resize((s.log.size() + 31) / 32);
   for (auto& f : s.fragments) f.clear();
-  g_lo = reinterpret_cast<uintptr_t>(r.arena);
-  g_span = r.arena_size;
 }
 void block_end(Runtime& r) {
   if (!g_on) return;
   g_on = false;
+  if (!g_sampled) return;
+  g_sampled = false;
   count_block(cs(), r.threads.size());
   count_phases(cs(), r.threads.size());
 }
 void barrier(Runtime&, const char*, int) {
-  if (!g_on) return;
+  if (!g_sampled) return;
   CountState& s = cs();
-  ++s.barrier_arrivals;
+  ++s.strata[s.stratum].barriers;
   s.marks[rt().tid].push_back({s.log[rt().tid].size(), false});
 }
 void switch_start(Runtime&, int, void**) {}
@@ -485,10 +582,10 @@ void free_buffer(Runtime& r, Buffer& b) { guard_zones::free(r, b); }
 // One warp's mma_sync (wmma.cpp, once per warp): nvcc makes a 16x16 wmma product of two mma.sync
 // instructions of 16 x 8 (m16n8k8 for TF32, m16n8k16 for half), as SASS shows (HMMA).
 void tensor_op(Runtime&, size_t base, int m, int n, int k, const void* const frag[3], const int regs[3]) {
-  if (!g_on) return;
+  if (!g_sampled) return;
   CountState& s = cs();
-  s.launch.tensor_fmas += double(m) * n * k;
-  s.launch.tensor_insts += double(m) * n / 128;
+  s.strata[s.stratum].c.tensor_fmas += double(m) * n * k;
+  s.strata[s.stratum].c.tensor_insts += double(m) * n / 128;
   s.marks[base].push_back({s.log[base].size(), true});
   for (int f = 0; f < 3; ++f) s.fragments[base / 32][frag[f]] = regs[f];
 }
@@ -502,6 +599,7 @@ bool take_counts(TrafficCounts& out) {
 
 }  // namespace tlemu
 
-// Only the accesses of counted blocks reach record(); it keeps those to shared and device memory.
-#define TLEMU_COUNT_FILTER(a) (tlemu::g_on)
+// record() sees every access of a sampled block and the non-shared ones of the others; it sums the
+// global ones and logs a sampled block's shared and global ones.
+#define TLEMU_COUNT_FILTER(a) (tlemu::g_on && (tlemu::g_sampled || (a) - tlemu::g_lo >= tlemu::g_span))
 TLEMU_ACCESS_CALLBACKS(TLEMU_COUNT_FILTER, tlemu::record)

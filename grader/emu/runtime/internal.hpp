@@ -119,6 +119,10 @@ struct Runtime {
   // and compared before the next one and at the end (DeviceOp, core.cpp).
   uint64_t device_print = 0;
   size_t host_stores = 0;
+  std::function<void(const MemoryEvent&)> memory_observer;  // set_memory_observer()
+  void observe(const MemoryEvent& e) {
+    if (memory_observer) memory_observer(e);
+  }
 
   // The launch that runs.
   bool in_kernel = false;

@@ -57,6 +57,26 @@ __global__ void rows_to_shared(const float* in, float* out, bool with_memcpy) {
     out[threadIdx.x] += row[threadIdx.x % 16];
 }
 
+// Reads 32 floats of `in`, wherever they are: a cudaMalloc buffer, pinned host memory or a
+// __device__ / __constant__ array (issue #39: a copy of M and N read from pinned or __device__ memory
+// was not counted).
+__device__ float device_copy[64];
+__constant__ float constant_copy[64];
+__global__ void read_from(const float* in, float* out) { out[threadIdx.x] = in[threadIdx.x]; }
+__global__ void read_symbols(float* out) { out[threadIdx.x] = device_copy[threadIdx.x] + constant_copy[threadIdx.x]; }
+
+// Block b loads its 32 floats, or (where skip_from <= b) nothing: a kernel whose blocks differ.
+__global__ void read_in_blocks(const float* in, float* out, int skip_from) {
+    if (int(blockIdx.x) < skip_from) out[blockIdx.x * 32 + threadIdx.x] = in[threadIdx.x];
+}
+
+// clock64() between two reads: the same in every block and every build (a virtual clock).
+__global__ void clock_gap(long long* gaps) {
+    const long long t0 = clock64();
+    const long long t1 = clock64();
+    if (threadIdx.x == 0) gaps[blockIdx.x] = t1 - t0;
+}
+
 struct Device {
     float *in = nullptr, *out = nullptr;
     Device() {
@@ -220,4 +240,70 @@ TEST_CASE("count: a kernel's memcpy and memset are its own loads and stores, as 
     CHECK(copy.global_store_sectors == loop.global_store_sectors);
     CHECK(copy.shared_stores == loop.shared_stores);
     CHECK(copy.shared_wavefronts == loop.shared_wavefronts);
+}
+
+TEST_CASE("count: pinned host memory and __device__ / __constant__ variables are global memory (#39)") {
+    Device d;
+    float* pinned = nullptr;
+    REQUIRE(cudaMallocHost(&pinned, 64 * sizeof(float)) == cudaSuccess);
+    float ones[64];
+    for (float& x : ones) x = 1.0f;
+    REQUIRE(cudaMemcpyToSymbol(device_copy, ones, sizeof ones) == cudaSuccess);
+    REQUIRE(cudaMemcpyToSymbol(constant_copy, ones, sizeof ones) == cudaSuccess);
+    forget();
+    read_from<<<1, 32>>>(d.in, d.out);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    const tlemu::TrafficCounts device = counted();
+    read_from<<<1, 32>>>(pinned, d.out);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    const tlemu::TrafficCounts host = counted();
+    read_symbols<<<1, 32>>>(d.out);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    const tlemu::TrafficCounts symbols = counted();
+    CHECK(device.global_load_bytes == 128);
+    CHECK(host.global_load_bytes == 128);       // counted as the cudaMalloc buffer is
+    CHECK(host.global_loads == device.global_loads);
+    CHECK(symbols.global_load_bytes == 256);    // both arrays
+    CHECK(symbols.global_loads == 2);
+    cudaFreeHost(pinned);
+}
+
+TEST_CASE("count: every block's global loads are summed exactly; the sample's estimate is kept beside") {
+    Device d;
+    forget();
+    // 64 blocks, more than the sample: the first 8 load, the other 56 load nothing.
+    read_in_blocks<<<64, 32>>>(d.in, d.out, 8);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    const tlemu::TrafficCounts c = counted();
+    CHECK(c.blocks == 64);
+    CHECK(c.sampled_blocks < 64);
+    CHECK(c.global_load_bytes == 8 * 128);      // exact, whichever blocks were sampled
+    CHECK(c.sampled_global_load_bytes != c.global_load_bytes);  // the corners and a sample, scaled
+}
+
+TEST_CASE("count: each launch draws its own sample of blocks") {
+    Device d;
+    forget();
+    // One block in 64 loads: how often the sample catches it varies from launch to launch.
+    std::vector<double> estimates;
+    for (int launch = 0; launch < 8; ++launch) {
+        read_in_blocks<<<64, 32>>>(d.in, d.out, 33);
+        REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+        estimates.push_back(counted().sampled_global_load_bytes);
+    }
+    bool differ = false;
+    for (double e : estimates) differ = differ || e != estimates.front();
+    CHECK(differ);
+}
+
+TEST_CASE("count: clock64() is a virtual clock, the same in sampled blocks as in the others") {
+    long long* gaps = nullptr;
+    REQUIRE(cudaMalloc(&gaps, 64 * sizeof(long long)) == cudaSuccess);
+    forget();
+    clock_gap<<<64, 32>>>(gaps);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    long long h[64];
+    REQUIRE(cudaMemcpy(h, gaps, sizeof h, cudaMemcpyDeviceToHost) == cudaSuccess);
+    for (int b = 0; b < 64; ++b) CHECK(h[b] == 1);  // one read later, in every block
+    cudaFree(gaps);
 }

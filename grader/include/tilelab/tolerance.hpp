@@ -58,6 +58,11 @@ struct CheckReport {
   int tile = 16;
   ToleranceRule rule;  // the rule the check applied (diagnoses test alternatives with it)
   WrongMap wrong_map;  // empty (no cells) when nothing was wrong
+  // A hidden dataset's comparison: what the student reads of it (the result, the hint, the runner's
+  // output) gives where P is wrong and how, never a value -- neither P's, nor the reference's, nor
+  // the inputs' or an error's size -- so the kernel cannot carry the hidden data (or anything else it
+  // read) out through its own wrong results (docs/integrity.md). Set by the judge.
+  bool values_withheld = false;
 };
 
 // Compares P (J x L, float32) with Pref against the bound scaled by absMN = |M||N|.

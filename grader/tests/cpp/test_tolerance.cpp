@@ -228,6 +228,18 @@ TEST_CASE("diagnosis names the likely bug") {
   Matrix edge_sums = zeroed;
   for (int64_t j = 0; j < 40; ++j) edge_sums.at(38, j) = 1.0f + float(j);
   CHECK(diag(edge_sums) != "grid-too-small");
+  // On a hidden dataset the hint names the kind of error, not the value the rows hold (a kernel
+  // could put anything there: issue #39).
+  Matrix marked = good;
+  for (int64_t i = 36; i < 40; ++i)
+    for (int64_t j = 0; j < 40; ++j) marked.at(i, j) = 4321.5f;
+  CheckReport hidden = check_product(marked, c.d.P, c.absMN, s);
+  CHECK(diagnose(c.d.M, c.d.N, marked, c.d.P, c.absMN, hidden, s).hint.find("4321.5") != std::string::npos);
+  hidden.values_withheld = true;
+  const Diagnosis withheld = diagnose(c.d.M, c.d.N, marked, c.d.P, c.absMN, hidden, s);
+  CHECK(withheld.code == "grid-too-small");
+  CHECK(withheld.hint.find("4321") == std::string::npos);
+  CHECK(withheld.hint.find("all hold one value") != std::string::npos);
 
   Matrix t(40, 40);
   for (int64_t i = 0; i < 40; ++i)

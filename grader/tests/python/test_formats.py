@@ -1,6 +1,7 @@
 """Every output format, checked field by field against its documented schema:
 Gradescope's results.json, PrairieLearn's results.json, the CSV gradebook, grade.json, HTML."""
 
+import copy
 import csv
 import json
 import numbers
@@ -251,3 +252,29 @@ def test_a_hosted_platforms_recipe_lives_beside_its_format(monkeypatch):
     assert autograder.platform_paths("prairielearn")["results"] == Path("/tmp/pl-root/results/results.json")
     assert [(name, executable) for name, _, executable in gs.files] == [("setup.sh", True), ("run_autograder", True)]
     assert "./tilelab gradescope --prepare" in dict((n, t) for n, t, _ in gs.files)["setup.sh"]
+
+
+def test_a_hidden_dataset_shows_where_p_is_wrong_never_a_value():
+    """A hidden check's result carries positions and counts only (the judge's values_withheld,
+    issue #39): no output, diagnosis or metric shows a number the kernel put in P, or the hidden
+    reference's; a public check keeps "expected ..., got ..."."""
+    from tilelab.score import diagnoses, scoring
+
+    st = next(s for s in fakes.stages() if s.id == "03-boundary")
+    res = fakes.boundary_failure(st)
+    public = res[f"submission.{st.id}.w17.correct"]
+    hidden = copy.deepcopy(public) | {"dataset": "hidden0"}
+    k = hidden["kernel"]
+    k["first_wrong"] = [{"row": 0, "col": 16}]
+    k["values_withheld"] = True
+    for key in ("max_abs_error", "rel_fro_error", "max_error_ratio"):
+        k.pop(key, None)
+    res = {f"submission.{st.id}.hidden0.correct": hidden}
+    score = scoring.score_stage(st, "submission", res, 1, "gpu")
+    report = GradeReport("eve", "submission", "gpu", stages=[score], hidden=True)
+    text = (gradescope_format.results(report)["tests"][0]["output"] + "\n" +
+            "\n".join(d.text() for d in diagnoses.of_stage(score)))
+    assert "P[0][16]" in text and "values of a hidden dataset are not shown" in text, text
+    assert "3.25" not in text and "2.5" not in text and "expected 3" not in text, text
+    public_text = gradescope_format.results(fakes.failing_report())
+    assert "expected 3.25, got 2.5" in json.dumps(public_text), "a public dataset keeps its values"

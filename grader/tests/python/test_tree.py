@@ -206,3 +206,29 @@ def test_scrubbing_a_report_gives_a_new_one_and_leaves_the_scored_one_as_it_was(
     assert got.result.message == "wrong at 01-basic/matmul.cu:46" and str(tree) not in json.dumps(got.result.raw)
     assert dirty.message == f"configured in {tree}" and dirty.stages[0].checks[0].message == f"wrong at {src}:46"
     assert clean.stages[1:] == dirty.stages[1:] and clean.points == dirty.points
+
+
+def test_no_message_quotes_a_file_that_is_not_the_students(tmp_path):
+    """An unconfined build (no Landlock, no seed) can read an answer key or CMakeCache.txt: g++
+    quotes the first lines of an #include'd file in its errors, the assembler names the characters
+    of an .include'd one. What the student reads keeps where and what kind of message it was, never
+    the text: their own file's lines, the kit's public headers and the system's may be quoted."""
+    tree = tmp_path / "grade-submission-emu"
+    own = tree / "submission-src" / "01-basic" / "matmul.cu"
+    log = (f"In file included from {own}:3:\n"
+           f"{ROOT}/solutions/01-basic/questions-key.toml:1:3: error: invalid preprocessing directive #Answer\n"
+           "    1 | # Answer key of assignments/01-basic/questions.toml\n"
+           "      |   ^~~~~~\n"
+           f"{tree}/CMakeCache.txt: Assembler messages:\n"
+           f"{tree}/CMakeCache.txt:17: Error: junk at end of line, first unrecognized character is `u'\n"
+           f"{own}:9:5: error: 'Pvalue' was not declared in this scope\n"
+           "    9 |     Pvalue += M[Row];\n"
+           f"/usr/include/c++/12/bits/move.h:196:5: note: candidate: 'swap(_Tp&, _Tp&)'\n"
+           "  196 |     swap(_Tp& __a, _Tp& __b)\n")
+    out = compile_excerpt(log, tree=tree)
+    for secret in ("Answer key", "#Answer", "unrecognized character", "`u'"):
+        assert secret not in out, out
+    assert "solutions/01-basic/questions-key.toml:1:3: error: (a message about a file that is not yours" in out, out
+    assert "CMakeCache.txt:17: Error: (a message" in out, out
+    assert "01-basic/matmul.cu:9:5: error: 'Pvalue' was not declared" in out and "Pvalue += M[Row];" in out, out
+    assert "swap(_Tp& __a, _Tp& __b)" in out, "a system header's line may be quoted"

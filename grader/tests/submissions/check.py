@@ -10,7 +10,8 @@ the reference worker runners/ref-<stage>-emu-count beside the runner); the other
 
     dataset   = "w17"                  # a dataset of the stage (required, unless shape is given)
     shape     = "model"                # instead: the stage's [performance.model] shape, made in memory
-                                       # (the product the emulator's performance check verifies)
+                                       # (the product the emulator's performance check verifies), drawn
+                                       # near it as that check draws it (--draw-shape)
     verdict   = "error"                # the runner's verdict and exit code (required)
     hint_code = "barrier-skipped"      # optional: the result's hint_code
     finding   = "race"                 # optional: a finding of this kind must be reported ...
@@ -54,7 +55,7 @@ def check_case(case: dict, a: argparse.Namespace) -> list[str]:
     if "shape" in case:   # the shape the perf-model check counts, read from the resolved spec
         shape = json.loads(a.spec.read_text())["performance"]["model"]["shape"]
         case = {**case, "dataset": "x".join(map(str, shape))}
-        data = ["--shape", *map(str, shape), "--seed", "1"]
+        data = ["--shape", *map(str, shape), "--draw-shape", "--seed", "1"]   # as the perf-model check
     else:
         data = ["--dataset", str(a.datasets / case["dataset"])]
     check = "perf" if a.backend == "emu-count" else "correct"

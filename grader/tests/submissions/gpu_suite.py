@@ -126,7 +126,8 @@ def do_case(a: argparse.Namespace) -> int:
         elif refused and (want == "forbidden" or a.build_rc != 0):
             got, message = "forbidden", refused.why
         elif a.build_rc != 0:
-            got, message = "compile", compile_excerpt(build_log, strip=str(a.expect.parent.resolve()))
+            got, message = "compile", compile_excerpt(build_log, strip=str(a.expect.parent.resolve()),
+                                                            own=(a.tree / "kit-mutants" / name,))
         elif found and want == "forbidden":
             got, message = "forbidden", scan_txt
         else:

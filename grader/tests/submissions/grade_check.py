@@ -32,6 +32,10 @@ expect.toml has a [grade] table, or several [[grade]] tables, each a case:
     max_seconds = 60                   # optional: the case's wall time must stay below this
     judge_seed = "abc"                 # optional: a --seed the check's judge is given as it is (the
                                        # grader's own bad input: the verdict must be grading_error)
+    secrets_absent = true              # optional: nothing the student reads (the stage's error, every
+                                       # check's message and hint, the terminal report, results.json)
+                                       # holds a secret: the tree's grading seed, a line of the stage's
+                                       # answer key or one of the solution's own lines (secrets())
 
 Registered by grader/cmake/TilelabSubmissions.cmake as kit.grade.<name>. Exits 0 when every case
 holds and 1, saying what differed, otherwise.
@@ -89,6 +93,12 @@ class KitTree(Tree):
 
     def run_tests(self, labels, junit, log_name, timeout, parallel=1, **kw):
         return self._tests_tree().run_tests(labels, junit, log_name, timeout, parallel, **kw)
+
+    def own_folders(self, impl, stage):
+        # The known-bad submission's own folder (a mutant's is written into the tree): compiler
+        # messages may quote its files, as a student's own.
+        name = impl.removeprefix("kit-")
+        return (Path(__file__).resolve().parent / name / stage, self.build / "kit-mutants" / name / stage)
 
     def begin_build(self, impl, stage):
         # The CI tree's objects of this submission are the kit's own, built by `all` from this very
@@ -176,6 +186,35 @@ def safety_net(stop: threading.Event, fired: list) -> None:
                     pass
 
 
+def secrets(tree: Path, stage: spec.Stage) -> list[str]:
+    """What no student may read, as text to look for: the tree's grading seed (CMakeCache.txt), the
+    cache's own lines that name it, the answer key's lines and the reference solution's lines that
+    the starter does not share (both a dozen characters or more, so no common word matches)."""
+    found = []
+    cache = (tree / "CMakeCache.txt").read_text(errors="replace")
+    seed = next((line.split("=", 1)[1] for line in cache.splitlines() if line.startswith("TILELAB_GRADING_SEED:")), "")
+    found += [s for s in (seed, "This is the CMakeCache file", "TILELAB_GRADING_SEED:STRING") if s]
+    key = grade.ROOT / "solutions" / stage.id / "questions-key.toml"
+    starter = set((grade.ROOT / "starter" / stage.id / "matmul.cu").read_text().splitlines())
+    for f, skip in ((key, set()), (grade.ROOT / "solutions" / stage.id / "matmul.cu", starter)):
+        if f.exists():
+            found += [line.strip() for line in f.read_text().splitlines()
+                      if len(line.strip()) >= 12 and line not in skip and not line.strip().startswith("//")]
+    return found
+
+
+def shown_to_student(score, name: str, impl: str) -> str:
+    """Everything a student reads of a graded stage: the stage's error, each check's message and
+    hint, the terminal report and the Gradescope results file."""
+    from tilelab.report import formats
+
+    report = GradeReport(name, impl, "emu", stages=[score])
+    out = io.StringIO()
+    terminal.print_report(report, file=out, table=True)
+    return "\n".join([score.error, *(c.message + "\n" + c.hint for c in score.checks), out.getvalue(),
+                      formats.render(report, "gradescope")])
+
+
 def run_case(case: dict, a: argparse.Namespace, name: str, stage: spec.Stage, work: Path) -> list[str]:
     impl = f"kit-{name}"
     want = case.get("verdict")
@@ -250,6 +289,11 @@ def run_case(case: dict, a: argparse.Namespace, name: str, stage: spec.Stage, wo
         terminal.print_report(GradeReport(name, impl, "emu", stages=[score]), file=shown)
         if (n := len(shown.getvalue().splitlines())) > TERMINAL_LINES:
             bad.append(f"the terminal output of the failing stage is {n} lines, more than {TERMINAL_LINES}")
+    if case.get("secrets_absent"):
+        text = shown_to_student(score, name, impl)
+        leaked = [s for s in secrets(a.tree, stage) if s in text]
+        if leaked:
+            bad.append(f"the student reads what is secret: {leaked[:3]}")
     if "max_seconds" in case and seconds > case["max_seconds"]:
         bad.append(f"took {seconds:.0f} s, more than {case['max_seconds']} s")
     label = f"{case.get('dataset', '-')}/{case.get('check', 'correct')}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -103,6 +104,14 @@ def refusal(build: Path, stage: spec.Stage, objects: list[Path]) -> Refused | Di
     return None
 
 
+# A file the compile was refused (tilelab-confine, grader/cmake/TilelabConfine.cmake): g++ says
+# "Permission denied", the assembler "can't open ... for reading" or "file not found".
+_REFUSED_READ = re.compile(r"Permission denied|can't open .* for reading|Error: file not found")
+_CONFINED = ("\nYour file is compiled where it can read only itself and the system, C++ and CUDA headers: "
+             "a file it was refused above (an #include, .incbin or .include of a file of the grader, the "
+             "build or the solutions) is not yours to read. Make the file self-contained.")
+
+
 def quick_datasets(stage: spec.Stage) -> list[str]:
     """What `tilelab check` runs: the public correctness datasets not tagged large (those the
     emulator's race build skips too), smallest first."""
@@ -171,7 +180,8 @@ def _outcome(tree: Tree, stage: spec.Stage, impl: str, backend: str, registered,
         return refused
     if not b.ok:
         why = "the build timed out" if b.timed_out else "the build failed"
-        return DidNotCompile(f"{why}:\n{compile_excerpt(b.output, tree=tree.build)}")
+        excerpt = compile_excerpt(b.output, tree=tree.build, own=tree.own_folders(impl, stage.id))
+        return DidNotCompile(f"{why}:\n{excerpt}" + (_CONFINED if _REFUSED_READ.search(excerpt) else ""))
     if not objects:   # fail closed: nothing was compiled from the file, so nothing was scanned
         return DidNotCompile(f"the build of {stage.id} produced no object from matmul.cu to check "
                              f"(see {tree.logs / f'build-{stage.id}.log'})")

@@ -99,6 +99,7 @@ class Comparison:
     tile: int | None = None
     wrong_map: WrongMap | None = None
     timing: dict[str, float] = field(default_factory=dict)   # host only: its steps timed alone (ms)
+    values_withheld: bool = False   # a hidden dataset's: where P is wrong, never a value (docs/grading.md)
 
     @classmethod
     def parse(cls, v: Any) -> "Comparison | None":
@@ -110,7 +111,8 @@ class Comparison:
                    _ranges(v.get("wrong_rows")), _ranges(v.get("wrong_cols")), _ranges(v.get("wrong_tiles")),
                    _int(v.get("wrong_tile_count")) or 0, _int(v.get("tile")),
                    WrongMap.parse(v["wrong_map"]) if isinstance(v.get("wrong_map"), dict) else None,
-                   {k: n for k, x in _obj(v.get("timing")).items() if (n := num(x)) is not None})
+                   {k: n for k, x in _obj(v.get("timing")).items() if (n := num(x)) is not None},
+                   v.get("values_withheld") is True)
 
 
 @dataclass(frozen=True)

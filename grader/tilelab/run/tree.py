@@ -129,6 +129,13 @@ class Tree:
         except (OSError, ValueError, KeyError, StopIteration):
             return []
 
+    def own_folders(self, impl: str, stage: str) -> tuple[Path, ...]:
+        """Where the file of `impl` for `stage` lies: compiler messages may quote files there
+        (compile_excerpt), and no file outside them but the public headers and the toolchain."""
+        return {"submission": (self.build / SUBMISSION_SRC / stage,),
+                "solution": (self.source / "solutions" / stage,),
+                "starter": (self.source / "starter" / stage, self.build / "starter-bare" / stage)}.get(impl, ())
+
     def runner_targets(self, impl: str, stage: str, backend: str) -> list[str]:
         """run-<impl>-<stage>-<backend>[-variant]: the runners a stage's checks use on a backend."""
         base = f"run-{impl}-{stage}-{backend}"
@@ -143,7 +150,8 @@ class Tree:
         return {"unprivileged": True, "writable": writable, "protected": (self.build,) if running else (),
                 "readable": (str(self.source / "CMakeLists.txt"), str(self.source / "grader" / "runner" / "judge.cpp"),
                              sys.executable, *(str(w) for w in writable),
-                             *((str(self.kit / "tilelab-kit.cmake"), str(self.kit / "runners" / "tilelab-judge"))
+                             *((str(self.kit / "tilelab-kit.cmake"), str(self.kit / "runners" / "tilelab-judge"),
+                                str(self.kit / "runners" / "tilelab-confine"))   # every compile of the submission runs it
                                if self.kit else ()))}
 
     def build_targets(self, targets: list[str], log_name: str, timeout: float = 1800) -> Ran:
@@ -252,12 +260,65 @@ def _without_build_tool_lines(lines: list[str]) -> list[str]:
     return out
 
 
-def compile_excerpt(text: str, strip: str = "", lines: int = 30, tree: Path | None = None) -> str:
+# A compiler's, assembler's or linker's line that names a file: "path:12:3: error: ...",
+# "path(12): error: ..." (nvcc), "path: Assembler messages:", "In file included from path:1:".
+_LOCATION = re.compile(r"^(?P<lead>In file included from |\s+from )?(?P<path>[^\s:()'\"`]*[/.][^\s:()'\"`]*)"
+                       r"(?P<pos>:\d+(?::\d+)?|\(\d+\))?(?P<rest>[:,].*)$")
+_QUOTE_HIDDEN = "(a message about a file that is not yours: not shown)"
+
+
+def _quotable_dirs(tree: Path | None, own: tuple[Path | str, ...]) -> tuple[str, ...]:
+    """Where a file lies whose lines a compiler message may quote to a student: the student's own
+    folder(s), the kit's public headers, the toolchain's folders, and the compilers' temporary
+    files (the assembler's .s and nvcc's intermediates, made from the student's file)."""
+    from . import includes   # the same system folders the include check allows
+
+    dirs = [*map(str, own), str(ROOT / "grader" / "include"), str(includes.EMU_INCLUDE), "/usr", "/opt"]
+    if tree:
+        t = Path(tree)
+        dirs += [str(t / SUBMISSION_SRC), str(t / "generated" / "include"), *includes.system_dirs(t)]
+    return tuple(sorted({os.path.realpath(d) for d in dirs if d}))
+
+
+def _quotable(path: str, tree: Path | None, dirs: tuple[str, ...]) -> bool:
+    real = os.path.realpath(path if os.path.isabs(path) or not tree else os.path.join(tree, path))
+    if re.search(r"/CMakeFiles/[^/]+\.dir/tmp/[^/]+$", real) or re.match(r"/tmp/(cc\w+\.s|tmpxft_[^/]+)$", real):
+        return True   # a compiler's temporary file (tilelab-confine's private TMPDIR, or /tmp unconfined)
+    if tree and re.match(re.escape(os.path.realpath(tree)) + r"/generated/emu/[^/]+\.cpp$", real):
+        return True   # a rewritten copy of a student's file (the emulator's builds)
+    return any(real == d or real.startswith(d.rstrip("/") + "/") for d in dirs)
+
+
+def unquoted(lines: list[str], tree: Path | None = None, own: tuple[Path | str, ...] = ()) -> list[str]:
+    """The messages with nothing quoted from a file that is not the student's (docs/integrity.md,
+    "No build reads a secret"): a message located in such a file keeps its place and kind
+    ("path:3:1: error:") but not its text, and the lines quoted under it are left out. Confinement
+    keeps a sealed build from reading those files at all; this keeps an unconfined one (no Landlock,
+    no seed) from showing what it read: an #include of an answer key quotes its first lines, an
+    assembler's .include names its characters."""
+    dirs = _quotable_dirs(tree, own)
+    out, shown_here = [], True
+    for line in lines:
+        m = _LOCATION.match(line)
+        if m:
+            shown_here = _quotable(m["path"], tree, dirs)
+            if not shown_here and not m["lead"]:
+                kind = re.match(r":\s*(fatal error|error|warning|note|Error|Warning)\b", m["rest"])
+                line = f"{m['path']}{m['pos'] or ''}: {kind[1] + ': ' if kind else ''}{_QUOTE_HIDDEN}"
+            out.append(line)
+        elif shown_here:
+            out.append(line)
+    return out
+
+
+def compile_excerpt(text: str, strip: str = "", lines: int = 30, tree: Path | None = None,
+                    own: tuple[Path | str, ...] = ()) -> str:
     """For display only: the build log from its first error on (where a compile error is
     explained), with the scratch folder's path (strip) removed so students see
     '01-basic/matmul.cu(61)', and no other path of the grading machine (scrub: the kit's folder,
-    the build tree)."""
-    all_lines = _without_build_tool_lines(text.splitlines())
+    the build tree). Nothing is quoted from a file outside the student's folders (strip, own,
+    tree/submission-src), the public headers and the toolchain: unquoted()."""
+    all_lines = unquoted(_without_build_tool_lines(text.splitlines()), tree, (*own, *([strip] if strip else [])))
     # A link error's useful line ("undefined reference to `launch_matmul(...)'") comes before
     # the linker's own "collect2: error".
     # "error:" rather than "error", so a path such as .../compile-error/... is not taken for one.

@@ -44,7 +44,7 @@ TITLES = {
     "boundary": "the last row or column of tiles is wrong (boundary)", "wrong-sum": "every element is wrong",
     "race": "some tiles are wrong and others right", "inputs-modified": "the kernel changes M or N",
     "no-shared-memory": "the tiles do not cut the global loads", "stale-result": "the result does not depend on the inputs",
-    "work-skipped": "timed calls launched no kernel", "faster-than-peak": "a timing faster than the hardware can run",
+    "work-skipped": "timed calls launched no kernel", "uneven-work": "the kernels did less work where they thought they were not counted", "faster-than-peak": "a timing faster than the hardware can run",
     "cuda-error": "a CUDA call failed", "forged-result": "a result file not written by the grader",
     "swapped-operands": "P = N times M: the operands are swapped",
     "nan-computed": "the kernel stored NaN: its sums read outside M or N",
@@ -137,7 +137,9 @@ def _wrong_where(c: CheckScore) -> tuple[str, str]:
     detail = (f"{k.wrong} of {k.checked} elements wrong" + (f" in a {shape} product" if shape else "")
               + (f"; rows {spans(k.wrong_rows, 3)}" if k.wrong_rows else "")
               + (f", columns {spans(k.wrong_cols, 3)}" if k.wrong_cols else ""))
-    if k.first_wrong:
+    if k.values_withheld:   # a hidden dataset: where, never what (the judge sends no value)
+        detail += "; the values of a hidden dataset are not shown"
+    elif k.first_wrong:
         w = k.first_wrong[0]
         exp = "?" if w.expected is None else f"{w.expected:.6g}"
         got = "?" if w.actual is None else f"{w.actual:.6g}"
