@@ -7,8 +7,9 @@
 # grader/emu/include, generated/include), the toolchain and, for a link, the exact objects and
 # libraries it links; it can write only its own object folder (its private TMPDIR inside) or, for a
 # link, runners/. Not CMakeCache.txt (the grading seed), the datasets, solutions/, the answer keys,
-# the kit's sources or another submission's tree: an `#include`, `.incbin` or `#embed` of any of them
-# is a compile error naming the path ("Permission denied"), never its contents. The kit's own
+# the kit's sources or another submission's tree: an `#include`, `__has_include`, `.incbin` or
+# `.include` of any of them is a compile error naming the path (g++: "Permission denied"; the
+# assembler: "can't open ... for reading" or "file not found"), never its contents. The kit's own
 # objects (the worker mains, the backends, the adapters, the references) are trusted and built as
 # usual. Included by TilelabStages.cmake before any runner is defined.
 #
@@ -65,8 +66,12 @@ foreach(d IN LISTS _confine_exec)
 endforeach()
 list(APPEND _confine_common --read /etc --read /proc/cpuinfo --read /proc/meminfo --read /sys/devices/system/cpu
                             --device /dev/null --device /dev/zero --device /dev/urandom)
-if((CMAKE_CXX_COMPILER_LAUNCHER OR CMAKE_CUDA_COMPILER_LAUNCHER) AND DEFINED ENV{CCACHE_DIR})
-  list(APPEND _confine_common --write "$ENV{CCACHE_DIR}")
+if(CMAKE_CXX_COMPILER_LAUNCHER OR CMAKE_CUDA_COMPILER_LAUNCHER)
+  if(DEFINED ENV{CCACHE_DIR})   # CI's (.ci/run); else ccache's default folders
+    list(APPEND _confine_common --write "$ENV{CCACHE_DIR}")
+  elseif(DEFINED ENV{HOME})
+    list(APPEND _confine_common --write "$ENV{HOME}/.cache/ccache" --read "$ENV{HOME}/.config/ccache")
+  endif()
 endif()
 # The kit's public headers: what a student's file is compiled against (the emulator's stand-in CUDA
 # headers, the generated contract). Nothing else of the kit.

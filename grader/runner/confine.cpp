@@ -1,5 +1,6 @@
 #include "confine.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -74,6 +75,23 @@ bool add(int ruleset, const std::string& path, uint64_t rights, std::string& why
 
 }  // namespace
 
+bool drop_capabilities() {
+  // The bounding set can only be lowered with CAP_SETPCAP (root); an unprivileged process holds no
+  // capability, and no_new_privs keeps it from gaining any through exec.
+  if (::geteuid() == 0)
+    for (int cap = 0; cap < 64; ++cap)
+      if (::prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1 && ::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) return false;
+  ::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  struct {
+    uint32_t version;
+    int pid;
+  } header{0x20080522 /* _LINUX_CAPABILITY_VERSION_3 */, 0};
+  struct {
+    uint32_t effective, permitted, inheritable;
+  } data[2] = {};
+  return ::syscall(SYS_capset, &header, data) == 0;
+}
+
 int landlock_abi() {
   const long v = ::syscall(__NR_landlock_create_ruleset, nullptr, 0, kCreateVersion);
   return v > 0 ? int(v) : 0;
@@ -96,9 +114,17 @@ Policy worker_policy(const std::string& executable, long self_pid) {
   p.read_exec.push_back(executable);
   p.read = {"/etc", "/sys", "/proc/driver", "/proc/sys", "/proc/cpuinfo", "/proc/meminfo", "/proc/stat",
             "/proc/filesystems", "/proc/version"};
-  // The device nodes, and its own /proc entry (the CUDA runtime names its threads by writing
+  // The GPU's device nodes and the harmless ones by name -- not all of /dev: not /dev/shm's files, a
+  // terminal, the consoles or the kernel log (the red team's dev-shm-plant, tty-inject,
+  // dev-console) -- and its own /proc entry (the CUDA runtime names its threads by writing
   // task/<tid>/comm), not the judge's or CTest's command line or environment.
-  p.read_write = {"/dev", "/proc/" + std::to_string(self_pid)};
+  p.read_write = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/nvidia-caps",
+                  "/proc/" + std::to_string(self_pid)};
+  if (DIR* d = ::opendir("/dev")) {
+    while (const dirent* e = ::readdir(d))
+      if (std::strncmp(e->d_name, "nvidia", 6) == 0) p.read_write.push_back(std::string("/dev/") + e->d_name);
+    ::closedir(d);
+  }
   return p;
 }
 

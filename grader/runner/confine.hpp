@@ -32,6 +32,11 @@ struct Policy {
 // (the child's, before exec).
 Policy worker_policy(const std::string& executable, long self_pid);
 
+// Empties the capability bounding, permitted, effective, inheritable and ambient sets of the calling
+// thread, so that neither it nor what it executes (uid 0 included) holds any. False when the kernel
+// refuses.
+bool drop_capabilities();
+
 // Sets no_new_privs and restricts the calling thread (and every program it executes) to `policy`.
 // Paths that do not exist are skipped. Returns the ABI applied (> 0), or 0 with `why` set when the
 // kernel has no Landlock or a rule could not be added; nothing is restricted then.

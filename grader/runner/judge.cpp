@@ -381,7 +381,7 @@ uint64_t file_digest(const std::string& path) {
 // model's size -- below it, so that a tile as wide as the model's sizes allow (06's 128) still
 // covers at least 7/8 of its edge tiles, and the reference, whose tiles fit the model's shape, is
 // not made slower than a kernel of smaller tiles; where sizes are multiples of multiple_of (02: 32,
-// whose tiles never cross an edge), from the multiples in [3/4, 5/4] of it. The model's figures stay
+// whose tiles never cross an edge), from the multiples in [5/8, 9/8] of it (256: 160, 192, 224, 288). The model's figures stay
 // comparable: every implementation (the reference too) is counted on the same drawn shape, the
 // thresholds are ratios to the reference, and the figures are per multiply-add of that shape.
 Shape drawn_shape(const StageSpec& spec, const Shape& model, uint64_t seed) {
@@ -389,8 +389,8 @@ Shape drawn_shape(const StageSpec& spec, const Shape& model, uint64_t seed) {
   const int64_t avoid = spec.hidden ? spec.hidden->avoid_multiple_of : 0;
   uint64_t state = mix(seed);
   auto draw = [&](int64_t size) {
-    const int64_t lo = m > 1 ? std::max<int64_t>(1, (size * 3 / 4 + m - 1) / m) : std::max<int64_t>(1, size * 7 / 8);
-    const int64_t hi = m > 1 ? std::max(lo, size * 5 / 4 / m) : std::max(lo, size - 1);
+    const int64_t lo = m > 1 ? std::max<int64_t>(1, (size * 5 / 8 + m - 1) / m) : std::max<int64_t>(1, size * 7 / 8);
+    const int64_t hi = m > 1 ? std::max(lo, size * 9 / 8 / m) : std::max(lo, size - 1);
     int64_t v = size;
     for (int tries = 0; tries < 1000; ++tries) {  // a range with no allowed size keeps the model's
       state = mix(state);

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -89,6 +90,15 @@ constexpr Call kStoppedFiles[] = {
     TL_CALL(unlinkat) TL_CALL(renameat) TL_CALL(renameat2) TL_CALL(mkdirat) TL_CALL(linkat) TL_CALL(symlinkat)
     TL_CALL(fchmodat) TL_CALL(fchownat) TL_CALL(truncate) TL_CALL(mknodat) TL_CALL(utimensat) TL_CALL(chdir)
     TL_CALL(fchdir)};
+// Refused (an error, in both stages): objects that outlive the process and that any process of the
+// same user can open -- System V and POSIX message queues, semaphores and shared memory (the red
+// team's sysv-ipc-channel carried a note from one check to the next) -- and scheduling above the
+// judge (real-time priority, a lower nice value: root's workers).
+constexpr Call kRefused[] = {
+    TL_CALL(shmget) TL_CALL(shmat) TL_CALL(shmctl) TL_CALL(shmdt) TL_CALL(msgget) TL_CALL(msgsnd) TL_CALL(msgrcv)
+    TL_CALL(msgctl) TL_CALL(semget) TL_CALL(semop) TL_CALL(semctl) TL_CALL(semtimedop) TL_CALL(mq_open)
+    TL_CALL(mq_unlink) TL_CALL(mq_timedsend) TL_CALL(mq_timedreceive) TL_CALL(mq_notify) TL_CALL(mq_getsetattr)
+    TL_CALL(setpriority) TL_CALL(sched_setscheduler) TL_CALL(sched_setparam) TL_CALL(sched_setattr)};
 // Allowed only towards this process: a signal (abort() raises one) and a new thread.
 // Also the calls that change another process's limits or memory (0: itself). (Scheduling calls
 // take a thread's id, which the CUDA runtime's own threads pass: left to Landlock's signal scope.)
@@ -190,22 +200,37 @@ std::vector<sock_filter> filter(Stage stage, uint32_t self, const void* exec_pat
     p.op(BPF_RET | BPF_K, stop);
   }
   if (launch && !tool) {
-    // Local sockets only: the CUDA driver's start-up makes an AF_UNIX socket, binds one under /tmp
-    // and connects to an MPS daemon where one runs (/tmp/nvidia-mps/control), and fails where any
-    // of these is refused by a filter (measured on an H200). Landlock judges the paths it creates;
-    // no other family (TCP, UDP, netlink, raw) is allowed.
+    // Local sockets only: the CUDA driver's start-up makes an AF_UNIX socket and binds one under
+    // /tmp (which Landlock refuses), and fails where a filter refuses the socket (measured on an
+    // H200). No other family (TCP, UDP, netlink, raw) is allowed.
     p.jump(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(__NR_socket), 0, 4);
     p.load_arg(0);
     p.jump(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1);
     p.op(BPF_RET | BPF_K, kAllow);
     p.op(BPF_RET | BPF_K, refuse(EACCES));
     p.load_nr();
+    // ...but it may connect to none: Landlock does not judge connecting to a named socket, and any
+    // daemon the user may reach listens on one (D-Bus, X11, an SSH agent: the red team's
+    // unix-path-daemon). The driver goes on without an MPS daemon, as where none runs.
+    p.jump(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(__NR_connect), 0, 1);
+    p.op(BPF_RET | BPF_K, refuse(ENOENT));
   }
   for (const Call& c : kStopped) {
     if (launch && is_network(c.nr) && (tool || c.nr != __NR_socket)) continue;  // above
     p.jump(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(c.nr), 0, 1);
     p.op(BPF_RET | BPF_K, stop);
   }
+  for (const Call& c : kRefused) {
+    p.jump(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(c.nr), 0, 1);
+    p.op(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+  }
+  // ioctl: no keystrokes pushed into a terminal (TIOCSTI) and no console control (TIOCLINUX).
+  p.jump(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(__NR_ioctl), 0, 5);
+  p.load_arg(1);
+  p.jump(BPF_JMP | BPF_JEQ | BPF_K, TIOCSTI, 1, 0);
+  p.jump(BPF_JMP | BPF_JEQ | BPF_K, TIOCLINUX, 0, 1);
+  p.op(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+  p.load_nr();
   for (const Call& c : kStoppedFiles) {
     if (launch) break;
     p.jump(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(c.nr), 0, 1);

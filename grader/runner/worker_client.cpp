@@ -116,14 +116,21 @@ Worker::Worker(const std::string& path, wire::Deadline deadline) : deadline_(dea
   symbolizer_ = ::fork();
   if (symbolizer_ == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    addr2line::serve(request[0], reply[1], exe);
+    // Only its own two ends: holding the worker's channel open would hide the worker's death from
+    // the judge (a worker that crashed before its greeting was judged a timeout).
+    const int in = high(request[0]), out = high(reply[1]);
+    if (in < 0 || out < 0 || ::dup2(in, 3) < 0 || ::dup2(out, 4) < 0) ::_exit(0);
+    ::close_range(5, ~0u, 0);
+    addr2line::serve(3, 4, exe);
   }
   ::close(request[0]);
   ::close(reply[1]);
   pid_ = ::fork();
   if (pid_ < 0) throw std::runtime_error("fork failed");
   if (pid_ == 0) {
-    ::setpgid(0, 0);  // its own process group, so the judge can end everything it starts
+    // A session and process group of its own: the judge can end everything it starts, and the
+    // worker has no controlling terminal to push keystrokes into (TIOCSTI: the red team's tty-inject).
+    if (::setsid() < 0) ::setpgid(0, 0);
     ::signal(SIGPIPE, SIG_DFL);
     const int in = high(to[0]), out = high(from[1]), req = high(request[1]), rep = high(reply[0]);
     const int pg = progress_ ? high(page) : -1;
@@ -138,6 +145,9 @@ Worker::Worker(const std::string& path, wire::Deadline deadline) : deadline_(dea
     // what it may read, write and execute; no core file; the launch filter.
     const rlimit no_core{0, 0};
     ::setrlimit(RLIMIT_CORE, &no_core);
+    // A worker run as root (the kit's own tests, a grader without a sandbox user) keeps uid 0 but no
+    // capability: no real-time priority over the judge, no bypassing file permissions.
+    if (!confine::drop_capabilities()) refuse_in_child("cannot confine the worker: cannot drop its capabilities");
     confine::Policy policy = confine::worker_policy(exe, long(::getpid()));
     if (g_launch.tool_attached) {  // compute-sanitizer's injected library talks to its front end
       policy.write.insert(policy.write.end(), {"/tmp", "/dev/shm"});

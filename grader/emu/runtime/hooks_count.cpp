@@ -88,6 +88,7 @@ struct CountState {
   uint64_t launch_blocks = 0, sampled_blocks = 0;
   std::vector<std::pair<uintptr_t, uintptr_t>> device;  // global memory's ranges while a kernel runs, sorted
   std::pair<uintptr_t, uintptr_t> statics;               // of those, the program's static storage
+  std::pair<uintptr_t, uintptr_t> hit{0, 0};             // the range the last global access fell in: start, size
 };
 CountState& cs() {
   static CountState* s = new CountState();  // never destroyed, like the Runtime
@@ -129,9 +130,13 @@ bool is_sampled(uint3 b, dim3 g, int k) {
 __attribute__((noinline)) void record(uintptr_t a, size_t n, bool write, const void* pc) {
   CountState& s = cs();
   const bool shared = a - g_lo < g_span;
-  if (!shared) {  // global (a range of s.device), not a local array or the runtime's memory
+  if (!shared && a - s.hit.first >= s.hit.second) {  // not in the range the last global access hit
+    // global (a range of s.device), not a local array or the runtime's memory
     auto it = std::upper_bound(s.device.begin(), s.device.end(), std::make_pair(a, UINTPTR_MAX));
     if (it == s.device.begin() || a >= std::prev(it)->second) return;
+    s.hit = {std::prev(it)->first, std::prev(it)->second - std::prev(it)->first};
+  }
+  if (!shared) {
     if (n == 8 && a >= s.statics.first && a < s.statics.second) {
       // A __shared__ variable is a reference in static storage (the rewriter's `static T (&v)...`):
       // loading it is the variable's address, a constant on a GPU, not traffic; nor is its
@@ -167,6 +172,7 @@ void device_ranges(const Runtime& r, std::vector<std::pair<uintptr_t, uintptr_t>
   out.push_back({from, reinterpret_cast<uintptr_t>(_end)});
   std::sort(out.begin(), out.end());
   cs().statics = {reinterpret_cast<uintptr_t>(__data_start), reinterpret_cast<uintptr_t>(_end)};
+  cs().hit = {0, 0};
 }
 
 // True when the lanes of a wide load come in pairs reading one address: lane n and lane n^1 for all

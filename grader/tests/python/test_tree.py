@@ -224,7 +224,9 @@ def test_no_message_quotes_a_file_that_is_not_the_students(tmp_path):
            f"{own}:9:5: error: 'Pvalue' was not declared in this scope\n"
            "    9 |     Pvalue += M[Row];\n"
            f"/usr/include/c++/12/bits/move.h:196:5: note: candidate: 'swap(_Tp&, _Tp&)'\n"
-           "  196 |     swap(_Tp& __a, _Tp& __b)\n")
+           "  196 |     swap(_Tp& __a, _Tp& __b)\n"
+           f"/usr/bin/ld: {tree}/CMakeFiles/a.dir/grader/runner/adapter.cpp.o: in function `launch':\n"
+           "adapter.cpp:(.text+0x4): undefined reference to `launch_matmul(float const*, float*, int)'\n")
     out = compile_excerpt(log, tree=tree)
     for secret in ("Answer key", "#Answer", "unrecognized character", "`u'"):
         assert secret not in out, out
@@ -232,3 +234,4 @@ def test_no_message_quotes_a_file_that_is_not_the_students(tmp_path):
     assert "CMakeCache.txt:17: Error: (a message" in out, out
     assert "01-basic/matmul.cu:9:5: error: 'Pvalue' was not declared" in out and "Pvalue += M[Row];" in out, out
     assert "swap(_Tp& __a, _Tp& __b)" in out, "a system header's line may be quoted"
+    assert "undefined reference to `launch_matmul(float const*, float*, int)'" in out, "a link error names symbols"

@@ -480,7 +480,7 @@ def run(stage: str, submission: Path | None = None, impl: str | None = None, bui
         stale.unlink(missing_ok=True)
     b = tree.build_targets([target], f"trace-{stage}", timeout=600)
     if not b.ok:
-        raise TraceError(f"the trace build of {stage} failed:\n{compile_excerpt(b.output, str(build / 'submission-src'))}")
+        raise TraceError(f"the trace build of {stage} failed:\n{compile_excerpt(b.output, str(build / 'submission-src'), tree=build, own=tree.own_folders(impl, stage))}")
     source = f"{submission or 'starter'}/{stage}/matmul.cu" if impl != "solution" else f"solutions/{stage}/matmul.cu"
     return trace_runner(build / "runners" / target, stage, tree.results,
                         lambda cmd, name: tree.run_program(cmd, name, timeout=60), source)

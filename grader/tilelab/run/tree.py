@@ -300,6 +300,10 @@ def unquoted(lines: list[str], tree: Path | None = None, own: tuple[Path | str, 
     out, shown_here = [], True
     for line in lines:
         m = _LOCATION.match(line)
+        # A place in a file's text: a line number, an include chain or the assembler's heading. The
+        # linker's "adapter.cpp:(.text+0x4): undefined reference" names symbols, quotes no text.
+        if m and not (m["pos"] or m["lead"] or m["rest"].startswith(": Assembler messages")):
+            m = None
         if m:
             shown_here = _quotable(m["path"], tree, dirs)
             if not shown_here and not m["lead"]:

@@ -77,12 +77,13 @@ static bool fd_has(int fd, const char* marker, long cap = 1 << 16) {
 
 static volatile bool g_escaped = false;
 
-// Reading /etc/passwd is allowed by Landlock and refused once the worker's own serve filter is in: so a
-// read that worked ran before main. The allow-list must refuse this function's indirect calls.
+// Code before main is judged like any other code (issue #40) and runs inside the worker's
+// confinement: it reads a secret (the reference solution, from the judge's working folder grader/)
+// only if that confinement failed.
 static void tl_read_early() {
-    int fd = fn<OpenF>("open")("/etc/passwd", O_RDONLY);
-    bool got = fd_has(fd, "root:");
-    fprintf(stderr, "redteam early code ran: /etc/passwd -> %d %s\n", fd, got ? "read" : "");
+    int fd = fn<OpenF>("open")("../solutions/01-basic/matmul.cu", O_RDONLY);
+    bool got = fd_has(fd, "MatrixMulKernel");
+    fprintf(stderr, "redteam early code ran: solution -> %d %s\n", fd, got ? "read" : "");
     if (got) g_escaped = true;
 }
 

