@@ -1,6 +1,6 @@
 # Decides whether the GPU backend is built. With nvcc present, every stage compiles for the GPU
-# (compile-only checks on machines without one); 'native' falls back to sm_90 when no GPU is found,
-# so configuring never fails for lack of a GPU.
+# (compile-only checks on machines without one); 'native' is the GPUs' compute capabilities as
+# nvidia-smi reports them, or sm_90 when no GPU is found, so configuring never fails for lack of a GPU.
 set(TILELAB_HAVE_CUDA OFF)
 if(NOT TILELAB_CUDA STREQUAL "OFF")
   include(CheckLanguage)
@@ -21,6 +21,15 @@ if(NOT TILELAB_CUDA STREQUAL "OFF")
         if(caps STREQUAL "")
           message(STATUS "tilelab: no GPU found; CUDA code is compiled for sm_90 (compile-only)")
           set(arch 90)
+        else()
+          # The GPU's own architectures, resolved here once: nvcc's -arch=native asks the driver at
+          # every compile, which a compile confined from the device nodes (tilelab-confine) cannot,
+          # and which failed on an H200 with sixteen compiles at once ("Cannot find valid GPU for
+          # '-arch=native', default arch is used": 07's tensor-core code then did not compile).
+          string(REPLACE "." "" caps "${caps}")
+          string(REGEX REPLACE "[ \t\r\n]+" ";" caps "${caps}")
+          list(REMOVE_DUPLICATES caps)
+          set(arch "${caps}")
         endif()
       endif()
       set(CMAKE_CUDA_ARCHITECTURES "${arch}")

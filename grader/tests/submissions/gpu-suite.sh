@@ -5,6 +5,8 @@
 #
 #   OUT=/some/dir grader/tests/submissions/gpu-suite.sh [NAME...]     (default: every submission)
 #   IMPLS="solution;starter"   also build those in the tree (their CTest checks then run there too)
+#   SKIP_RUN=1 only build (steps 1-2);  SKIP_BUILD=1 only run and tabulate (steps 3-4), in a tree
+#   an earlier SKIP_RUN call built (grader/setup/gpu-verify.sh builds while another tree builds)
 #
 # 1. one tree (build/gpu-suite, -DTILELAB_KIT_GPU=ON: grader/cmake/TilelabKitGpu.cmake) makes the
 #    datasets and every submission's runner run-kit-<name>-<stage>-gpu, sharing what they share;
@@ -38,6 +40,7 @@ echo "== ${#names[@]} submissions; $(nvidia-smi --query-gpu=name --format=csv,no
 
 stage_of() { sed -n 's/^stage *= *"\([^"]*\)".*/\1/p' "$subs_dir/$1/expect.toml" | head -1; }
 
+if [ -z "${SKIP_BUILD:-}" ]; then
 echo "== configure + build (datasets and every runner)"
 cmake -S "$root" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DTILELAB_CUDA=ON -DTILELAB_EMU=OFF -DTILELAB_IMPLS="${IMPLS:-}" \
   -DTILELAB_KIT_GPU=ON -DTILELAB_GRADING_SEED= -DPython3_EXECUTABLE="$py" > "$OUT/logs/_configure.log" 2>&1 \
@@ -52,6 +55,9 @@ for name in "${names[@]}"; do
   echo $? > "$OUT/logs/$name.build.rc"
 done
 echo "   $((SECONDS - start)) s"
+fi
+[ -n "${SKIP_RUN:-}" ] && exit 0
+datasets="$BUILD/datasets"
 
 # 3. the cases (4 at a time: the GPU is shared; perf runs time against the reference in-process)
 run_one() {

@@ -95,9 +95,11 @@ class KitTree(Tree):
         return self._tests_tree().run_tests(labels, junit, log_name, timeout, parallel, **kw)
 
     def own_folders(self, impl, stage):
-        # The known-bad submission's own folder (a mutant's is written into the tree): compiler
-        # messages may quote its files, as a student's own.
-        name = impl.removeprefix("kit-")
+        # The known-bad submission's own folder (a mutant's is written into the tree; scratch_tree.py's
+        # kit-scratch and kit-fresh-<name>): compiler messages may quote its files, as a student's own.
+        if impl == "kit-scratch":
+            return (self.build / "kit-scratch" / stage,)
+        name = impl.removeprefix("kit-").removeprefix("fresh-")
         return (Path(__file__).resolve().parent / name / stage, self.build / "kit-mutants" / name / stage)
 
     def begin_build(self, impl, stage):
