@@ -107,6 +107,7 @@ class Rewriter {
   Rewriter(const std::string& s) : s_(s), k_(classify(s)) {}
 
   std::string run(const std::string& path) {
+    check_no_inline_asm();
     check_host_constexpr_calls();
     struct Edit {
       size_t begin, end;
@@ -356,6 +357,39 @@ class Rewriter {
     out.erase(std::unique(out.begin(), out.end(), [](const MemCall& a, const MemCall& b) { return a.begin == b.begin; }),
               out.end());
     return out;
+  }
+
+  // Inline assembly (asm, __asm, __asm__) is refused on its line where a kernel runs it: in the body
+  // of a __global__ or __device__ function (a lambda in it included) and in a #define, whose macro
+  // device code may use. The builds that count and check accesses never see its loads (issue #39,
+  // known-bad redteam2-count-inline-asm), and a GPU's PTX cannot run here. Host code's asm (a file's
+  // .init section, a raw system call: the confinement's known-bad cases) is left to the allow-list,
+  // the machine-code scan and the sandbox.
+  void check_no_inline_asm() const {
+    std::vector<std::pair<size_t, size_t>> bodies;
+    for (const DeviceFunction& f : device_functions()) bodies.push_back({f.open, f.close});
+    for (size_t i = 0; i < s_.size(); ++i) {
+      if (k_[i] != Kind::Code && k_[i] != Kind::Directive) continue;
+      if (!is_ident(s_[i]) || (i > 0 && is_ident(s_[i - 1]))) continue;
+      size_t e = i;
+      while (e < s_.size() && is_ident(s_[e])) ++e;
+      const std::string word = s_.substr(i, e - i);
+      const size_t at = i;
+      i = e - 1;
+      if (word != "asm" && word != "__asm" && word != "__asm__") continue;
+      bool refused = false;
+      if (k_[at] == Kind::Directive) {  // a #define's body (not an #include's <asm/...> path)
+        size_t d = at;
+        while (d > 0 && k_[d - 1] == Kind::Directive && (s_[d - 1] != '\n' || (d > 1 && s_[d - 2] == '\\'))) --d;
+        while (d < at && (s_[d] == ' ' || s_[d] == '\t')) ++d;
+        if (d < at && s_[d] == '#') ++d;
+        while (d < at && (s_[d] == ' ' || s_[d] == '\t')) ++d;
+        refused = s_.compare(d, 6, "define") == 0;
+      } else {
+        for (const auto& [open, close] : bodies) refused = refused || (at > open && at < close);
+      }
+      if (refused) fail(at, "inline assembly cannot run on the emulator (`" + word + "` in device code)");
+    }
   }
 
   void check_host_constexpr_calls() const {

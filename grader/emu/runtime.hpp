@@ -75,8 +75,9 @@ size_t take_host_stores();
 // (grader/runner/host_traffic.hpp, whose CopyEvent kinds these are, in the same order): device
 // memory is a cudaMalloc buffer or a __device__/__constant__ symbol, host memory anything else,
 // pinned memory included. pinned_held(): bytes of cudaMallocHost memory not yet freed.
+// kLaunchArgs: a launch's by-value arguments (bytes), which the host sends to the device with it.
 struct MemoryEvent {
-  enum Kind { kCopy, kMemset, kPinnedAlloc, kPinnedFree } kind = kCopy;
+  enum Kind { kCopy, kMemset, kPinnedAlloc, kPinnedFree, kLaunchArgs } kind = kCopy;
   void* dst = nullptr;
   const void* src = nullptr;
   size_t bytes = 0;

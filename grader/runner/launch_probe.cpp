@@ -81,6 +81,38 @@ void record(const void* func, dim3 g, dim3 b, size_t smem, cudaStream_t s) {
   if (recording) launches.push_back({func, g, b, smem, s});
 }
 
+// A launch's by-value arguments, for the ledger (CopyEvent::kLaunchArgs): their bytes from the
+// kernel's parameter info (CUDA 12.4 and later; earlier toolkits report none), asked once a kernel.
+// `func` is the host stub or, on the CUDA 13 path where no stub is known, the cudaKernel_t.
+void account_arguments(const void* func) {
+  if (!the_ledger.active() || !func) return;
+#if CUDART_VERSION >= 12040
+  static std::map<const void*, size_t> sizes;
+  size_t total = 0;
+  bool known = false;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = sizes.find(func);
+    if (it != sizes.end()) total = it->second, known = true;
+  }
+  if (!known) {
+    for (size_t i = 0;; ++i) {
+      size_t offset = 0, size = 0;
+      if (cudaFuncGetParamInfo(func, i, &offset, &size) != cudaSuccess) {
+        cudaGetLastError();  // past the last parameter
+        break;
+      }
+      total = std::max(total, offset + size);
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    sizes[func] = total;
+  }
+  CopyEvent e;
+  e.kind = CopyEvent::kLaunchArgs, e.bytes = total;
+  the_ledger.note(e);
+#endif
+}
+
 nlohmann::json dims(dim3 d) { return {d.x, d.y, d.z}; }
 
 // Pinned host memory held, and its changes for the ledger (whose pinned_bytes is the most held at
@@ -211,6 +243,7 @@ cudaError_t __real_cudaLaunchKernel(const void* func, dim3 g, dim3 b, void** arg
 cudaError_t __wrap_cudaLaunchKernel(const void* func, dim3 g, dim3 b, void** args, size_t smem,
                                     cudaStream_t s) {
   tilelab::probe::record(func, g, b, smem, s);
+  tilelab::probe::account_arguments(func);
   return __real_cudaLaunchKernel(func, g, b, args, smem, s);
 }
 
@@ -375,6 +408,7 @@ cudaError_t __wrap___cudaLaunchKernel(cudaKernel_t k, dim3 g, dim3 b, void** arg
     if (it != tilelab::probe::kernel_to_stub.end()) func = it->second;
   }
   tilelab::probe::record(func, g, b, smem, s);
+  tilelab::probe::account_arguments(func ? func : static_cast<const void*>(k));
   return __real___cudaLaunchKernel(k, g, b, args, smem, s);
 }
 #endif

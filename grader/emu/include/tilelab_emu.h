@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <new>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -37,6 +38,10 @@
 // nvcc merges them), one whose trip count is known only at run time is not. The count build sees an unrolled loop's loads as distinct instructions
 // and a rolled one's as one instruction run again, as nvcc compiles them: it merges the first into
 // wide shared loads where nvcc does, and not the second (hooks_count.cpp, vector_widths).
+// The sanitizer macros g++ defines for the race and count object (__SANITIZE_THREAD__) and the asan
+// one (__SANITIZE_ADDRESS__) are undefined below, once this header has used them: a file cannot
+// test them to be tiled only in the build that counts it (known-bad redteam2-count-sanitize-macro;
+// docs/integrity.md, "What is counted is what is checked and timed").
 #if defined(__SANITIZE_THREAD__)
 #define TLEMU_PRAGMA_(x) _Pragma(#x)
 // #pragma unroll n with n >= 4 on a loop of known trip count: nvcc unrolls it by n, so its loads
@@ -51,6 +56,8 @@
 #define TLEMU_UNROLL_ALL
 #define TLEMU_UNROLL_DEFAULT
 #endif
+#undef __SANITIZE_THREAD__
+#undef __SANITIZE_ADDRESS__
 
 // ---- execution spaces and qualifiers: host code, every one of them ----
 #define __global__
@@ -403,6 +410,11 @@ struct LaunchSite {
 void launch_erased(const LaunchSite& site, dim3 grid, dim3 block, size_t dynamic_shared, cudaStream_t stream,
                    void (*thread)(void*), void* ctx, const void* const* pointers, int n_pointers);
 
+// The bytes of a launch's by-value arguments, reported to the memory observer (kLaunchArgs): the
+// host sends them to the device with the launch (docs/integrity.md, "The product is computed by a
+// kernel").
+void note_launch_arguments(size_t bytes);
+
 template <class T>
 inline void collect_pointer(const T& arg, const void** out, int& n) {
   if constexpr (std::is_pointer<T>::value) out[n++] = reinterpret_cast<const void*>(arg);
@@ -424,10 +436,22 @@ inline void launch(const LaunchSite& site, dim3 grid, dim3 block, size_t dynamic
     const void* pointers[sizeof...(A) + 1] = {};
     int n = 0;
     std::apply([&](const auto&... a) { (collect_pointer(a, pointers, n), ...); }, copied);
+    note_launch_arguments((size_t(0) + ... + sizeof(std::decay_t<A>)));
+    // Each thread copies the arguments onto its own stack, as its parameters, before the kernel
+    // runs (the kernel's reads of them are then of its own stack, which the count build does not
+    // count as global memory; the launch's copy lives on the host's stack, which it would). The copy
+    // is not instrumented: it is the launch's, not the kernel's.
+    using Args = std::tuple<std::decay_t<A>...>;
     launch_erased(site, grid, block, dynamic_shared, stream,
-                  [](void* c) {
+                  [](void* c) __attribute__((no_sanitize("thread", "address"))) {
                     Ctx* x = static_cast<Ctx*>(c);
-                    std::apply(*x->kernel, *x->args);
+                    if constexpr ((std::is_trivially_copyable<std::decay_t<A>>::value && ...)) {
+                      alignas(Args) unsigned char own[sizeof(Args)];
+                      __builtin_memcpy(own, static_cast<const void*>(x->args), sizeof(Args));
+                      std::apply(*x->kernel, *std::launder(reinterpret_cast<Args*>(own)));
+                    } else {
+                      std::apply(*x->kernel, *x->args);
+                    }
                   },
                   &ctx, pointers, n);
   } else {
@@ -468,5 +492,19 @@ inline T& dynamic_shared(const char* name, const char*, int) {
 }
 
 }  // namespace tlemu
+
+// ---- what the builds that count and check cannot see: refused in every build ----
+// The count build counts the loads g++'s instrumentation reports (runtime/instrument.hpp), the race
+// and asan builds check them. An attribute that turns the instrumentation off for a function would
+// hide a kernel's loads from them, so its names are poisoned after the emulator's own uses above:
+// any later use, spelled out or made by a macro or by ## pasting, is a compile error on the
+// student's line ("attempt to use poisoned "no_sanitize_thread""). No C or C++ library header uses
+// them. Inline assembly, never instrumented, is refused by grader/emu/rewrite on its line ("inline
+// assembly cannot run on the emulator"); it is not poisoned here, since the C library's headers
+// (wchar.h, signal.h) and doctest's use __asm. docs/integrity.md, "What is counted is what is
+// checked and timed".
+#pragma GCC poison no_sanitize __no_sanitize__ no_sanitize_thread __no_sanitize_thread__
+#pragma GCC poison no_sanitize_address __no_sanitize_address__ no_address_safety_analysis __no_address_safety_analysis__
+#pragma GCC poison no_sanitize_undefined __no_sanitize_undefined__ no_sanitize_coverage __no_sanitize_coverage__
 
 #endif  // TILELAB_EMU_H

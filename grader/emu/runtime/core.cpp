@@ -255,6 +255,11 @@ void watch_host_copies(const void* device_ptr, size_t bytes) {
 }
 size_t take_host_copies() { return std::exchange(rt().host_copies, 0); }
 void set_memory_observer(std::function<void(const MemoryEvent&)> observer) { rt().memory_observer = std::move(observer); }
+void note_launch_arguments(size_t bytes) {
+  MemoryEvent e;
+  e.kind = MemoryEvent::kLaunchArgs, e.bytes = bytes;
+  rt().observe(e);
+}
 size_t pinned_held() {
   size_t n = 0;
   for (const auto& [start, size] : rt().pinned) n += size;

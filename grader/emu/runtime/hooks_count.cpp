@@ -26,11 +26,14 @@
 // shows a kernel whose sampled blocks load less than the others (the judge's uneven_work). clock64()
 // is a virtual clock (tilelab_emu.h), the same in sampled blocks as in the others.
 //
-// Global memory is every memory a kernel may read on a GPU: cudaMalloc buffers, pinned (mapped) host
-// memory from cudaMallocHost, and the program's static storage -- where __device__, __constant__ and
-// __managed__ variables live in the emulator, as plain variables -- but for the runtime's own
-// variables a kernel reads (threadIdx, blockIdx, blockDim, gridDim). A copy of M and N in any of them
-// is counted as M and N are.
+// Global memory is every memory the kernel's loads and stores reach but the shared arena and the
+// thread's own stack (its locals and its copy of the launch's arguments, tilelab_emu.h): cudaMalloc
+// buffers, pinned host memory, static storage (__device__, __constant__, __managed__ and host
+// variables), the heap (device-side malloc, host malloc reached through a smuggled pointer), other
+// threads' stacks -- less the runtime's own variables a kernel reads (threadIdx, blockIdx, blockDim,
+// gridDim) and the references the rewriter makes of __shared__ variables. No kind of memory is left
+// uncounted: a copy of M and N anywhere is counted as M and N are (known-bad
+// redteam2-count-device-heap, attack-count-device-symbol-copy, attack-count-pinned-copy).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -86,9 +89,8 @@ struct CountState {
   TrafficCounts total;                 // since the last take_counts(), scaled
   Stratum strata[kStrata];             // the launch that runs
   uint64_t launch_blocks = 0, sampled_blocks = 0;
-  std::vector<std::pair<uintptr_t, uintptr_t>> device;  // global memory's ranges while a kernel runs, sorted
-  std::pair<uintptr_t, uintptr_t> statics;               // of those, the program's static storage
-  std::pair<uintptr_t, uintptr_t> hit{0, 0};             // the range the last global access fell in: start, size
+  std::vector<std::pair<uintptr_t, uintptr_t>> own;  // the runtime's variables a kernel reads: start, size
+  std::pair<uintptr_t, uintptr_t> statics;            // the program's static storage: start, end
 };
 CountState& cs() {
   static CountState* s = new CountState();  // never destroyed, like the Runtime
@@ -98,6 +100,7 @@ CountState& cs() {
 uintptr_t g_lo = 0, g_span = 0;  // the shared arena (set at each block; span 0 before the first)
 bool g_on = false;               // a block runs: its global accesses are summed (every block)
 bool g_sampled = false;          // ... and it is sampled: all its accesses are logged and counted
+uintptr_t g_stack_lo = 0, g_stack_span = 0;  // the running thread's own stack (switch_start; span 0: none)
 
 // How many blocks are sampled: enough that a kernel whose blocks differ (edge tiles) is seen; of
 // those, kEdgeSample in each of the last row and column (Stratum), the rest among the others.
@@ -130,13 +133,10 @@ bool is_sampled(uint3 b, dim3 g, int k) {
 __attribute__((noinline)) void record(uintptr_t a, size_t n, bool write, const void* pc) {
   CountState& s = cs();
   const bool shared = a - g_lo < g_span;
-  if (!shared && a - s.hit.first >= s.hit.second) {  // not in the range the last global access hit
-    // global (a range of s.device), not a local array or the runtime's memory
-    auto it = std::upper_bound(s.device.begin(), s.device.end(), std::make_pair(a, UINTPTR_MAX));
-    if (it == s.device.begin() || a >= std::prev(it)->second) return;
-    s.hit = {std::prev(it)->first, std::prev(it)->second - std::prev(it)->first};
-  }
+  // Not shared and not the thread's own stack (the filter): global, but for the runtime's variables.
   if (!shared) {
+    for (const auto& [lo, size] : s.own)
+      if (a - lo < size) return;
     if (n == 8 && a >= s.statics.first && a < s.statics.second) {
       // A __shared__ variable is a reference in static storage (the rewriter's `static T (&v)...`):
       // loading it is the variable's address, a constant on a GPU, not traffic; nor is its
@@ -153,26 +153,14 @@ __attribute__((noinline)) void record(uintptr_t a, size_t n, bool write, const v
 }
 
 
-// Global memory while a kernel runs (CountState::device): cudaMalloc buffers, cudaMallocHost memory,
-// and the static storage less the runtime's variables a kernel reads.
-void device_ranges(const Runtime& r, std::vector<std::pair<uintptr_t, uintptr_t>>& out) {
-  out.clear();
-  for (const auto& [base, b] : r.buffers) out.push_back({base, base + b.size});
-  for (const auto& [base, size] : r.pinned) out.push_back({base, base + size});
-  std::vector<std::pair<uintptr_t, uintptr_t>> own;
+// What is not global memory though neither shared nor the thread's stack: the runtime's variables a
+// kernel reads (CountState::own).
+void own_ranges(CountState& s) {
+  s.own.clear();
   for (const void* v : {static_cast<const void*>(&threadIdx), static_cast<const void*>(&blockIdx),
                         static_cast<const void*>(&blockDim), static_cast<const void*>(&gridDim)})
-    own.push_back({reinterpret_cast<uintptr_t>(v), reinterpret_cast<uintptr_t>(v) + sizeof(dim3)});
-  std::sort(own.begin(), own.end());
-  uintptr_t from = reinterpret_cast<uintptr_t>(__data_start);
-  for (const auto& [lo, hi] : own) {
-    if (lo > from) out.push_back({from, lo});
-    from = std::max(from, hi);
-  }
-  out.push_back({from, reinterpret_cast<uintptr_t>(_end)});
-  std::sort(out.begin(), out.end());
-  cs().statics = {reinterpret_cast<uintptr_t>(__data_start), reinterpret_cast<uintptr_t>(_end)};
-  cs().hit = {0, 0};
+    s.own.push_back({reinterpret_cast<uintptr_t>(v), sizeof(dim3)});
+  s.statics = {reinterpret_cast<uintptr_t>(__data_start), reinterpret_cast<uintptr_t>(_end)};
 }
 
 // True when the lanes of a wide load come in pairs reading one address: lane n and lane n^1 for all
@@ -499,13 +487,13 @@ size_t stack_bytes() { return 128 * 1024; }
 
 void runtime_created(Runtime&) {}
 void shared_declared(Runtime&, size_t, size_t) {}
-void launch_begin(Runtime& r, size_t) {
+void launch_begin(Runtime&, size_t) {
   CountState& s = cs();
   for (Stratum& k : s.strata) k = Stratum{};
   s.launch_blocks = s.sampled_blocks = 0;
   s.registers = 0;
   s.exact_load_bytes = s.exact_requested_bytes = 0;
-  device_ranges(r, s.device);
+  own_ranges(s);
 }
 void launch_end(Runtime& r, const LaunchSite& site, size_t dynamic_shared) {
   CountState& s = cs();
@@ -580,7 +568,16 @@ void barrier(Runtime&, const char*, int) {
   ++s.strata[s.stratum].barriers;
   s.marks[rt().tid].push_back({s.log[rt().tid].size(), false});
 }
-void switch_start(Runtime&, int, void**) {}
+// The thread about to run (-1: the scheduler): its own stack, whose accesses are not global.
+void switch_start(Runtime& r, int to, void**) {
+  if (to < 0) {
+    g_stack_lo = g_stack_span = 0;
+    return;
+  }
+  const Thread& t = r.threads[size_t(to)];
+  g_stack_lo = reinterpret_cast<uintptr_t>(t.stack_bottom);
+  g_stack_span = t.stack_size;
+}
 void switch_finish(Runtime&, void*) {}
 bool alloc_buffer(Buffer& b, size_t size) { return guard_zones::alloc(b, size); }
 void free_buffer(Runtime& r, Buffer& b) { guard_zones::free(r, b); }
@@ -605,7 +602,9 @@ bool take_counts(TrafficCounts& out) {
 
 }  // namespace tlemu
 
-// record() sees every access of a sampled block and the non-shared ones of the others; it sums the
-// global ones and logs a sampled block's shared and global ones.
-#define TLEMU_COUNT_FILTER(a) (tlemu::g_on && (tlemu::g_sampled || (a) - tlemu::g_lo >= tlemu::g_span))
+// record() sees every access of a sampled block and the non-shared ones of the others, but those of
+// the thread's own stack; it sums the global ones and logs a sampled block's shared and global ones.
+#define TLEMU_COUNT_FILTER(a)                                                                      \
+  (tlemu::g_on && (a) - tlemu::g_stack_lo >= tlemu::g_stack_span &&                                \
+   (tlemu::g_sampled || (a) - tlemu::g_lo >= tlemu::g_span))
 TLEMU_ACCESS_CALLBACKS(TLEMU_COUNT_FILTER, tlemu::record)

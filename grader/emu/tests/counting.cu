@@ -65,6 +65,20 @@ __constant__ float constant_copy[64];
 __global__ void read_from(const float* in, float* out) { out[threadIdx.x] = in[threadIdx.x]; }
 __global__ void read_symbols(float* out) { out[threadIdx.x] = device_copy[threadIdx.x] + constant_copy[threadIdx.x]; }
 
+// Reads 32 floats at an address passed as an integer (a pointer the launch's host-pointer check does
+// not see): heap memory is global memory too (issue #39, red team 2: a device-side malloc block).
+__global__ void read_address(unsigned long long address, float* out) {
+    out[threadIdx.x] = reinterpret_cast<const float*>(address)[threadIdx.x];
+}
+
+// Loads 32 floats of `in` into a local array, then reads it at an index known only at run time (so
+// the array lives on the thread's stack, not in registers): the thread's own stack is not global.
+__global__ void read_local(const float* in, float* out, int k) {
+    float a[32];
+    for (int i = 0; i < 32; ++i) a[i] = in[i];
+    out[threadIdx.x] = a[(threadIdx.x + k) % 32];
+}
+
 // Block b loads its 32 floats, or (where skip_from <= b) nothing: a kernel whose blocks differ.
 __global__ void read_in_blocks(const float* in, float* out, int skip_from) {
     if (int(blockIdx.x) < skip_from) out[blockIdx.x * 32 + threadIdx.x] = in[threadIdx.x];
@@ -306,4 +320,19 @@ TEST_CASE("count: clock64() is a virtual clock, the same in sampled blocks as in
     REQUIRE(cudaMemcpy(h, gaps, sizeof h, cudaMemcpyDeviceToHost) == cudaSuccess);
     for (int b = 0; b < 64; ++b) CHECK(h[b] == 1);  // one read later, in every block
     cudaFree(gaps);
+}
+
+TEST_CASE("count: heap memory is global; the thread's own stack and its arguments are not (#39)") {
+    Device d;
+    std::vector<float> heap(64, 1.0f);  // host malloc; a kernel's malloc is the same heap
+    forget();
+    read_address<<<1, 32>>>(reinterpret_cast<unsigned long long>(heap.data()), d.out);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    const tlemu::TrafficCounts from_heap = counted();
+    read_local<<<1, 32>>>(d.in, d.out, 3);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    const tlemu::TrafficCounts local = counted();
+    CHECK(from_heap.global_load_bytes == 128);  // the 32 floats, not the arguments
+    CHECK(from_heap.global_loads == 1);
+    CHECK(local.global_load_bytes == 32 * 32 * 4);  // in, by every lane; the local array's loads are not
 }

@@ -197,3 +197,17 @@ TEST_CASE("rewrite: loops unroll as nvcc unrolls them: #pragma unroll [n] kept, 
   CHECK(has(out, "\"for (\""));
   CHECK(!has(out, "#pragma unroll"));
 }
+
+TEST_CASE("rewrite: inline assembly in device code or a macro is refused on its line (issue #39, red team 2)") {
+  CHECK_THROWS_WITH_AS(rw("__device__ float f(const float* p) {\n  float v;\n  asm volatile(\"movss (%1), %0\" : \"=x\"(v) : \"r\"(p));\n  return v;\n}"),
+                       doctest::Contains("line 3: inline assembly cannot run on the emulator"), RewriteError);
+  CHECK_THROWS_WITH_AS(rw("__global__ void k(float* p) {\n  __asm__(\"\");\n}"), doctest::Contains("line 2"), RewriteError);
+  CHECK_THROWS_WITH_AS(rw("#define LOAD(v, p) __asm (\"\" : \"=x\"(v) : \"r\"(p))\n"), doctest::Contains("line 1"),
+                       RewriteError);
+  CHECK_THROWS_WITH_AS(rw("int x;\n#define LOAD(v, p) \\\n  __asm (\"\" : \"=x\"(v) : \"r\"(p))\n"), doctest::Contains("line 3"),
+                       RewriteError);
+  // Host code's (the confinement's known-bad cases), and what is not code: a comment, a string, an
+  // identifier that only contains the word, a header's path.
+  CHECK_NOTHROW(rw("int x;\n__asm__(\".pushsection .init\");\nvoid h() { asm volatile(\"nop\"); }\n"));
+  CHECK_NOTHROW(rw("// asm volatile(\"nop\");\nconst char* s = \"asm\";\nint asm_count, my__asm__;\n#include <asm/types.h>\n"));
+}
