@@ -42,8 +42,9 @@ EXCLUDE_NAMES = {"__pycache__", ".pytest_cache"}
 # each, and its mutants are solutions with one edit; the differential variants are correct kernels;
 # the architecture page is for the kit's contributors and names all of these. The similarity test's
 # data are correct kernels too; the Slurm test and the throughput script grade the suite and the
-# solutions. The performance model's held-out sets (EXCLUDE_GLOBS) are working kernels.
-EXCLUDE_PATHS = {"docs/instructor.md", "docs/architecture.md", "docs/github-classroom", "grader/tests/submissions",
+# solutions. The performance model's held-out sets (EXCLUDE_GLOBS) are working kernels. The open
+# attacks are working exploits of the grader, and gpu-verify.sh runs the known-bad suite.
+EXCLUDE_PATHS = {"grader/tests/open-attacks", "grader/setup/gpu-verify.sh", "docs/instructor.md", "docs/architecture.md", "docs/github-classroom", "grader/tests/submissions",
                  "grader/tests/differential", "grader/tests/release_check.py",
                  "grader/tilelab/report/templates/student-README.md.j2",
                  "grader/tests/similarity", "grader/tests/slurm", "grader/tests/python/test_similarity.py",
