@@ -449,10 +449,12 @@ def test_the_gpu_launch_entry_points_are_not_the_emulators(reference_attacks):
 
 
 @pytest.mark.parametrize("build, refused", [
-    ("plain", {"__asan_load4", "__asan_load4_noabort", "__asan_report_load4", "__tsan_read4"}),
+    ("plain", {"__asan_load4", "__asan_load4_noabort", "__asan_report_load4", "__tsan_read4",
+               "__asan_unpoison_memory_region", "__asan_poison_memory_region"}),
     ("asan", {"__asan_load4_noabort", "__asan_unpoison_memory_region", "__asan_poison_memory_region",
               "__tsan_read4"}),
-    ("race", {"__asan_load4", "__asan_load4_noabort", "__asan_report_load4"})])
+    ("race", {"__asan_load4", "__asan_load4_noabort", "__asan_report_load4",
+              "__asan_unpoison_memory_region", "__asan_poison_memory_region"})])
 def test_sanitizer_callbacks_only_as_the_build_emits_them_and_never_their_interface(cc, build, refused):
     found = _scan(cc.emu(_src(DATA / "attack_sanitizers.cu"), build))
     assert {f.symbol for f in found if f.kind == "reference"} == refused
