@@ -121,6 +121,15 @@ class Rewriter {
     // the others leave them empty): `#pragma unroll [n]` says what it says, and a `for` without one
     // gets nvcc's default, which unrolls a small loop whose trip count is known when compiling.
     const std::vector<std::pair<size_t, size_t>> pragmas = unroll_pragmas();
+    // Only device code's loops mimic nvcc's unrolling: a host loop (a CPU reference in matmul_host)
+    // given `GCC unroll 128` at each level of a nest blew a race-build compile up to 20 GB.
+    std::vector<std::pair<size_t, size_t>> device_bodies;
+    for (const DeviceFunction& f : device_functions()) device_bodies.push_back({f.open, f.close});
+    auto in_device = [&](size_t at) {
+      for (const auto& [open, close] : device_bodies)
+        if (at > open && at < close) return true;
+      return false;
+    };
     size_t next_pragma = 0;
     size_t pragma_end = std::string::npos;  // the end of the last #pragma unroll, until a for takes it
     for (size_t i = 0; i < s_.size(); ++i) {
@@ -139,7 +148,7 @@ class Rewriter {
         const size_t before = i == 0 ? std::string::npos : skip_back(i - 1);
         const bool has_pragma = pragma_end != std::string::npos && (before == std::string::npos || before < pragma_end);
         pragma_end = std::string::npos;
-        if (!has_pragma) edits.push_back({i, i, "TLEMU_UNROLL_DEFAULT "});
+        if (!has_pragma && in_device(i)) edits.push_back({i, i, "TLEMU_UNROLL_DEFAULT "});
         continue;
       }
       while (next_mem < mem.size() && mem[next_mem].begin < i) ++next_mem;
