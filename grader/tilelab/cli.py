@@ -79,6 +79,8 @@ def cmd_setup(args) -> int:
 
 
 SEED_HELP = "the grading seed for the hidden datasets: any text (an integer is used as it is; other text gives a number, grader/tilelab/specs/seed.py)"
+BACKEND_HELP = ("where the checks run: gpu, emu (the CPU emulator), or auto: the GPU when one is usable "
+                "here, else the emulator (default %(default)s)")
 PERF_BASIS_HELP = ("performance points from the GPU's timed check or the emulator's modelled counts "
                    "([performance.model]); auto: gpu on a GPU, model on the emulator")
 
@@ -370,16 +372,20 @@ def build_parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", required=True)
     cpus = os.cpu_count() or 1
 
-    p = sub.add_parser("setup", help="install what the kit needs, build it, grade the reference solutions")
+    def command(name: str, help: str | None = None, description: str | None = None) -> argparse.ArgumentParser:
+        """A subcommand whose `--help` opens with a description: its own, else its one-line help."""
+        return sub.add_parser(name, **({"help": help} if help else {}), description=description or help)
+
+    p = command("setup", help="install what the kit needs, build it, grade the reference solutions")
     p.add_argument("--no-grade", action="store_true", help="install and build only")
     p.add_argument("-y", "--yes", action="store_true", help="do not ask before installing packages")
     p.set_defaults(func=cmd_setup)
 
-    p = sub.add_parser("grade", help="build and check stages; print a score table; write results.json")
+    p = command("grade", help="build and check stages; print a score table; write results.json")
     p.add_argument("stages", nargs="*", help="stages to grade (default: all)")
     p.add_argument("--submission", help="a folder or zip shaped like starter/ (default: your starter/ files)")
     p.add_argument("--impl", choices=["starter", "solution", "submission"], help=argparse.SUPPRESS)
-    p.add_argument("--backend", choices=["gpu", "emu", "auto"], default="auto")
+    p.add_argument("--backend", choices=["gpu", "emu", "auto"], default="auto", help=BACKEND_HELP)
     p.add_argument("--perf-basis", choices=["gpu", "model", "auto"], default="auto", help=PERF_BASIS_HELP)
     p.add_argument("--hidden", action="store_true", help="also run the hidden datasets")
     p.add_argument("--seed", help=SEED_HELP)
@@ -392,7 +398,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-j", "--jobs", type=int, default=cpus, help="parallel compile jobs")
     p.set_defaults(func=cmd_grade)
 
-    p = sub.add_parser("trace", help="the book's figures run on your kernel (TILE_WIDTH 2, on the CPU emulator)")
+    p = command("trace", help="the book's figures run on your kernel (TILE_WIDTH 2, on the CPU emulator)")
     p.add_argument("stage", help="01-basic, 02-tiled, 03-boundary or 04-rectangular")
     p.add_argument("--submission", help="a folder or zip shaped like starter/ (default: your starter/ file)")
     p.add_argument("--impl", choices=["starter", "solution", "submission"], help=argparse.SUPPRESS)
@@ -400,7 +406,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", help="also write the tables as JSON data (what the HTML report shows)")
     p.add_argument("-j", "--jobs", type=int, default=cpus, help="parallel compile jobs")
     p.set_defaults(func=cmd_trace)
-    p = sub.add_parser("check", help="quick check while you write a kernel: the small public datasets on the "
+    p = command("check", help="quick check while you write a kernel: the small public datasets on the "
                        "CPU emulator (plain build); not a grade")
     p.add_argument("stage", help="the stage to check, e.g. 02-tiled")
     p.add_argument("--watch", action="store_true", help="check again each time the stage's matmul.cu is saved")
@@ -408,14 +414,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-j", "--jobs", type=int, default=cpus, help="parallel compile jobs")
     p.set_defaults(func=cmd_check)
 
-    p = sub.add_parser("batch", help="grade a folder of submissions into a gradebook")
+    p = command("batch", help="grade a folder of submissions into a gradebook")
     p.add_argument("submissions", help="one folder or .zip per student")
     p.add_argument("--out", required=True, help="gradebook.csv, index.html and students/<name>/ go here")
     p.add_argument("-j", "--jobs", type=int, default=max(1, cpus // 2), help="submissions built at once")
-    p.add_argument("--backend", choices=["gpu", "emu", "auto"], default="auto")
+    p.add_argument("--backend", choices=["gpu", "emu", "auto"], default="auto", help=BACKEND_HELP)
     p.add_argument("--perf-basis", choices=["gpu", "model", "auto"], default="auto", help=PERF_BASIS_HELP)
     p.add_argument("--stage", action="append", help="grade only this stage (repeatable)")
-    p.add_argument("--hidden", action="store_true")
+    p.add_argument("--hidden", action="store_true", help="also grade the hidden datasets (needs --seed)")
     p.add_argument("--seed", help=SEED_HELP)
     p.add_argument("--timeout", type=float, default=1200, help="seconds per stage, for the build and the checks each")
     p.add_argument("--memory-mib", type=float, default=8192, help="memory limit per build or check run (0: none)")
@@ -446,26 +452,26 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also rank the students' kernels by similarity (OUT/similarity/<stage>/index.html)")
     p.set_defaults(func=cmd_batch)
 
-    p = sub.add_parser("similarity", help="rank pairs of students by how alike their kernels are (HTML)")
+    p = command("similarity", help="rank pairs of students by how alike their kernels are (HTML)")
     p.add_argument("submissions", help="one folder or .zip per student")
     p.add_argument("--stage", action="append", help="a stage to compare (repeatable; default: every stage)")
     p.add_argument("--out", default="similarity", help="<out>/<stage>/index.html and pairs/ go here")
     p.add_argument("--top", type=int, default=50, help="pairs listed first and given side-by-side pages")
     p.set_defaults(func=cmd_similarity)
 
-    p = sub.add_parser("_slurm-task")   # one array task, run by the job script (slurm.job_script)
-    p.add_argument("spec")
-    p.add_argument("index", type=int)
+    p = command("_slurm-task")   # one array task, run by the job script (slurm.job_script)
+    p.add_argument("spec", help="the batch's task list, OUT/.slurm/job-<n>.json")
+    p.add_argument("index", type=int, help="this array task's index in it (SLURM_ARRAY_TASK_ID)")
     p.set_defaults(func=cmd_slurm_task)
 
-    p = sub.add_parser("release", help="write the student repository (no solutions, no seeds)")
-    p.add_argument("out")
+    p = command("release", help="write the student repository (no solutions, no seeds)")
+    p.add_argument("out", help="the folder to write the student repository to (refused when not empty, unless --force)")
     p.add_argument("--force", action="store_true", help="replace OUT if it exists")
     p.add_argument("--starter-level", choices=["guided", "bare"], default="guided",
                    help="the starters' TODOs: guided (step by step) or bare (one line per TODO on the goal)")
     p.set_defaults(func=cmd_release)
 
-    p = sub.add_parser("starter", help="regenerate starter/ from solutions/; or begin a stage from your previous one")
+    p = command("starter", help="regenerate starter/ from solutions/; or begin a stage from your previous one")
     p.add_argument("--check", action="store_true", help="only report starters that drifted")
     p.add_argument("--level", choices=["guided", "bare"], default="guided",
                    help="guided: TODOs step by step (starter/); bare: one line per TODO on the goal (needs --out)")
@@ -475,19 +481,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="with --from-previous: replace a matmul.cu you already changed")
     p.set_defaults(func=cmd_starter)
 
-    p = sub.add_parser("quiz", help="answer a stage's graded questions; writes <stage>/answers.toml")
-    p.add_argument("stage")
+    p = command("quiz", help="answer a stage's graded questions; writes <stage>/answers.toml")
+    p.add_argument("stage", help="the stage whose questions to answer, e.g. 01-basic")
     p.add_argument("--code", default="practice",
                    help="your quiz code (from your instructor or your first autograder run): your numbers come from it")
     p.add_argument("--out", help="default: starter/STAGE/answers.toml, beside your matmul.cu")
     p.set_defaults(func=cmd_quiz)
 
-    p = sub.add_parser("quiz-codes", help="instructors: each student's quiz code, from the grading seed")
-    p.add_argument("--seed", required=True)
+    p = command("quiz-codes", help="instructors: each student's quiz code, from the grading seed")
+    p.add_argument("--seed", required=True, help="the grading seed the class is graded with: the codes derive from it")
     p.add_argument("students", nargs="+", help="as the grader knows them: Gradescope e-mail, batch folder name")
     p.set_defaults(func=cmd_quiz_codes)
 
-    p = sub.add_parser("gradescope", help="autograder entry (Gradescope, PrairieLearn) and its zip")
+    p = command("gradescope", help="autograder entry (Gradescope, PrairieLearn) and its zip")
     p.add_argument("--submission", help="default /autograder/submission (PrairieLearn: /grade/student)")
     p.add_argument("--results", help="default /autograder/results/results.json (PrairieLearn: /grade/results/results.json)")
     p.add_argument("--build-dir", help="the prepared build (default: build/autograder in the kit)")
@@ -498,9 +504,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stage", action="append", help="a stage graded (repeatable; default: every stage handed in)")
     p.add_argument("--seed", help=SEED_HELP)
     p.add_argument("--timeout", type=float, help="seconds per stage for the build and for the checks, each")
-    p.add_argument("--backend", choices=["gpu", "emu", "auto"])
+    p.add_argument("--backend", choices=["gpu", "emu", "auto"],
+                   help="where the checks run: gpu, emu (the CPU emulator), or auto (default: the config's, else auto)")
     p.add_argument("--perf-basis", choices=["gpu", "model", "auto"], help=PERF_BASIS_HELP)
-    p.add_argument("--hidden-visibility", choices=["hidden", "after_due_date", "after_published", "visible"])
+    p.add_argument("--hidden-visibility", choices=["hidden", "after_due_date", "after_published", "visible"],
+                   help="when students see the hidden datasets' tests (default after_published)")
     p.add_argument("--question-visibility", choices=["hidden", "after_due_date", "after_published", "visible"],
                    help="when students see each graded question's verdict (default after_due_date)")
     p.add_argument("--question-attempts", type=int, metavar="N",
@@ -508,29 +516,47 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--starter-level", choices=["guided", "bare"], help="the starters in the zip's kit")
     p.set_defaults(func=cmd_gradescope)
 
-    p = sub.add_parser("bench", help="time every stage's solution and cuBLAS at several sizes")
-    p.add_argument("--stage", action="append")
-    p.add_argument("--sizes", type=int, nargs="+", default=[256, 512, 1024, 2048, 4096])
-    p.add_argument("--timeout", type=float, default=300)
-    p.add_argument("--build-dir", default=str(ROOT / "build" / "bench"))
-    p.add_argument("--out", default=str(ROOT / "build" / "bench" / "out"))
+    p = command("bench", help="time every stage's solution and cuBLAS at several sizes",
+                description="Time each stage's reference solution against cuBLAS FP32 (and the previous stage's "
+                            "reference) on this machine's NVIDIA GPU, at square sizes N x N x N: builds the solutions' "
+                            "GPU runners in --build-dir, runs each size's timed check, prints a table (ms, GFLOP/s, "
+                            "% of cuBLAS, % of FP32 peak) and writes bench.json and bench.png to --out. Exit 0 when "
+                            "every run passed, 1 when one did not, 77 where there is no usable GPU.")
+    p.add_argument("--stage", action="append", help="a stage to time (repeatable; default: every stage)")
+    p.add_argument("--sizes", type=int, nargs="+", default=[256, 512, 1024, 2048, 4096], metavar="N",
+                   help="the sizes to time each stage at, N x N x N (default: %(default)s)")
+    p.add_argument("--timeout", type=float, default=300,
+                   help="seconds one size's timed check may take; one that takes longer is a `missing` row "
+                        "(default %(default)g)")
+    p.add_argument("--build-dir", default=str(ROOT / "build" / "bench"),
+                   help="the GPU grading tree the solutions' runners are built in (default: build/bench)")
+    p.add_argument("--out", default=str(ROOT / "build" / "bench" / "out"),
+                   help="where bench.json and bench.png are written (default: build/bench/out)")
     p.set_defaults(func=cmd_bench)
 
-    p = sub.add_parser("calibrate", help="suggest stage.toml performance thresholds for this GPU")
-    p.add_argument("--stage", action="append")
-    p.add_argument("--repeats", type=int, default=5)
+    p = command("calibrate", help="suggest stage.toml performance thresholds for this GPU",
+                description="Run each stage's solution perf check --repeats times on this machine's NVIDIA GPU and "
+                            "suggest its [performance] full_credit_ratio and zero_credit_ratio: full credit just "
+                            "under what the reference reaches against itself, none just above the previous stage's "
+                            "reference (docs/instructor.md, section 2). Prints a table and a stage.toml snippet per "
+                            "stage; --write puts them into assignments/*/stage.toml. Exit 77 where there is no "
+                            "usable GPU.")
+    p.add_argument("--stage", action="append", help="a stage to calibrate (repeatable; default: every stage)")
+    p.add_argument("--repeats", type=int, default=5,
+                   help="timed runs of each stage's perf check the suggestion is made from (default %(default)s)")
     p.add_argument("--write", action="store_true", help="write the suggestions into assignments/*/stage.toml")
-    p.add_argument("--build-dir", default=str(ROOT / "build" / "calibrate"))
+    p.add_argument("--build-dir", default=str(ROOT / "build" / "calibrate"),
+                   help="the GPU grading tree the solutions are built and timed in (default: build/calibrate)")
     p.set_defaults(func=cmd_calibrate)
 
-    p = sub.add_parser("doctor", help="what this machine has, and how to get what is missing")
+    p = command("doctor", help="what this machine has, and how to get what is missing")
     p.set_defaults(func=cmd_doctor)
 
-    p = sub.add_parser("report", help="re-render a grade.json as a table, results.json, HTML ...")
-    p.add_argument("grade_json")
-    p.add_argument("--out")
-    p.add_argument("--format", action="append", default=None,
-                   choices=formats.names())
+    p = command("report", help="re-render a grade.json as a table, results.json, HTML ...")
+    p.add_argument("grade_json", help="a grade.json written by grade or batch")
+    p.add_argument("--out", help="where the outputs are written (default: grade.json's folder)")
+    p.add_argument("--format", action="append", default=None, choices=formats.names(),
+                   help="outputs to write (repeatable; default: html)")
     p.add_argument("--table", "-v", action="store_true", help="print every check as a table too")
     p.set_defaults(func=cmd_report)
     return ap

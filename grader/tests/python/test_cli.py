@@ -93,3 +93,19 @@ def test_bench_and_calibrate_skip_without_a_gpu(monkeypatch, capsys):
     monkeypatch.setattr(grade, "gpu_available", lambda: False)
     assert cli.main(["bench"]) == 77 and cli.main(["calibrate"]) == 77
     assert "no usable NVIDIA GPU" in capsys.readouterr().out
+
+
+def test_every_subcommand_describes_itself_and_each_option():
+    """`tilelab <cmd> --help` opens with a description and says what every option does (issue #40:
+    `tilelab bench --help` listed five bare options)."""
+    import argparse
+
+    ap = cli.build_parser()
+    sub = next(a for a in ap._actions if isinstance(a, argparse._SubParsersAction))
+    for name, p in sub.choices.items():
+        if not name.startswith("_"):
+            assert p.description, f"tilelab {name} --help has no description"
+        bare = [a.option_strings or [a.dest] for a in p._actions
+                if not a.help and not isinstance(a, argparse._HelpAction)]
+        assert not bare, f"tilelab {name}: options without help text: {bare}"
+        p.format_help()   # a stray % in a help text fails here, not in a user's terminal

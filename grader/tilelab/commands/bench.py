@@ -41,7 +41,7 @@ class BenchRow:
 
 
 def row_from(stage: str, size: int, r: Result | None, fallback: str = "") -> BenchRow:
-    if not r:
+    if r is None:
         return BenchRow(stage, size, "missing", message=fallback or "no result")
     return BenchRow(stage, size, r.verdict, metrics.of_result(r), r.message)
 
@@ -76,7 +76,9 @@ def run(build: Path, stages: list[str] | None = None, sizes=DEFAULT_SIZES, timeo
             if on_step:
                 on_step(f"{sid} at {n}")
             r = measure(exe, spec_path, n, tree.build / "bench" / f"{sid}.{n}.json", timeout)
-            device = device or (r or {}).get("device", {})
+            # r is a parsed Result (runresult.py), never the JSON: its device is an attribute; the
+            # first result that names one gives bench.json's device.
+            device = device or (r.device if r is not None else {})
             rows.append(row_from(sid, n, r))
     return rows, device
 
