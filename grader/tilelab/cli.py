@@ -98,7 +98,8 @@ def cmd_grade(args) -> int:
 def cmd_check(args) -> int:
     from .commands import check
 
-    return check.check(args.stage, watch_file=args.watch, impl=args.impl, jobs=args.jobs)
+    return check.check(args.stage, watch_file=args.watch, impl=args.impl, jobs=args.jobs,
+                       build_dir=Path(args.build_dir) if args.build_dir else None)
 
 
 def _batch_options(args):
@@ -411,6 +412,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("stage", help="the stage to check, e.g. 02-tiled")
     p.add_argument("--watch", action="store_true", help="check again each time the stage's matmul.cu is saved")
     p.add_argument("--impl", choices=["starter", "solution"], default="starter", help=argparse.SUPPRESS)
+    p.add_argument("--build-dir", help="build tree to use (default: the emulator's grading tree, build/grade-emu, "
+                   "which `tilelab grade --backend emu` shares)")
     p.add_argument("-j", "--jobs", type=int, default=cpus, help="parallel compile jobs")
     p.set_defaults(func=cmd_check)
 

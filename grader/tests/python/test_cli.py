@@ -109,3 +109,17 @@ def test_every_subcommand_describes_itself_and_each_option():
                 if not a.help and not isinstance(a, argparse._HelpAction)]
         assert not bare, f"tilelab {name}: options without help text: {bare}"
         p.format_help()   # a stray % in a help text fails here, not in a user's terminal
+
+
+def test_check_takes_a_build_dir(monkeypatch, tmp_path, capsys):
+    """`check --build-dir` reaches run_once (gpu-commands.sh checks in a tree of its own)."""
+    from tilelab.commands import check
+
+    seen = {}
+
+    def once(stage, impl, jobs, build_dir=None):
+        seen.update(stage=stage, impl=impl, build_dir=build_dir)
+        return 0, ["02-tiled: pass on 2 small datasets"]
+    monkeypatch.setattr(check, "run_once", once)
+    assert cli.main(["check", "02-tiled", "--impl", "solution", "--build-dir", str(tmp_path)]) == 0
+    assert seen == {"stage": "02-tiled", "impl": "solution", "build_dir": tmp_path}

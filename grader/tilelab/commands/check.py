@@ -11,6 +11,7 @@ change events, no polling), until Ctrl-C.
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from pathlib import Path
@@ -67,7 +68,7 @@ def source_of(stage: str, impl: str) -> Path:
 
 def watch(stage: str, impl: str = "starter", jobs: int | None = None,
           changes: Callable[[Path], Iterable[object]] | None = None,
-          once: Callable[..., tuple[int, list[str]]] = run_once) -> int:
+          once: Callable[..., tuple[int, list[str]]] = run_once, build_dir: Path | None = None) -> int:
     """Check now, then again after each batch of changes to the stage's matmul.cu. changes(path)
     yields once per batch (watchfiles.watch by default; a test passes a finite one). Returns the
     last check's status when the changes end (Ctrl-C ends watchfiles' iterator)."""
@@ -85,6 +86,8 @@ def watch(stage: str, impl: str = "starter", jobs: int | None = None,
                 if any(Path(p).name == path.name for _, p in batch):
                     yield batch
 
+    if build_dir is not None:   # only then: a test's `once` need not take it
+        once = functools.partial(once, build_dir=build_dir)
     rc, lines = once(stage, impl, jobs)
     print("\n".join(lines), flush=True)
     print(f"watching {src.relative_to(ROOT) if src.is_relative_to(ROOT) else src} (Ctrl-C to stop)", flush=True)
@@ -94,12 +97,13 @@ def watch(stage: str, impl: str = "starter", jobs: int | None = None,
     return rc
 
 
-def check(stage: str, watch_file: bool = False, impl: str = "starter", jobs: int | None = None) -> int:
-    """The `tilelab check` command."""
+def check(stage: str, watch_file: bool = False, impl: str = "starter", jobs: int | None = None,
+          build_dir: Path | None = None) -> int:
+    """The `tilelab check` command; build_dir: another tree than grade's (grade.default_tree)."""
     try:
         if watch_file:
-            return watch(stage, impl, jobs)
-        rc, lines = run_once(stage, impl, jobs)
+            return watch(stage, impl, jobs, build_dir=build_dir)
+        rc, lines = run_once(stage, impl, jobs, build_dir)
     except grade.UsageError as e:
         print(f"tilelab: {e}")
         return ExitCode.BAD_INPUT
