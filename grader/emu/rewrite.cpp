@@ -665,7 +665,8 @@ class Rewriter {
         o += "static " + t + " (&" + nm + ")[] = ::tlemu::dynamic_shared<" + t + "[]>(\"" + nm +
              "\", __FILE__, __LINE__);";
       } else if (dm.empty()) {
-        o += "static " + t + "& " + nm + " = ::tlemu::shared_var<" + t + ">(\"" + nm + "\", __FILE__, __LINE__);";
+        o += "static " + t + "& " + nm + " = ::tlemu::shared_var<" + t + ">(\"" + nm + "\", __FILE__, __LINE__" +
+             read_flag(t, nm, end) + ");";
       } else {
         // Each bound first in a static_assert of its own, so that a bound that is not a constant
         // (`int TILE_WIDTH = 16;`) is reported as nvcc reports it: on the student's line, naming
@@ -674,11 +675,60 @@ class Rewriter {
           o += "static_assert((" + bound + ") > 0, \"the size of __shared__ array " + nm +
                " must be a constant expression greater than zero\"); ";
         o += "static " + t + " (&" + nm + ")" + dm + " = ::tlemu::shared_var<" + t + dm + ">(\"" + nm +
-             "\", __FILE__, __LINE__);";
+             "\", __FILE__, __LINE__" + read_flag(t, nm, end) + ");";
       }
     }
     o.append(size_t(newlines(begin, end)), '\n');
     return o;
+  }
+
+  // ---- a __shared__ variable the kernel never reads (issue #40, item 2) ----
+  // nvcc allocates no shared memory for a __shared__ variable that is never loaded: one only
+  // declared, or only assigned to, is deleted with its stores (LLVM's GlobalOpt on an internal
+  // addrspace(3) global), so the compiled kernel's attributes say 0 bytes and stages that require
+  // shared memory refuse it. The emulator reports the same (static_shared_bytes counts read
+  // variables only: runtime/core.cpp), from this reading of the source: after its declaration, to the
+  // end of the block that declares it (the file, for one at namespace scope), every use of the name is
+  // `name = ...` or `name[..]...[..] = ...` (a plain assignment, not `==` or a compound one). Anything
+  // else counts as a read: any other use (an operand, `&name`, a call's argument, `+=`, `++`), a
+  // volatile type (nvcc keeps volatile stores), the name in any preprocessor directive (a macro may
+  // read it), or a `##` anywhere in one (a pasted name cannot be found). A `.name` or `->name` is a
+  // member of something else. Returns the argument that marks the variable unread, or "".
+  std::string read_flag(const std::string& type, const std::string& nm, size_t from) const {
+    return read_anywhere(type, nm, from) ? "" : ", false";
+  }
+  bool read_anywhere(const std::string& type, const std::string& nm, size_t from) const {
+    if (type.find("volatile") != std::string::npos) return true;
+    const auto named_at = [&](size_t i) {
+      return s_.compare(i, nm.size(), nm) == 0 && (i == 0 || !is_ident(s_[i - 1])) &&
+             (i + nm.size() >= s_.size() || !is_ident(s_[i + nm.size()]));
+    };
+    for (size_t i = 0; i < s_.size(); ++i)
+      if (k_[i] == Kind::Directive && (named_at(i) || s_.compare(i, 2, "##") == 0)) return true;
+    // The end of the block that declares it: the `}` of the innermost `{` still open before `from`.
+    size_t to = s_.size();
+    for (size_t i = from, depth = 0; i-- > 0;) {
+      if (!code(i)) continue;
+      if (s_[i] == '}') ++depth;
+      if (s_[i] == '{' && depth-- == 0) {
+        to = match_fwd(i);
+        break;
+      }
+    }
+    for (size_t i = from; i < to; ++i) {
+      if (!code(i) || !named_at(i)) continue;
+      const size_t before = skip_back(i - 1);
+      if (before != std::string::npos &&
+          (s_[before] == '.' || (s_[before] == '>' && before > 0 && s_[before - 1] == '-'))) {
+        i += nm.size() - 1;
+        continue;  // a member of something else
+      }
+      size_t j = skip_fwd(i + nm.size());
+      while (j < s_.size() && code(j) && s_[j] == '[') j = skip_fwd(match_fwd(j) + 1);
+      if (!(j + 1 < s_.size() && code(j) && s_[j] == '=' && s_[j + 1] != '=')) return true;
+      i = j;
+    }
+    return false;
   }
 
   // The text of the directive at [b, e) on one line: continuations joined, comments dropped.

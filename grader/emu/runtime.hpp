@@ -56,7 +56,7 @@ struct LaunchRecord {
   int line = 0;
   dim3 grid, block;
   size_t dynamic_shared = 0;
-  size_t static_shared = 0;  // bytes of the __shared__ variables the kernel declared
+  size_t static_shared = 0;  // bytes of the __shared__ variables the kernel declared and reads (as nvcc's)
   bool default_stream = true;
   double seconds = 0;
   cudaError_t error = cudaSuccess;

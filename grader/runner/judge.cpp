@@ -261,11 +261,30 @@ double loads_per_fma(const nlohmann::json& model, const Shape& s) {
 // What shared memory is for (docs/integrity.md): where the count build counted the kernels' loads,
 // they must fall as the stage's tiles promise (stage.toml max_global_loads_per_fma). Returns the
 // verdict's message, or "" when they do (or nothing was counted).
+// Two ways to miss the limit, told apart (issue #40, item 6): the operands do not go through tiles
+// (no shared memory read, or loads cut by less than half: a tile of width T makes 2/T, so at most 1
+// means tiles at least 2 wide of both M and N) -- `no-shared-memory`; or they do, and the tiles are
+// too narrow -- `tiles-too-small`, naming the width the limit needs: the book's tiled kernel loads
+// 2/T per multiply-add, so T >= 2/limit, rounded up to a power of two (the widths a block of T x T
+// threads and the stages' width_multiple allow; 16 for limit 1.5 x 2/16).
 std::string untiled_loads(nlohmann::json& r, const TimingStats& t, const StageSpec& spec, const Shape& s) {
   if (spec.max_global_loads_per_fma <= 0 || t.model.is_null()) return "";
   const double got = loads_per_fma(t.model, s), limit = spec.max_global_loads_per_fma;
   if (got <= limit) return "";
-  char buf[400];
+  char buf[600];
+  if (t.model.at("counts").value("shared_loads", 0.0) > 0 && got <= 1.0) {
+    int need = 1;
+    while (2.0 / need > limit) need *= 2;
+    std::snprintf(buf, sizeof buf, " Here: %.3g global loads per multiply-add, as tiles about %.3g wide make (2/%.3g), "
+                  "where this stage allows at most %.3g: TILE_WIDTH %d or more (2/%d = %.3g) meets it.",
+                  got, 2.0 / got, 2.0 / got, limit, need, need, 2.0 / need);
+    set_hint(r, hints::kTilesTooSmall);
+    r["hint"] = r["hint"].get<std::string>() + buf;
+    std::snprintf(buf, sizeof buf, "the kernels made %.3g global loads of M and N per multiply-add on %s where this "
+                  "stage allows at most %.3g: the shared tiles are too small (TILE_WIDTH %d or more meets it); "
+                  "no performance credit", got, s.str().c_str(), limit, need);
+    return buf;
+  }
   std::snprintf(buf, sizeof buf, " Here: %.3g global loads per multiply-add where tiles of %d need at most %.3g.",
                 got, spec.tile, limit);
   set_hint(r, hints::kNoSharedMemory);
@@ -745,7 +764,8 @@ int run_checks(Session& w, nlohmann::json& r, const StageSpec& spec, const Datas
                           out.launch.value("dynamic_shared_bytes", int64_t(0));
       if (shared == 0) {
         set_hint(r, hints::kNoSharedMemory);
-        return finish(r, kWrong, "kernel uses no shared memory");
+        return finish(r, kWrong, "kernel uses no shared memory (a __shared__ variable it never reads takes none: "
+                                 "nvcc removes it)");
       }
     }
     if (check == "correct") return finish(r, kPass, "correct on " + d.spec.name + " (" + s.str() + ")");

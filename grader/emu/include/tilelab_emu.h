@@ -474,15 +474,17 @@ struct SharedShape {
 // Storage for one `__shared__` variable: the rewriter turns `__shared__ T name[A][B];` into a
 // function-local static reference bound on first execution. Blocks run one after another, so one
 // address serves every block (as one SM's shared memory serves the blocks it runs in turn).
+// read: false where the rewriter found the kernel never reads it (only declared, or only assigned):
+// nvcc allocates nothing for such a variable, so it counts in no launch's static shared memory.
 void* shared_alloc(size_t bytes, size_t align, size_t elem_bytes, const int* dims, int rank, const char* name,
-                   const char* file, int line);
+                   const char* file, int line, bool read = true);
 template <class T>
-inline T& shared_var(const char* name, const char* file, int line) {
+inline T& shared_var(const char* name, const char* file, int line, bool read = true) {
   int dims[8] = {};
   int rank = 0;
   SharedShape<T>::fill(dims, rank);
   return *static_cast<T*>(shared_alloc(sizeof(T), alignof(T), sizeof(std::remove_all_extents_t<T>), dims, rank,
-                                       name, file, line));
+                                       name, file, line, read));
 }
 // `extern __shared__ T name[];`: the launch's dynamic shared memory.
 void* dynamic_shared_base(const char* name, size_t elem_bytes);

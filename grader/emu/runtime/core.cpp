@@ -308,7 +308,7 @@ uint64_t warp_op(int op, unsigned mask, uint64_t value, int arg, int width, cons
 }
 
 void* shared_alloc(size_t bytes, size_t align, size_t elem_bytes, const int* dims, int rank, const char* name,
-                   const char* file, int line) {
+                   const char* file, int line, bool read) {
   Runtime& r = rt();
   align = std::max<size_t>(align, 32);  // 32: a wmma tile at the start of a variable is 256-bit aligned, as CUDA wants it
   size_t off = (r.static_used + kRedzone + align - 1) / align * align;
@@ -320,6 +320,7 @@ void* shared_alloc(size_t bytes, size_t align, size_t elem_bytes, const int* dim
   r.static_used = off + bytes;
   SharedVar v{off, bytes, std::max<size_t>(elem_bytes, 1), std::vector<int>(dims, dims + rank), name, file,
               r.site ? r.site->kernel : "", line};
+  v.read = read;
   r.shared_vars.push_back(v);
   hooks::shared_declared(r, off, bytes);
   return r.arena + off;
@@ -409,8 +410,8 @@ void launch_erased(const LaunchSite& site, dim3 grid, dim3 block, size_t dynamic
       }
   r.in_kernel = false;
   hooks::launch_end(r, site, dynamic_shared);
-  for (const auto& v : r.shared_vars)
-    if (v.kernel == site.kernel) rec.static_shared += v.size;
+  for (const auto& v : r.shared_vars)  // as nvcc's attributes: a variable never read takes no memory
+    if (v.kernel == site.kernel && v.read) rec.static_shared += v.size;
   r.site = nullptr;
   r.threads.clear();
   rec.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

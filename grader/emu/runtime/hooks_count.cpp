@@ -527,8 +527,8 @@ void launch_end(Runtime& r, const LaunchSite& site, size_t dynamic_shared) {
   c.exposed_phases_per_block = exposed / double(s.launch_blocks);
   c.fragment_registers = s.registers;
   size_t shared = dynamic_shared;
-  for (const auto& v : r.shared_vars)
-    if (v.kernel == site.kernel) shared += v.size;
+  for (const auto& v : r.shared_vars)  // occupancy as nvcc's: a variable never read takes no memory
+    if (v.kernel == site.kernel && v.read) shared += v.size;
   c.shared_bytes_per_block = double(shared);
   s.total.add(c);
 }

@@ -65,7 +65,7 @@ TEST_CASE("rewrite: comments, strings, raw strings, characters and directives ar
 }
 
 TEST_CASE("rewrite: static __shared__ declarations become references to the arena") {
-  const std::string out = rw("__global__ void k() {\n  __shared__ float Mds[TILE_WIDTH][TILE_WIDTH];\n}\n");
+  const std::string out = rw("__global__ void k() {\n  __shared__ float Mds[TILE_WIDTH][TILE_WIDTH];\n  f(Mds[0][0]);\n}\n");
   CHECK(has(out, "static float (&Mds)[TILE_WIDTH][TILE_WIDTH] = ::tlemu::shared_var<float[TILE_WIDTH][TILE_WIDTH]>"
                  "(\"Mds\", __FILE__, __LINE__);"));
   const std::string two = rw("{ __shared__ __align__(16) float a[4], *p, b[2][3]; }");
@@ -74,6 +74,31 @@ TEST_CASE("rewrite: static __shared__ declarations become references to the aren
   CHECK(has(two, "static float (&b)[2][3] = ::tlemu::shared_var<float[2][3]>(\"b\""));
   CHECK(has(rw("{ volatile __shared__ int count; }"), "static volatile int& count = ::tlemu::shared_var<volatile int>"));
   CHECK(has(rw("{ __shared__ T tile[N]; }"), "static T (&tile)[N] = ::tlemu::shared_var<T[N]>"));
+}
+
+// issue #40, item 2: nvcc allocates nothing for a __shared__ variable never read, so the emulator
+// must not count one either; a use the reading cannot rule out as a read counts as one.
+TEST_CASE("rewrite: a __shared__ variable never read is marked, as nvcc would drop it") {
+  const auto unread = [](const std::string& src, const std::string& name) {
+    return has(rw(src), "(\"" + name + "\", __FILE__, __LINE__, false);");
+  };
+  CHECK(unread("__global__ void k(float* p) {\n  __shared__ float token;\n  p[0] = 1;\n}\n", "token"));
+  CHECK(unread("__global__ void k(float* p) {\n  __shared__ float t[4][4];\n  t[threadIdx.y][threadIdx.x] = p[0];\n"
+               "  __syncthreads();\n  p[1] = 2;\n}\n", "t"));
+  CHECK(unread("{ __shared__ float one; one = 1.0f; }", "one"));
+  CHECK(unread("{ __shared__ float a; } void g() { a + 1; }", "a"));             // another block's name
+  CHECK(unread("{ __shared__ float a; s.a + 1; q->a + 1; }", "a"));             // members of something else
+  CHECK_FALSE(unread("{ __shared__ float one; one = 1.0f; p[0] = one; }", "one"));
+  CHECK_FALSE(unread("{ __shared__ float t[4]; t[0] = 1; t[1] += 2; }", "t"));   // a compound assignment reads
+  CHECK_FALSE(unread("{ __shared__ float t[4]; t[0] = 1; if (t[0] == 1) {} }", "t"));
+  CHECK_FALSE(unread("{ __shared__ float t[4]; float* q = &t[0]; }", "t"));      // its address taken
+  CHECK_FALSE(unread("{ __shared__ int n; ++n; }", "n"));
+  CHECK_FALSE(unread("{ __shared__ float t[4]; f(t); }", "t"));
+  CHECK_FALSE(unread("{ volatile __shared__ int flag; flag = 1; }", "flag"));    // nvcc keeps volatile stores
+  CHECK_FALSE(unread("#define READ(i) t[i]\n{ __shared__ float t[4]; }", "t"));  // a macro may read it
+  CHECK_FALSE(unread("#define CAT(a, b) a##b\n{ __shared__ float t[4]; }", "t"));
+  CHECK_FALSE(unread("__shared__ float g[4];\n__global__ void k(float* p) { p[0] = g[0]; }\n", "g"));
+  CHECK(unread("__shared__ float g[4];\n__global__ void k(float* p) { g[0] = p[0]; }\n", "g"));
 }
 
 TEST_CASE("rewrite: extern __shared__ is the launch's dynamic shared memory") {
