@@ -26,15 +26,18 @@ inline const char* kOverrunAdvice = hints::kGlobalOverrun.text;
 // a sticky error has already been reported). With guard > 0 (the GPU backend) `guard` elements of
 // 0xFF bytes lie on each side of the n elements at p, so a store outside them can be found after
 // the launch (overrun()); guard is a multiple of 64 elements, keeping p as aligned as cudaMalloc's.
+// With written_guard false the guard elements are allocated but never written nor read back
+// (overrun() finds nothing): under compute-sanitizer's initcheck a read past the end of the buffer
+// then reads memory nothing wrote, which initcheck reports with the kernel's line.
 struct DeviceBuffer {
   float* p = nullptr;
   size_t n = 0;
   size_t guard = 0;
-  explicit DeviceBuffer(size_t count, size_t guard_elements = 0)
-      : n(count), guard((guard_elements + 63) / 64 * 64) {
+  explicit DeviceBuffer(size_t count, size_t guard_elements = 0, bool written_guard = true)
+      : n(count), guard((guard_elements + 63) / 64 * 64), written_guard_(written_guard) {
     check(cudaMalloc(&base_, (std::max<size_t>(n, 1) + 2 * guard) * sizeof(float)), "cudaMalloc");
     p = base_ + guard;
-    if (guard) check(cudaMemset(base_, 0xFF, (n + 2 * guard) * sizeof(float)), "cudaMemset");
+    if (guard && written_guard_) check(cudaMemset(base_, 0xFF, (n + 2 * guard) * sizeof(float)), "cudaMemset");
   }
   ~DeviceBuffer() { cudaFree(base_); }
   DeviceBuffer(const DeviceBuffer&) = delete;
@@ -52,7 +55,7 @@ struct DeviceBuffer {
   // How many guard elements are no longer 0xFF bytes; *nearest: the index (from p) of the changed
   // one nearest the buffer, after it if any is (negative: before it). 0 without guard zones.
   size_t overrun(long long* nearest) const {
-    if (!guard) return 0;
+    if (!guard || !written_guard_) return 0;
     std::vector<uint32_t> before(guard), after(guard);
     check(cudaMemcpy(before.data(), base_, guard * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
     check(cudaMemcpy(after.data(), p + n, guard * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
@@ -66,6 +69,7 @@ struct DeviceBuffer {
 
  private:
   float* base_ = nullptr;
+  bool written_guard_ = true;
 };
 
 // Bit-for-bit equality (NaN payloads included): the inputs must come back exactly as sent.

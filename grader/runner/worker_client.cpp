@@ -37,6 +37,7 @@ int high(int fd) { return ::fcntl(fd, F_DUPFD, 10); }
 bool passed_on(const char* entry) {
   static const char* const kExact[] = {"PATH=", "LANG=", "LC_ALL=", "TZ=", "LD_LIBRARY_PATH=", "LD_PRELOAD=",
                                        "ASAN_OPTIONS=", "UBSAN_OPTIONS=", "LSAN_OPTIONS=", "TILELAB_EXACT_BUFFERS=",
+                                       "TILELAB_UNWRITTEN_GUARDS=",  // the GPU runner's buffers under memcheck, initcheck
                                        "TILELAB_VARIANT="};  // the differential check's kernel variant (kit.emu.differential)
   static const char* const kPrefixes[] = {"CUDA_", "NV_", "NVIDIA_", "__NV", "COMPUTE_SANITIZER", "INJECTION", "LC_"};
   for (const char* e : kExact)

@@ -169,6 +169,27 @@ def test_run_keeps_a_clean_pass(tmp_path, monkeypatch):
     assert rc == 0 and json.loads(out.read_text())["verdict"] == "pass"
 
 
+@pytest.mark.parametrize("tool, exact, unwritten", [
+    ("memcheck", "1", ""), ("initcheck", "", "1"), ("synccheck", "", ""), ("racecheck", "", "")])
+def test_each_tool_gets_the_buffers_it_sees_past_an_end_with(tmp_path, monkeypatch, tool, exact, unwritten):
+    """memcheck: exact buffers (padded by the tool), a read past an end lies outside every
+    allocation; initcheck: unwritten guard zones, a read past an end reads memory nothing wrote
+    (issue #40, item 3); the others: the runner's 0xFF guard zones."""
+    monkeypatch.delenv("TILELAB_EXACT_BUFFERS", raising=False)
+    monkeypatch.delenv("TILELAB_UNWRITTEN_GUARDS", raising=False)
+    monkeypatch.setenv("PATH", f"{_fake_tools(tmp_path, CLEAN, 0)}:{os.environ['PATH']}")
+    f = tmp_path / "env_runner.py"
+    f.write_text(f"""import json, os, sys
+a = sys.argv
+json.dump({{"schema": {sanitize.SCHEMA!r}, "verdict": "pass", "exit_code": 0,
+            "message": os.environ.get("TILELAB_EXACT_BUFFERS", "") + "," + os.environ.get("TILELAB_UNWRITTEN_GUARDS", "")}},
+          open(a[a.index('--json') + 1], "w"))
+""")
+    out = tmp_path / "r.json"
+    assert sanitize.main(["--tool", tool, "--json", str(out), "--", sys.executable, str(f), "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["message"] == f"{exact},{unwritten}"
+
+
 def test_starter_expect_fail(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", f"{_fake_tools(tmp_path, CLEAN, 0)}:{os.environ['PATH']}")
     out = tmp_path / "r.json"

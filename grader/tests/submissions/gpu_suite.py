@@ -6,11 +6,13 @@ static scan, and compute-sanitizer, then print one JSON line per case for the su
     gpu_suite.py case --expect <name>/expect.toml --tree TREE --out OUT [--build-log LOG] [--build-rc RC]
     gpu_suite.py table OUT           # summary.md from OUT/rows/*.json
 
-[gpu] cases (a table or [[gpu]] tables): dataset (default: the stage's dataset nearest 129), check
-("correct" or "perf": perf uses the stage's perf dataset), verdict (or a list of the verdicts
+[gpu] cases (a table or [[gpu]] tables): dataset (default: the stage's first [sanitizer] dataset),
+check ("correct" or "perf": perf uses the stage's perf dataset), verdict (or a list of the verdicts
 allowed), hint_code, forbidden = [...], message_contains = [...], timeout; memcheck / synccheck /
 racecheck / initcheck = the first finding's kind expected from that tool ("clean": none): naming
-one runs all four, reported, and asserts the one named;
+one runs all four, reported, and asserts the one named. The tools run on the case's dataset where
+it names one, otherwise on each of the stage's [sanitizer] datasets for that tool (stage.toml: the
+shapes the grade's own sanitizer checks use), the first finding among them counting;
 skip = "why" for a case not to run on a shared GPU machine. Bug kernels without [gpu] cases (the
 emulator suite's) get their [emu] datasets, expected to match the emulator's verdict, and all four
 tools, reported but not asserted.
@@ -54,9 +56,16 @@ def cases_of(doc: dict, stage: spec.Stage) -> tuple[list[dict], bool]:
     return derived, True
 
 
-def nearest(stage: spec.Stage, target: int = 129) -> str:
-    ds = [d for d in stage.correctness_datasets if "large" not in d.tags]
-    return min(ds, key=lambda d: abs(max(d.J, d.K, d.L) - target)).name
+def sanitizer_datasets(stage: spec.Stage, tool: str, case: dict) -> list[str]:
+    """Where a case runs a compute-sanitizer tool: its own dataset, or the stage's [sanitizer]
+    datasets for the tool -- the shapes TilelabSanitizer.cmake registers the grade's checks on."""
+    return [case["dataset"]] if case.get("dataset") else list(stage.sanitizer.datasets_for(tool))
+
+
+def combined(found: list[str]) -> str:
+    """One tool's column over several datasets: the first finding, else "clean", else what ran."""
+    return (next((f for f in found if " @ " in f), None) or ("clean" if "clean" in found else None)
+            or (found[0] if found else ""))
 
 
 def run_runner(runner: Path, stage: spec.Stage, tree: Path, ds: str, check: str, out: Path, tag: str,
@@ -116,7 +125,7 @@ def do_case(a: argparse.Namespace) -> int:
         want = c.get("verdict", "")
         allowed = ["skipped"] if c.get("skip") else want if isinstance(want, list) else [want]
         check = c.get("check", "correct")
-        ds = c.get("dataset") or (stage.performance.dataset if check == "perf" else nearest(stage))
+        ds = c.get("dataset") or (stage.performance.dataset if check == "perf" else stage.sanitizer.datasets[0])
         row = {"submission": name, "stage": stage.id, "dataset": ds, "check": check, "expected": "/".join(allowed),
                "expected_hint": c.get("hint_code", ""), "forbidden": scan_txt, "sanitizer": {}}
         if c.get("skip"):
@@ -143,9 +152,14 @@ def do_case(a: argparse.Namespace) -> int:
         ok = ok and all(s in message for s in c.get("message_contains", []))
         tools = TOOLS if derived or any(t in c for t in TOOLS) else ()
         for tool in tools if a.build_rc == 0 and not c.get("skip") else ():
-            # What compute-sanitizer says on the same dataset (asserted where the case names it).
-            r = run_runner(runner, stage, a.tree, ds, "correct", a.out, f"{name}.{ds}.{tool}", 600, tool)
-            row["sanitizer"][tool] = first_sanitizer(r)
+            # What compute-sanitizer says on the case's dataset, or on the stage's [sanitizer]
+            # datasets (asserted where the case names the tool).
+            where = [ds] if derived else sanitizer_datasets(stage, tool, c)
+            found = [first_sanitizer(run_runner(runner, stage, a.tree, w, "correct", a.out, f"{name}.{w}.{tool}",
+                                                600, tool)) for w in where]
+            row["sanitizer"][tool] = combined(found)
+            if len(where) > 1 or where != [ds]:
+                row["sanitizer"][tool] += f" ({', '.join(where)})"
             if tool in c:
                 ok = ok and row["sanitizer"][tool].startswith(c[tool])
         row["ok"] = bool(ok)

@@ -199,6 +199,11 @@ def run(tool: str, json_path: Path, cmd: list[str], timeout: float | None = None
         # AddressSanitizer build does (issue #26, item 5); stores there it finds as well.
         full += ["--padding", str(MEMCHECK_PADDING)]
         env = {**os.environ, "TILELAB_EXACT_BUFFERS": "1"}
+    if tool == "initcheck":
+        # The worker's guard zones allocated but never written: a read past the end of M or N lands
+        # in memory nothing wrote, inside the allocation, where initcheck reports it (issue #40,
+        # item 3); with 0xFF guard zones it read initialised memory and saw nothing.
+        env = {**os.environ, "TILELAB_UNWRITTEN_GUARDS": "1"}
     full += cmd
     try:
         p = subprocess.run(full, timeout=timeout, env=env)

@@ -65,11 +65,7 @@ def contract_header() -> str:
 
 def _cost_size(d: spec.Dataset) -> int:
     """The side of the cube with as many multiply-adds as J x K x L (rounded up)."""
-    work = d.J * d.K * d.L
-    n = round(work ** (1 / 3))
-    while n ** 3 < work:
-        n += 1
-    return n
+    return d.cost_size
 
 
 # A check's timeout scales with its dataset: a floor for starting the runner (and a GPU context),
@@ -127,6 +123,8 @@ def stages_cmake(stages: list[spec.Stage], build: Path) -> str:
         out.append(f"set({p}_HIDDEN_COUNT {s.hidden.count if s.hidden else 0})")
         out.append(f"set({p}_TIMEOUT_CORRECT {s.timeouts['correct']})")
         out.append(f"set({p}_TIMEOUT_PERF {s.timeouts['perf']})")
+        for tool in spec.SANITIZER_TOOLS:  # [sanitizer]: the datasets of each compute-sanitizer check
+            out.append(f"set({p}_SANITIZER_{tool} {_cmake_list(s.sanitizer.datasets_for(tool))})")
         for d in s.datasets:
             out.append(f"set({p}_{d.name}_TAGS {_cmake_list(d.tags)})")
             # The work's cube root: what an emulated or sanitized run costs (1x2048x1 is tiny).
@@ -136,6 +134,23 @@ def stages_cmake(stages: list[spec.Stage], build: Path) -> str:
             for kind in ("emu", "emu-asan", "emu-race"):
                 out.append(f"set({p}_{d.name}_COST_{kind} {check_cost(d.J, d.K, d.L, kind)})")
     return "\n".join(out) + "\n"
+
+
+def sanitizer_markdown(stages: list[spec.Stage]) -> str:
+    """The table of docs/grading.md, "The safety checks' datasets": each stage's [sanitizer]
+    datasets, per tool, with their shapes (a pytest checks that the doc shows exactly this)."""
+    def shown(s: spec.Stage, names: tuple[str, ...]) -> str:
+        out = []
+        for n in names:
+            d = s.dataset(n)
+            shape = f"{d.J}x{d.K}x{d.L}"
+            out.append(f"`{n}`" + ("" if n.startswith(shape) else f" ({shape})"))
+        return ", ".join(out)
+    lines = ["| stage | tile | memcheck, synccheck, initcheck | racecheck |", "|---|---|---|---|"]
+    for s in stages:
+        tile = f"{s.tile}" + (f"; widths multiples of {s.width_multiple}" if s.width_multiple > 1 else "")
+        lines.append(f"| {s.id} | {tile} | {shown(s, s.sanitizer.datasets)} | {shown(s, s.sanitizer.racecheck)} |")
+    return "\n".join(lines) + "\n"
 
 
 def _write_if_changed(path: Path, text: str) -> None:

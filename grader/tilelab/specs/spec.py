@@ -27,6 +27,13 @@ UNEARNABLE = ("exclude", "keep")
 # "perf": timed only, not a correctness check; "large": left out of the emulator's race build.
 TAGS = ("perf", "large")
 TIMEOUTS = {"correct": 60, "perf": 300}  # seconds per run of the runner, by check
+# compute-sanitizer's tools (TilelabSanitizer.cmake registers one check per tool and dataset).
+SANITIZER_TOOLS = ("memcheck", "synccheck", "initcheck", "racecheck")
+# racecheck instruments every shared-memory access (about 10^4 times slower): its datasets are at
+# most this large (Dataset.cost_size). Without [sanitizer] the tools aim at a dataset near
+# SANITIZER_TARGET_SIZE (_default_sanitizer_dataset).
+RACECHECK_MAX_SIZE = 256
+SANITIZER_TARGET_SIZE = 129
 
 
 class SpecError(ValueError):
@@ -46,6 +53,29 @@ class Dataset:
     @property
     def flops(self) -> int:
         return 2 * self.J * self.K * self.L
+
+    @property
+    def cost_size(self) -> int:
+        """The side of the cube with as many multiply-adds as J x K x L (rounded up): what an
+        emulated or sanitized run of it costs (1x2048x1 is tiny)."""
+        work = self.J * self.K * self.L
+        n = round(work ** (1 / 3))
+        while n ** 3 < work:
+            n += 1
+        return n
+
+
+@dataclass(frozen=True)
+class Sanitizer:
+    """[sanitizer]: the public datasets compute-sanitizer's checks run on (the GPU backend;
+    TilelabSanitizer.cmake). A finding there withholds that dataset's correctness points, as the
+    emulator's ASan and race builds do on theirs. Partial tiles must exist on them, or the edge
+    threads whose bugs these tools are for never run (issue #40, item 3)."""
+    datasets: tuple[str, ...]   # memcheck, synccheck, initcheck
+    racecheck: tuple[str, ...]  # racecheck: each of cost size <= RACECHECK_MAX_SIZE
+
+    def datasets_for(self, tool: str) -> tuple[str, ...]:
+        return self.racecheck if tool == "racecheck" else self.datasets
 
 
 @dataclass(frozen=True)
@@ -158,6 +188,8 @@ class Stage:
     max_global_loads_per_fma: float | None = None
     width_multiple: int = 1
     trace: Trace | None = None
+    # None only while load() builds the stage; load() always fills it in (the default: _sanitizer).
+    sanitizer: Sanitizer | None = None
     path: Path | None = None
 
     def dataset(self, name: str) -> Dataset:
@@ -335,6 +367,54 @@ def _points(table, where: str) -> Points:
     return Points(*shares, unearnable=unearnable, safety_penalty=penalty, questions=questions)
 
 
+def _edges(d: Dataset) -> int:
+    """How many of J, K, L are odd: not a multiple of any power-of-two tile, so partial tiles exist."""
+    return sum(x % 2 for x in (d.J, d.K, d.L))
+
+
+def _default_sanitizer_dataset(datasets: tuple[Dataset, ...], cap: int) -> str:
+    """A stage without [sanitizer]: the correctness dataset not tagged large, of cost size at most
+    cap (0: any), with the most odd sizes (edge threads and partial tiles) and, among those, the
+    nearest SANITIZER_TARGET_SIZE."""
+    ds = [d for d in datasets if not set(d.tags) & {"perf", "large"} and (not cap or d.cost_size <= cap)]
+    if not ds:
+        return ""
+    return min(ds, key=lambda d: (-_edges(d), abs(d.cost_size - SANITIZER_TARGET_SIZE))).name
+
+
+def _sanitizer(table, datasets: tuple[Dataset, ...], where: str) -> Sanitizer:
+    """[sanitizer] (docs/stage-spec.md): lists of correctness datasets, racecheck's small enough.
+    Without the table, or a key of it, the default rule picks one (_default_sanitizer_dataset);
+    racecheck's default is `datasets` where they are small enough."""
+    t = _Table(table, where)
+    by_name = {d.name: d for d in datasets if "perf" not in d.tags}
+    main = t.get("datasets", list, None)
+    race = t.get("racecheck", list, None)
+    t.done()
+    for key, names in (("datasets", main), ("racecheck", race)):
+        if names is None:
+            continue
+        if not names:
+            raise SpecError(f"{where}: '{key}' names no dataset: give at least one")
+        for n in names:
+            if not isinstance(n, str) or n not in by_name:
+                raise SpecError(f"{where}: '{key}': {n!r} is not a correctness dataset of the stage; "
+                                f"they are {sorted(by_name)}")
+        if len(set(names)) != len(names):
+            raise SpecError(f"{where}: '{key}' names a dataset twice: {names}")
+    if main is None:
+        main = [n] if (n := _default_sanitizer_dataset(datasets, 0)) else []
+    if race is None:
+        race = [n for n in main if by_name[n].cost_size <= RACECHECK_MAX_SIZE] or (
+            [n] if (n := _default_sanitizer_dataset(datasets, RACECHECK_MAX_SIZE)) else [])
+    for n in race:
+        if by_name[n].cost_size > RACECHECK_MAX_SIZE:
+            raise SpecError(f"{where}: 'racecheck': '{n}' is too large for racecheck (about 10^4 times "
+                            f"slower): its cost size (the cube root of J K L) is {by_name[n].cost_size}, "
+                            f"at most {RACECHECK_MAX_SIZE}")
+    return Sanitizer(tuple(main), tuple(race))
+
+
 def _timeouts(table, where: str) -> dict[str, int]:
     t = _Table(table, where)
     out = {k: t.get(k, int, default, at_least=1) for k, default in TIMEOUTS.items()}
@@ -391,6 +471,7 @@ def load(path: Path) -> Stage:
         max_global_loads_per_fma=s.get("max_global_loads_per_fma", float, None),
         width_multiple=multiple,
         trace=_trace(doc.table["trace"], f"{where} [trace]") if "trace" in doc.table else None,
+        sanitizer=_sanitizer(doc.get("sanitizer", dict, {}), datasets, f"{where} [sanitizer]"),
         path=path,
     )
     doc.taken.add("trace")
