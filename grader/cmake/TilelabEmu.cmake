@@ -423,6 +423,16 @@ target_link_libraries(tilelab_emu_tests PRIVATE doctest::doctest tilelab_emu_rt_
 # that per-case discovery cannot carry, and a failure still names the failing case.
 add_test(NAME kit.emu.unit COMMAND tilelab_emu_tests)
 set_tests_properties(kit.emu.unit PROPERTIES LABELS "kit;emu" TIMEOUT 120)
+# Cooperative groups (include/tilelab_emu_cg.h): the block and its tiles, on a .cu file built as a
+# student's is for the plain build; an executable of its own, so that it needs nothing but the header.
+tilelab_emu_rewrite(emu-cooperative-groups "${_emu_dir}/tests/cooperative_groups.cu" cg_cpp)
+add_executable(tilelab_emu_cg_tests "${PROJECT_SOURCE_DIR}/grader/tests/cpp/main.cpp" "${cg_cpp}")
+set_source_files_properties("${cg_cpp}" PROPERTIES
+  COMPILE_OPTIONS "-include;${_emu_dir}/include/tilelab_emu.h;-Wall;-Wextra;-Werror;-Wno-sign-compare")
+target_include_directories(tilelab_emu_cg_tests PRIVATE "${_emu_dir}" "${_emu_dir}/include")
+target_link_libraries(tilelab_emu_cg_tests PRIVATE doctest::doctest tilelab_emu_rt_plain)
+add_test(NAME kit.emu.cooperative-groups COMMAND tilelab_emu_cg_tests)
+set_tests_properties(kit.emu.cooperative-groups PROPERTIES LABELS "kit;emu" TIMEOUT 60)
 # The count build's rules (sectors, wavefronts, vector accesses) on kernels small enough to count by
 # hand: compiled as a student's file is for the count build, linked with its runtime.
 tilelab_emu_rewrite(emu-counting "${_emu_dir}/tests/counting.cu" counting_cpp)

@@ -1,4 +1,5 @@
-// The CPU emulator's <cooperative_groups.h>: not emulated. Including it stops the build with one sentence that names
-// the construct, instead of an error from inside CUDA's or the emulator's headers.
+// The CPU emulator's <cooperative_groups.h>: the block and its tiles of one warp or less, emulated
+// with CUDA's semantics by tilelab_emu_cg.h; the rest of CUDA's header is declared there and
+// refused at its use, naming it (docs/emulator.md, "Cooperative groups").
 #pragma once
-#error "<cooperative_groups.h> is not supported by the tilelab CPU emulator (an emulator limit, not an error in your code): grade this file on a GPU, or do without it"
+#include "tilelab_emu_cg.h"
