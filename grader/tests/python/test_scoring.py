@@ -282,3 +282,31 @@ def test_scores_and_reports_are_read_only():
     assert len(kept.checks) == 1 and len(GradeReport("x", "submission", "gpu", stages=[kept]).stages) == 1
     copy = dataclasses.replace(c, verdict="pass")
     assert c.verdict == "wrong" and copy.verdict == "pass", "replace makes a new value"
+
+
+# ---- an emulator timeout that is the emulator's pace (issue #40, item 6) ----
+def _too_slow(phases=256, needed=2, backend="emu", hint_code="too-slow"):
+    """04-rectangular on the emulator, 4093x17x1021-primes timed out as 04-max-phases-slow does."""
+    r = _rect_results()
+    r["sub.04-rectangular.4093x17x1021-primes.emu"] = {
+        "verdict": "timeout", "backend": backend, "hint_code": hint_code, "hint": "The emulator runs every thread.",
+        "message": "the run did not finish within 4 s: the kernel was not hung but too slow for the emulator",
+        "shape": {"J": 4093, "K": 17, "L": 1021},
+        "progress": {"hung": False, "blocks_done": 10, "blocks_total": 16384,
+                     "phases_per_block": phases, "phases_needed": needed, "seconds": 4.0}}
+    s = score_stage(RECT, "sub", r, backend="emu")
+    return next(c for c in s.checks if c.dataset == "4093x17x1021-primes")
+
+
+def test_an_emulator_too_slow_whose_work_a_gpu_runs_in_time_says_it_would_pass_there():
+    c = _too_slow()
+    assert c.verdict == "timeout" and c.points == 0          # the verdict stays the emulator's
+    assert "on a GPU this check would pass" in c.message
+    assert "9.1e+09 multiply-adds" in c.hint and "The emulator runs every thread." in c.hint
+
+
+@pytest.mark.parametrize("kw", [dict(backend="gpu"), dict(hint_code="timeout"), dict(needed=0), dict(phases=0),
+                                dict(phases=2_000_000)])   # not the emulator's pace, unknown work, or too much
+def test_no_gpu_claim_without_the_emulators_pace_and_a_known_work_a_gpu_runs_in_time(kw):
+    c = _too_slow(**kw)
+    assert "would pass" not in c.message and "would pass" not in c.hint
