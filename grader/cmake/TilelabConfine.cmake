@@ -46,6 +46,17 @@ foreach(tool IN ITEMS "${CMAKE_CXX_COMPILER}" "${CMAKE_CUDA_COMPILER}" "${CMAKE_
     list(APPEND _confine_exec "${root}")
   endif()
 endforeach()
+# The prefixes the kit's libraries were found under (CMAKE_PREFIX_PATH, e.g. the Debian packages
+# pack-offline-deps.sh unpacks into .deps/usr on an offline GPU machine) are the system's libraries
+# there: a confined link (a trace runner links the core, and with it OpenBLAS) reads them as it
+# reads /usr. Without this, `tilelab trace` failed to link wherever OpenBLAS came from .deps/.
+string(REPLACE ":" ";" _confine_env_prefixes "$ENV{CMAKE_PREFIX_PATH}")
+foreach(prefix IN LISTS CMAKE_PREFIX_PATH _confine_env_prefixes)
+  if(IS_ABSOLUTE "${prefix}" AND IS_DIRECTORY "${prefix}")
+    get_filename_component(real "${prefix}" REALPATH)
+    list(APPEND _confine_exec "${real}")
+  endif()
+endforeach()
 if(CUDAToolkit_BIN_DIR)
   get_filename_component(real "${CUDAToolkit_BIN_DIR}/.." REALPATH)
   list(APPEND _confine_exec "${real}")

@@ -33,9 +33,9 @@
 #   SIZES="256 1024"  REPEATS=2  BAD=02-swapped-tile-index  JOBS=<cores>
 #   ONLY="bench grade ..."   run only these commands (to split the run over device calls)
 #   T_<COMMAND>=seconds      a command's time limit (defaults below; T_GRADE_BAD for grade-bad)
-# Expected time on 16 cores and an H200, trees built from nothing: about 8-10 minutes (the three GPU
+# Expected time on 16 cores and an H200, trees built from nothing: about 10-15 minutes (the three GPU
 # trees' nvcc builds and the batch's kit dominate; bench and calibrate a minute together); with the
-# trees reused about 4. One device call is at most 10 minutes: split with ONLY when in doubt, e.g.
+# trees reused about 4 (estimates, not yet measured). One device call is at most 10 minutes: split it, e.g.
 #   ONLY="bench calibrate grade grade-bad"   then   ONLY="batch check trace"   (same BUILD and LOGS).
 set -u
 root=$(CDPATH= cd -- "$(dirname -- "$0")/../.." && pwd)
