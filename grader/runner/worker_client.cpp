@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/resource.h>
@@ -108,6 +109,18 @@ Worker::Worker(const std::string& path, wire::Deadline deadline) : deadline_(dea
       progress_->magic = tlemu::kProgressMagic;
     }
   }
+  // The worker's standard output and error when the judge's own are files (or sockets): a memfd the
+  // judge copies to its stderr when the worker is gone (relay_output), so that no descriptor of the
+  // judge's naming a file of the machine reaches the worker (the red team's inherited-fds: a log
+  // it could rewrite). Pipes and character devices (ctest's capture, a terminal) are passed on.
+  // Its size is fixed and sealed (kOutputCap): a flood of prints stops there instead of filling the
+  // machine's memory; the offset the worker shares with output_ says how much it wrote.
+  output_ = ::memfd_create("tilelab-worker-output", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (output_ >= 0 && (::ftruncate(output_, kOutputCap) != 0 ||
+                       ::fcntl(output_, F_ADD_SEALS, F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) != 0)) {
+    ::close(output_);
+    output_ = -1;
+  }
   std::vector<char*> env;
   for (char** e = environ; e && *e; ++e)
     if (passed_on(*e)) env.push_back(*e);
@@ -141,6 +154,13 @@ Worker::Worker(const std::string& path, wire::Deadline deadline) : deadline_(dea
       ::_exit(127);
     if (progress_ && (pg < 0 || ::dup2(pg, tlemu::kProgressFd) < 0)) ::_exit(127);
     if (!progress_) ::close(tlemu::kProgressFd);
+    const int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC), output = output_ >= 0 ? high(output_) : -1;
+    if (null < 0 || ::dup2(null, 0) < 0) ::_exit(127);
+    for (int fd : {1, 2}) {
+      struct stat st{};
+      const bool passed = ::fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode));
+      if (!passed && (output < 0 || ::dup2(output, fd) < 0)) ::_exit(127);
+    }
     // none of the judge's other files reach the worker
     ::close_range(addr2line::kReplyFd + 1, ~0u, 0);
     // Confined from here on, and so from the worker's first instruction (sandbox.hpp, confine.hpp):
@@ -186,6 +206,26 @@ nlohmann::json Worker::confinement() const {
           {"seccomp_filters", status_field(pid_, "Seccomp_filters")}};
 }
 
+void Worker::relay_output() {
+  if (output_ < 0) return;
+  constexpr off_t kTail = 64 << 10;  // what a student's prints need; more is cut to its end
+  const off_t end = ::lseek(output_, 0, SEEK_CUR);
+  if (end > 0) {
+    off_t from = end > kTail ? end - kTail : 0;
+    if (from > 0) std::fprintf(stderr, "[the worker's output: its first %lld bytes left out]\n", (long long)from);
+    if (end >= kOutputCap) std::fprintf(stderr, "[the worker's output: cut at %lld bytes]\n", (long long)kOutputCap);
+    std::fflush(stderr);
+    char buf[8192];
+    ssize_t n;
+    while (from < end && (n = ::pread(output_, buf, size_t(std::min<off_t>(sizeof buf, end - from)), from)) > 0) {
+      if (::write(2, buf, size_t(n)) < 0) break;
+      from += n;
+    }
+  }
+  ::close(output_);
+  output_ = -1;
+}
+
 Worker::~Worker() {
   if (symbolizer_ > 0) {
     ::kill(symbolizer_, SIGKILL);
@@ -198,6 +238,7 @@ Worker::~Worker() {
     ::kill(-pid_, SIGKILL);  // the worker, and anything it left behind
     ::waitpid(pid_, nullptr, 0);
   }
+  relay_output();
 }
 
 void Worker::gone(wire::Read why) {
@@ -213,6 +254,7 @@ void Worker::gone(wire::Read why) {
   ::kill(-pid_, SIGKILL);
   if (!reaped) ::waitpid(pid_, &status, 0);
   pid_ = -1;
+  relay_output();
   if (why == wire::Read::kTimeout) {
     WorkerGone g(WorkerGone::kTimeout, "timed out");
     if (progress_) g.progress = *progress_;  // read after the kill: nothing changes it any more

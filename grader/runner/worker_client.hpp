@@ -57,10 +57,13 @@ class Worker {
 
  private:
   [[noreturn]] void gone(wire::Read why);
+  void relay_output();  // the worker's output memfd to the judge's stderr, once, when the worker is gone
   pid_t pid_ = -1, symbolizer_ = -1;
   int landlock_abi_ = 0;
   tlemu::Progress* progress_ = nullptr;  // the page shared with the worker (progress.hpp), or null
   int to_ = -1, from_ = -1;
+  int output_ = -1;  // the worker's stdout and stderr where the judge's are files (the constructor)
+  static constexpr long kOutputCap = 1 << 20;
   wire::Deadline deadline_;
 };
 

@@ -66,7 +66,7 @@ def test_racecheck_and_synccheck():
 
 def test_clean_log_has_no_findings():
     p = sanitize.parse_log(CLEAN)
-    assert p == {"findings": [], "errors": 0, "summary": "ERROR SUMMARY: 0 errors"}
+    assert p == {"findings": [], "errors": 0, "summary": "ERROR SUMMARY: 0 errors", "ignored": 0}
 
 
 # As seen on an H100 (compute-sanitizer 2025.3.1): a runner that exits 2 (wrong result) with no
@@ -335,3 +335,32 @@ json.dump({{"schema": {sanitize.SCHEMA!r}, "verdict": "pass", "exit_code": 0, "m
     assert r["findings"] == ["invalid-global-read", "invalid-global-write"]
     assert ["invalid-global-read", 24, ""] in r["where"]
     assert (tmp_path / "seen.txt").read_text() == "v111,1,run-variants-03-boundary-gpu,w17"
+
+
+# A clean solution's memcheck log from an H200 (CUDA 13.0): the worker's parameter probe and its
+# clearing cudaGetLastError are the only reports (grader/setup/gpu-verify.sh, 2026-11-28).
+PROBE_LOG = (Path(__file__).parent / "data" / "memcheck-param-probe-h200.log").read_text()
+
+
+def test_the_workers_parameter_probe_is_not_a_finding():
+    p = sanitize.parse_log(PROBE_LOG)
+    assert p["findings"] == [] and p["errors"] == 0 and p["ignored"] == 2
+    passed = {"verdict": "pass", "exit_code": 0}
+    r = sanitize.merge(dict(passed), "memcheck", sanitize.SANITIZER_ERROR_EXIT, p, Path("l"))
+    assert r["verdict"] == "pass"
+
+
+def test_a_students_own_api_error_is_still_a_finding():
+    # cudaGetLastError returning an error that no probe caused (an invalid launch), after the probe pair.
+    own = PROBE_LOG.replace("========= ERROR SUMMARY: 2 errors", (
+        "========= Program hit cudaErrorInvalidValue (error 1) due to \"invalid argument\" on CUDA API call to "
+        "cudaGetLastError.\n=========     Saved host backtrace up to driver entry point at error\n=========\n"
+        "========= ERROR SUMMARY: 3 errors"))
+    p = sanitize.parse_log(own)
+    assert [f["kind"] for f in p["findings"]] == ["api-error"] and p["errors"] == 1
+    r = sanitize.merge({"verdict": "pass", "exit_code": 0}, "memcheck", sanitize.SANITIZER_ERROR_EXIT, p, Path("l"))
+    assert r["verdict"] == "error"
+    # ...and a memory error beside the probe stays one.
+    mem = sanitize.parse_log(PROBE_LOG.replace("========= ERROR SUMMARY: 2 errors", MEMCHECK.split("\n", 1)[1].replace(
+        "ERROR SUMMARY: 2 errors", "ERROR SUMMARY: 4 errors")))
+    assert [f["kind"] for f in mem["findings"]] == ["invalid-global-read", "invalid-global-write"] and mem["errors"] == 2

@@ -155,9 +155,9 @@ def do_case(a: argparse.Namespace) -> int:
             # What compute-sanitizer says on the case's dataset, or on the stage's [sanitizer]
             # datasets (asserted where the case names the tool).
             where = [ds] if derived else sanitizer_datasets(stage, tool, c)
-            found = [first_sanitizer(run_runner(runner, stage, a.tree, w, "correct", a.out, f"{name}.{w}.{tool}",
-                                                600, tool)) for w in where]
-            row["sanitizer"][tool] = combined(found)
+            reports = [first_sanitizer(run_runner(runner, stage, a.tree, w, "correct", a.out, f"{name}.{w}.{tool}",
+                                                  600, tool)) for w in where]
+            row["sanitizer"][tool] = combined(reports)  # not `found`: the scan's, read by the next case
             if len(where) > 1 or where != [ds]:
                 row["sanitizer"][tool] += f" ({', '.join(where)})"
             if tool in c:
