@@ -472,8 +472,8 @@ class Session {
   // worker's own after its backend started) and that the worker cannot gain privileges. A filter
   // a submission installed before main could stand in for the worker's; the launch filter and
   // Landlock, which it cannot lift, are the boundary (docs/integrity.md).
-  bool confined() const {
-    const nlohmann::json c = mine_.confinement();
+  // Of what confinement() read: one reading of /proc serves the result and this test.
+  static bool confined(const nlohmann::json& c) {
     return c["no_new_privs"] == true && c["seccomp_mode"] == 2 && c["seccomp_filters"].get<long>() >= 2;
   }
   std::string backend() const { return hello_.value("backend", "?"); }
@@ -1037,7 +1037,7 @@ int run(int argc, char** argv, nlohmann::json& r) {
     const nlohmann::json hello = w.hello();
     g_laps(r, "worker_start");
     r["confinement"] = w.confinement();
-    if (!w.confined()) return finish(r, kError, "runner error: the worker is not confined (" + r["confinement"].dump() + ")");
+    if (!Session::confined(r["confinement"])) return finish(r, kError, "runner error: the worker is not confined (" + r["confinement"].dump() + ")");
     r["impl"] = w.impl();
     r["backend"] = w.backend();
     const std::string unavailable = hello.value("unavailable", std::string());
