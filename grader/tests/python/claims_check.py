@@ -5,9 +5,10 @@ reader does not see:
 
     <!-- graded: CASE STAGE | pass: DATASET ... | wrong: DATASET ... | error: DATASET ... -->
 
-CASE is the known-bad submission (grader/tests/submissions/CASE) the section's snippet is; each
-dataset is graded by the judge on CASE's plain emulator runner, and its verdict must be the one
-claimed. A sentence of the prose that says a dataset passes or fails names it in the comment, so
+CASE is the known-bad submission (grader/tests/submissions/CASE) the section's snippet is, or
+`starter` for the stage's starter as given (starter/STAGE/matmul.cu, the test tree's starter
+runner); each dataset is graded by the judge on CASE's plain emulator runner, and its verdict must
+be the one claimed. A sentence of the prose that says a dataset passes or fails names it in the comment, so
 the comment and the prose are written together and the comment is checked on every test run."""
 
 from __future__ import annotations
@@ -37,6 +38,11 @@ def claims(text: str):
                     yield case, stage, verdict.strip(), ds
 
 
+def runner_name(case: str, stage: str) -> str:
+    """The plain emulator runner of a claim's CASE: a known-bad submission's, or the starter's."""
+    return f"run-starter-{stage}-emu" if case == "starter" else f"run-kit-{case}-{stage}-emu"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--tree", required=True)
@@ -49,7 +55,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for md in sorted((ROOT / "docs" / "walkthrough").glob("*.md")):
             for case, stage, want, ds in claims(md.read_text()):
-                runner = tree / "runners" / f"run-kit-{case}-{stage}-emu"
+                runner = tree / "runners" / runner_name(case, stage)
                 data = tree / "datasets" / stage / ds
                 out = Path(tmp) / f"{case}-{ds}.json"
                 if not runner.exists() or not data.is_dir():
