@@ -279,9 +279,10 @@ def cmd_gradescope(args) -> int:
     report, path = autograder.autograde(fmt, args.submission and Path(args.submission),
                                         args.results and Path(args.results), args.build_dir and Path(args.build_dir),
                                         cfg)
-    from .report.formats.common import summary_line
+    from .report.formats.common import student_view, summary_line
 
-    print(summary_line(report))
+    # A platform may show the job's output (PrairieLearn's log): the line students may see.
+    print(summary_line(student_view(report, cfg.question_visibility)))
     print(f"wrote {path}")
     return ExitCode.PASS  # the platform reads the score from the results file
 
@@ -513,7 +514,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hidden-visibility", choices=["hidden", "after_due_date", "after_published", "visible"],
                    help="when students see the hidden datasets' tests (default after_published)")
     p.add_argument("--question-visibility", choices=["hidden", "after_due_date", "after_published", "visible"],
-                   help="when students see each graded question's verdict (default after_due_date)")
+                   help="when students see each graded question's verdict (default after_due_date; until "
+                        "'visible', no other field holds a question's verdict or points; PrairieLearn leaves "
+                        "the questions out of its results)")
     p.add_argument("--question-attempts", type=int, metavar="N",
                    help="only the first N different sets of answers a student hands in are graded (default 3; 0: all)")
     p.add_argument("--starter-level", choices=["guided", "bare"], help="the starters in the zip's kit")

@@ -278,3 +278,106 @@ def test_a_hidden_dataset_shows_where_p_is_wrong_never_a_value():
     assert "3.25" not in text and "2.5" not in text and "expected 3" not in text, text
     public_text = gradescope_format.results(fakes.failing_report())
     assert "expected 3.25, got 2.5" in json.dumps(public_text), "a public dataset keeps its values"
+
+
+# --- Issue #42 item 1: nothing about a graded question is more visible than the question itself ---
+
+QIDS = ("qleak-bound", "qleak-choice")   # ids no other field of a report could hold by chance
+
+
+def _with_questions(r: GradeReport, verdict: str, worth: float = 3.25) -> GradeReport:
+    """r with two graded questions on its first stage, every one `verdict` ("pass" or "wrong"),
+    each worth `worth`: as quiz.score writes them (message, hint, points)."""
+    from tilelab.score.scoring import CheckScore
+    s = r.stages[0]
+    qs = tuple(CheckScore(f"submission.{s.stage}.{q}.question", q, "question", verdict,
+                          worth if verdict == "pass" else 0.0, worth,
+                          "right" if verdict == "pass" else "1.0 is not the right answer",
+                          "" if verdict == "pass" else "see PMPP 4.6") for q in QIDS)
+    return replace(r, stages=[replace(s, checks=s.checks + qs), *r.stages[1:]])
+
+
+def _strings(x):
+    """Every key and text in a JSON document, at any depth."""
+    if isinstance(x, dict):
+        for k, v in x.items():
+            yield str(k)
+            yield from _strings(v)
+    elif isinstance(x, list):
+        for v in x:
+            yield from _strings(v)
+    elif isinstance(x, str):
+        yield x
+
+
+def _seen_on_gradescope(doc: dict) -> dict:
+    """What a student sees of a Gradescope results.json before the due date: every field but the
+    tests that wait for it (after_due_date), extra_data (stored for the autograder, never shown;
+    it holds only the answers the student handed in) and execution_time."""
+    seen = {k: v for k, v in doc.items() if k not in ("extra_data", "execution_time")}
+    seen["tests"] = [t for t in doc["tests"] if t["visibility"] != "after_due_date"]
+    return seen
+
+
+def test_gradescope_shows_no_question_before_the_due_date():
+    """The question tests were after_due_date, but the visible top-level output named each wrong
+    one ('wrong: 1.0 is not the right answer -- on tiled-bound (question)'), the stage line gave
+    the question points and the verdict 'failed', and score held them: with three attempts a
+    student could fix every two-choice question. Now what is visible is the same whether the
+    answers are right or wrong, whatever they are worth, and names no question."""
+    base = fakes.report(hidden=False)
+    right, wrong, dearer = _with_questions(base, "pass"), _with_questions(base, "wrong"), _with_questions(base, "wrong", 9.5)
+    docs = [json.loads(json.dumps(gradescope_format.results(r))) for r in (right, wrong, dearer)]
+    seen = [_seen_on_gradescope(d) for d in docs]
+    assert seen[0] == seen[1] == seen[2], "a visible field depends on a question's verdict or points"
+    text = "\n".join(_strings(seen[1]))
+    assert not any(q in text for q in QIDS) and "not the right answer" not in text
+    assert "graded after the due date" in seen[1]["output"]
+    assert "score" not in docs[1], "the total (questions included) is left to Gradescope, which hides it"
+    # The questions are still graded, in their own tests, and Gradescope's total counts them.
+    qtests = [t for t in docs[0]["tests"] if "question" in t["tags"]]
+    assert len(qtests) == 2 and {t["visibility"] for t in qtests} == {"after_due_date"}
+    assert sum(t["score"] for t in docs[0]["tests"]) == pytest.approx(right.points)
+    assert sum(t["score"] for t in docs[1]["tests"]) == pytest.approx(wrong.points)
+    # Shown at once when the instructor says so: then the top-level score is back.
+    shown = gradescope_format.results(wrong, question_visibility="visible")
+    assert shown["score"] == pytest.approx(wrong.points) and "qleak-bound" in shown["output"]
+
+
+def test_prairielearn_shows_no_question_unless_told_to():
+    """PrairieLearn shows the whole results.json at once (it has no per-test visibility): it held
+    each question's points and verdict. Now, unless the question visibility is "visible", no field
+    depends on the questions or names one; the score is the kernel's."""
+    base = fakes.report(hidden=False)
+    right, wrong, dearer = _with_questions(base, "pass"), _with_questions(base, "wrong"), _with_questions(base, "wrong", 9.5)
+    docs = [json.loads(json.dumps(prairielearn_format.results(r))) for r in (right, wrong, dearer)]
+    assert docs[0] == docs[1] == docs[2], "a field depends on a question's verdict or points"
+    text = "\n".join(_strings(docs[1]))
+    assert not any(q in text for q in QIDS) and "not the right answer" not in text
+    assert "graded after the due date" in docs[1]["output"]
+    assert docs[1]["score"] == pytest.approx(base.points / base.max_points)
+    for name in ("prairielearn",):   # the registry passes the option through
+        from tilelab.report import formats
+        assert json.loads(formats.render(wrong, name)) == docs[1]
+        shown = json.loads(formats.render(wrong, name, formats.RenderOptions(question_visibility="visible")))
+        assert any("qleak-bound" in t["name"] for t in shown["tests"])
+        assert shown["score"] == pytest.approx(wrong.points / wrong.max_points)
+
+
+def test_what_the_student_may_fix_is_still_said_before_the_due_date():
+    """A missing answers.toml, or one written for another quiz code, says nothing of which answer
+    is right and can still be put right: it is shown on both platforms."""
+    from tilelab.score.scoring import CheckScore
+    base = fakes.report(hidden=False)
+    s = base.stages[0]
+    missing = tuple(CheckScore(f"submission.{s.stage}.{q}.question", q, "question", "missing", 0.0, 1.0,
+                               f"no {s.stage}/answers.toml beside matmul.cu: run `./tilelab quiz {s.stage}`")
+                    for q in QIDS)
+    other = tuple(CheckScore(f"submission.{s.stage}.{q}.question", q, "question", "wrong", 0.0, 1.0,
+                             "1.0 is not the right answer; these answers were for quiz code 'practice', not yours "
+                             "('pl1f'): run `./tilelab quiz 01-basic --code pl1f`") for q in QIDS)
+    for checks, want in ((missing, "answers.toml beside matmul.cu"), (other, "not yours ('pl1f')")):
+        r = replace(base, stages=[replace(s, checks=s.checks + checks), *base.stages[1:]])
+        gs, pl = gradescope_format.results(r)["output"], prairielearn_format.results(r)["output"]
+        assert want in gs and want in pl
+        assert not any(q in gs + pl for q in QIDS) and "not the right answer" not in gs + pl

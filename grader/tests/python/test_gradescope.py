@@ -137,3 +137,36 @@ def test_question_verdicts_wait_for_the_due_date_and_attempts_are_capped(tmp_pat
     assert q and {t["visibility"] for t in q} == {"after_due_date"}
     assert {t["visibility"] for t in doc["tests"] if "question" not in t["tags"]} == {"visible"}
     assert doc["extra_data"]["tilelab_answers"] == {"01-basic": {"code": "abc", "values": {"basic-bound": 250.0}}}
+
+
+def test_prairielearn_grades_each_variant_with_its_own_numbers_and_shows_no_question(tmp_path, monkeypatch):
+    """Issue #42 item 1: on PrairieLearn one shared answers.toml fitted everybody, and each
+    question's verdict and points were shown at once, with no cap on attempts. Now the quiz code is
+    the variant's (PrairieLearn's variant_seed in /grade/data/data.json, which the student does not
+    write), so each new variant draws new numbers, and results.json holds nothing of a question."""
+    from dataclasses import replace
+
+    from tilelab.score import quiz
+    from tilelab.score.scoring import CheckScore
+    seen = {}
+
+    def fake(opts):
+        seen["code"] = opts.quiz_code
+        r = fakes.report("submission", hidden=False)
+        q = CheckScore("submission.01-basic.basic-bound.question", "basic-bound", "question", "wrong", 0.0, 1.0,
+                       "1.0 is not the right answer")
+        return replace(r, stages=[replace(r.stages[0], checks=r.stages[0].checks + (q,)), *r.stages[1:]])
+    monkeypatch.setattr(autograder, "grade_run", fake)
+    (tmp_path / "student").mkdir()
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "data.json").write_text(json.dumps({"params": {}, "variant_seed": 48879}))
+    _, path = autograder.autograde("prairielearn", tmp_path / "student", tmp_path / "results" / "results.json",
+                                   tmp_path / "b", autograder.AutograderConfig())
+    assert seen["code"] == quiz.variant_code(48879) == "plbeef"
+    text = path.read_text()
+    assert "basic-bound" not in text and "not the right answer" not in text
+    assert "graded after the due date" in json.loads(text)["output"]
+    (tmp_path / "data" / "data.json").write_text("{}")                  # no variant: the code is the file's
+    autograder.autograde("prairielearn", tmp_path / "student", tmp_path / "r2.json", tmp_path / "b",
+                         autograder.AutograderConfig())
+    assert seen["code"] is None

@@ -276,9 +276,7 @@ def test_answers_graded_without_seed_and_student_say_they_are_unverified(tmp_pat
     right = _right_answers(stage, "chosen-by-me")
     checks = quiz.score(stage, "submission", _write(tmp_path, stage, "chosen-by-me", right), 10, None, DEVICE)
     assert all(c.verdict == "pass" and "UNVERIFIED" in c.message for c in checks)
-    checks = quiz.score(stage, "submission", _write(tmp_path, stage, "practice", _right_answers(stage, "practice")),
-                        10, None, DEVICE)
-    assert all(c.verdict == "pass" and "UNVERIFIED" not in c.message for c in checks)   # self-study
+    # "practice" too, wherever a key grades it (issue #42 item 2): see test_practice_answers_are_unverified_...
     code = quiz.code_for("seed", "ann")
     checks = quiz.score(stage, "submission", _write(tmp_path, stage, code, _right_answers(stage, code)), 10, code, DEVICE)
     assert all(c.verdict == "pass" and "UNVERIFIED" not in c.message for c in checks)   # the grader knows the code
@@ -320,3 +318,26 @@ def test_the_comparison_is_in_the_terminal_and_html_reports_right_or_wrong():
                            message="right\n" + line)])
     assert line in common.stage_model_lines(s)
     assert any(line in ln for ln in terminal.stage_lines(s))
+
+
+def test_practice_answers_are_unverified_wherever_a_key_grades_them(tmp_path):
+    """Issue #42 item 2: the practice code escaped the UNVERIFIED flag, so in a batch without --seed
+    one shared answers.toml gave a whole class full marks, unflagged. It is flagged like any code the
+    grader cannot tell is the student's; where the platform names the code (a PrairieLearn
+    variant), practice answers are graded against that variant's numbers; without the key (the
+    student kit, a self-learner) nothing is graded, so nothing is flagged."""
+    stage = STAGES[0]
+    shared = _write(tmp_path, stage, quiz.PRACTICE, _right_answers(stage, quiz.PRACTICE))
+    checks = quiz.score(stage, "submission", shared, 10, None, DEVICE)
+    assert checks and all(c.verdict == "pass" and quiz.UNVERIFIED in c.message and "practice" in c.message
+                          for c in checks)
+    variant = quiz.variant_code(123456789)
+    checks = quiz.score(stage, "submission", shared, 10, variant, DEVICE)
+    assert all(quiz.UNVERIFIED not in c.message and quiz.WRONG_CODE in c.message for c in checks)
+    assert sum(c.points for c in checks) < 10, "the variant's numbers, not practice's, are graded"
+    student_kit = tmp_path / "kit"
+    (student_kit / "assignments").mkdir(parents=True)
+    (student_kit / "assignments" / stage.id).symlink_to(ROOT / "assignments" / stage.id)
+    checks = quiz.score(stage, "submission", shared, 10, None, DEVICE, root=student_kit)
+    assert all(c.verdict == "skipped" and quiz.UNVERIFIED not in c.message for c in checks)
+

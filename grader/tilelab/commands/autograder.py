@@ -33,6 +33,7 @@ from pathlib import Path
 from .. import ROOT
 from . import release
 from ..run import submission as submission_mod
+from ..score import quiz
 from ..specs import seed as seed_mod, spec
 from ..report import formats
 from ..specs.contract import ExitCode
@@ -60,7 +61,10 @@ class AutograderConfig:
     hidden_visibility: str = formats.RenderOptions.hidden_visibility
     # The graded questions' verdicts: shown once the due date has passed, so resubmitting cannot
     # read off which answers are right, and only the first `question_attempts` different sets of
-    # answers a student hands in are graded (quiz.attempt; 0: every set). docs/instructor.md.
+    # answers a student hands in are graded (quiz.attempt; 0: every set). Until then nothing about
+    # a question is in any field the student sees (formats.common.student_view); PrairieLearn,
+    # which has no per-test visibility, leaves them out of its results unless this is "visible".
+    # docs/instructor.md.
     question_visibility: str = formats.RenderOptions.question_visibility
     question_attempts: int = 3
     timeout: float = 1200                             # per stage, build and checks each
@@ -101,6 +105,22 @@ def student_of(submission: Path) -> str | None:
         return None
 
 
+def variant_code(submission: Path) -> str | None:
+    """The quiz code of the PrairieLearn variant being graded (quiz.variant_code), from the
+    variant_seed PrairieLearn writes to /grade/data/data.json (beside /grade/student); None where
+    there is none (Gradescope, a local run). PrairieLearn, not the student, writes that file, so the
+    numbers graded are the variant's whatever code answers.toml names: one shared answers.toml no
+    longer fits everybody, and each new variant (one per graded attempt) draws new numbers."""
+    data = Path(submission).parent / "data" / "data.json"
+    try:
+        seed = json.loads(data.read_text()).get("variant_seed")
+    except (OSError, ValueError, AttributeError):
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        return None
+    return quiz.variant_code(seed)
+
+
 def earlier_answers(submission: Path) -> dict[str, list[dict]]:
     """Per stage, the answers graded in the student's earlier submissions, oldest first: Gradescope's
     submission_metadata.json lists them (previous_submissions) with the results.json each wrote,
@@ -123,7 +143,7 @@ def earlier_answers(submission: Path) -> dict[str, list[dict]]:
 
 def grade_submission(submission: Path, build: Path, cfg: AutograderConfig) -> GradeReport:
     opts = GradeOptions(stages=cfg.stages or None, submission=submission, name="submission", impl="submission",
-                        student=student_of(submission),
+                        student=student_of(submission), quiz_code=variant_code(submission),
                         earlier_answers=earlier_answers(submission), question_attempts=cfg.question_attempts,
                         backend=cfg.backend, perf_basis=cfg.perf_basis, hidden=bool(cfg.seed), seed=cfg.seed or None,
                         build_dir=Path(build).resolve(), build_timeout=cfg.timeout, check_timeout=cfg.timeout,

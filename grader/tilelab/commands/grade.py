@@ -43,6 +43,8 @@ class GradeOptions:
     hidden: bool = False
     seed: str | None = None
     student: str | None = None            # whose quiz code the questions use (with seed); see quiz.py
+    quiz_code: str | None = None          # the quiz code the platform hands over (a PrairieLearn variant's,
+                                          # quiz.variant_code); used where seed and student do not give one
     build_dir: Path | None = None
     kit_root: Path | None = None          # where a prebuilt kit is (built if need be: kit.py); the tree takes it
     jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
@@ -329,12 +331,13 @@ def _with_questions(stages: list[StageScore], all_stages: dict, impl: str, sub_r
     """The stages with their graded questions' checks after the kernel's (quiz.py scores them, from
     answers.toml beside matmul.cu), and the answers graded by stage. The reference solution answers
     none (its checks are the kernel's); the numbers are the student's own when the seed and the
-    student are known, else those of the code in answers.toml."""
+    student are known, or the platform names the code (a PrairieLearn variant's), else those of the
+    code in answers.toml (flagged UNVERIFIED where a key grades them)."""
     if impl == "solution":
         return stages, {}
     from ..score import quiz
 
-    code = quiz.code_for(opts.seed, opts.student) if opts.seed and opts.student else None
+    code = quiz.code_for(opts.seed, opts.student) if opts.seed and opts.student else opts.quiz_code or None
     device = device_of(stages)
     out, answers = [], {}
     for score in stages:

@@ -35,6 +35,14 @@ KEY = "questions-key.toml"
 CHECK = QUESTION
 PRACTICE = "practice"
 LETTERS = "abcdefghij"
+# What a question's message says when the grader could not tell the quiz code is the student's own.
+UNVERIFIED = "UNVERIFIED"
+# The start of the note that answers.toml was written for another code than the student's; the
+# platforms show it before the due date (formats.common.question_notice), as it says nothing of
+# which answers are right.
+WRONG_CODE = "these answers were for quiz code"
+# The start of the note that the answers graded are an earlier submission's (attempt); shown the same way.
+ATTEMPTS_USED = "you have handed in"
 
 
 # The comparison line's start, by which the reports find it (formats.common.stage_model_lines).
@@ -147,6 +155,14 @@ def load_key(stage: str, root: Path = ROOT) -> dict[str, str] | None:
 def code_for(seed: str, student: str) -> str:
     """The quiz code of one student: 10 hex digits of HMAC-SHA256(seed, student)."""
     return hmac.new(seed.encode(), student.strip().lower().encode(), hashlib.sha256).hexdigest()[:10]
+
+
+def variant_code(variant_seed: int) -> str:
+    """The quiz code of one PrairieLearn variant: 'pl' and its variant_seed in hex. PrairieLearn draws
+    a variant_seed per variant and hands it to the grader in /grade/data/data.json, so the student
+    cannot choose it, and each new variant (one per graded attempt: triesPerVariant 1) has numbers
+    of its own. The question's server.py shows the same code (docs/instructor.md, section 6)."""
+    return f"pl{int(variant_seed):x}"
 
 
 def _rng(code: str, stage: str, qid: str) -> random.Random:
@@ -267,7 +283,7 @@ def attempt(current: Answers, earlier: list[dict], cap: int) -> tuple[Answers, s
         return current, ""
     last = seen[-1]
     return (Answers(str(last.get("code", PRACTICE)), dict(last.get("values") or {})),
-            f"; you have handed in {len(seen)} different sets of answers, as many as count ({cap}): these "
+            f"; {ATTEMPTS_USED} {len(seen)} different sets of answers, as many as count ({cap}): these "
             f"are the last set that counted, not this submission's")
 
 
@@ -321,8 +337,9 @@ def score(stage, impl: str, answers_path: Path | None, points: float, code: str 
           device: dict | None = None, root: Path = ROOT, answers: Answers | None = None,
           note: str = "", measure=None) -> list[CheckScore]:
     """One CheckScore per question ('<impl>.<stage>.<question id>.question'), sharing `points`.
-    code: the student's quiz code when the grader knows it (seed and name); otherwise the one in
-    answers.toml is used, and the verdicts say they are unverified. answers: graded instead of the
+    code: the student's quiz code when the grader knows it (seed and name, or a PrairieLearn
+    variant's); otherwise the one in answers.toml is used ("practice" too), and where a key grades
+    them the messages say UNVERIFIED. answers: graded instead of the
     file (attempt); note: appended to each question's message. measure(question, shape) -> (count
     or None, why not): the student's kernel measured for a predict-then-measure question, shown
     beside the prediction (graded on the prediction alone). A missing or unreadable answers.toml
@@ -335,10 +352,16 @@ def score(stage, impl: str, answers_path: Path | None, points: float, code: str 
     ans = answers or read_answers(answers_path, stage.id)
     use = code or ans.code
     if code and not ans.problem and ans.code != code:
-        note += (f"; these answers were for quiz code {ans.code!r}, not yours ({code!r}): run "
+        note += (f"; {WRONG_CODE} {ans.code!r}, not yours ({code!r}): run "
                  f"`./tilelab quiz {stage.id} --code {code}`")
-    if not code and key is not None and not ans.problem and ans.code != PRACTICE:
-        note += (f" (UNVERIFIED: graded with the quiz code answers.toml names, {ans.code!r}; without the "
+    # Wherever a key is at hand but the grader does not know whose numbers to use (a batch without
+    # --seed, PrairieLearn without a variant), the code is the student's word -- "practice" included:
+    # it is the one code everybody may use, so one shared answers.toml would otherwise give a whole
+    # class full marks unflagged (issue #42 item 2). Flagged, not scored 0: in a class graded without
+    # codes every student legitimately answers the practice numbers.
+    if not code and key is not None and not ans.problem:
+        whose = ("'practice', the code anyone may use" if ans.code == PRACTICE else repr(ans.code))
+        note += (f" ({UNVERIFIED}: graded with the quiz code answers.toml names, {whose}; without the "
                  f"grading seed and the student's name the grader cannot tell it is theirs)")
     out = []
     for q in questions:

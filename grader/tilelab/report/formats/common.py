@@ -5,16 +5,64 @@ from __future__ import annotations
 
 import json
 import textwrap
+from dataclasses import replace
 
 from ...score import diagnoses, metrics
 from ..model import GradeReport
 from ...run.runresult import Finding
-from ...score.quiz import PREDICT
+from ...score.quiz import ATTEMPTS_USED, PREDICT, WRONG_CODE
 from ...score.scoring import QUESTION, CheckScore, StageScore
 
 
 def as_json(doc: dict) -> str:
     return json.dumps(doc, indent=2) + "\n"
+
+
+# What a student sees instead of the graded questions while their verdicts wait for the due date.
+QUESTIONS_LATER = ("graded questions (answers.toml): graded after the due date; their points are not in "
+                   "these totals")
+
+
+def questions_withheld(question_visibility: str) -> bool:
+    """Whether the graded questions' results wait (RenderOptions.question_visibility other than
+    "visible"): a verdict shown at once lets a few resubmissions try every choice (issue #42)."""
+    return question_visibility != "visible"
+
+
+def student_view(r: GradeReport, question_visibility: str) -> GradeReport:
+    """The report as the fields every student sees at once may show it (Gradescope's top-level
+    output and the tests' summary, PrairieLearn's whole results): while the questions are withheld
+    their checks are left out, so the summary line, the stage lines and verdicts, the diagnoses,
+    the totals and the leaderboard made from it carry no question's id, verdict, message or points.
+    A question's own test, where the platform has one, keeps the question's visibility."""
+    if not questions_withheld(question_visibility):
+        return r
+    return replace(r, stages=[replace(s, checks=tuple(c for c in s.checks if c.check != QUESTION))
+                              for s in r.stages])
+
+
+def has_questions(r: GradeReport) -> bool:
+    return any(c.check == QUESTION for s in r.stages for c in s.checks)
+
+
+def question_notice(r: GradeReport, question_visibility: str) -> list[str]:
+    """What the student sees instead of withheld questions: QUESTIONS_LATER, and per stage what is
+    wrong with answers.toml as a whole -- missing or unreadable, written for another quiz code,
+    or not this submission's (the cap on attempts) -- which the student can still put right and
+    which says nothing of which answer is right. [] when nothing is withheld."""
+    if not questions_withheld(question_visibility) or not has_questions(r):
+        return []
+    lines = [QUESTIONS_LATER]
+    for s in r.stages:
+        qs = [c for c in s.checks if c.check == QUESTION]
+        problem = next((c.message.splitlines()[0] for c in qs if c.verdict in ("missing", "bad_input")), "")
+        notes = [problem] if problem else []
+        for start in (WRONG_CODE, ATTEMPTS_USED):   # notes appended alike to every question's message
+            found = next((line[line.index(start):] for c in qs for line in c.message.splitlines()
+                          if start in line), "")
+            notes += [found.split(" (UNVERIFIED")[0].split("; ")[0]] if found else []
+        lines += [f"  {s.stage}: {n}" for n in notes]
+    return lines
 
 
 def verdict(c: CheckScore) -> str:

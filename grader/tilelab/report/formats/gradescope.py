@@ -6,7 +6,15 @@ see them once the grades are published. The leaderboard holds each stage's GFLOP
 Gradescope knows no "skipped": a check this backend cannot run has no status (Gradescope infers
 one from score and max_score), "(skipped here)" in its name and the reason in its output; its
 max_score is 0 unless stage.toml's [points] unearnable = "keep". A correct result whose points a
-memory-safety finding withheld is "failed"."""
+memory-safety finding withheld is "failed".
+
+A graded question's test has the question visibility (after_due_date by default), and until it is
+"visible" nothing about a question is anywhere else (common.student_view): the top-level output
+(summary line, stage lines, diagnoses) and the leaderboard are made without the questions and say
+they are graded after the due date (common.question_notice), and the top-level score is left out,
+so Gradescope totals the tests' scores -- a total it does not show the student while a test is
+hidden (its specification: "If test cases are hidden, students will not be able to see their
+total score")."""
 
 from __future__ import annotations
 
@@ -14,7 +22,8 @@ from ...score import metrics
 from ..model import GradeReport
 from ...score.scoring import QUESTION
 from . import Format, Platform, RenderOptions, register
-from .common import as_json, report_lines, summary_line, test_name, test_output
+from .common import as_json, has_questions, question_notice, questions_withheld, report_lines, student_view, \
+    summary_line, test_name, test_output
 
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 # The defaults are RenderOptions' (formats/__init__.py). A graded question's verdict shown at once
@@ -54,19 +63,23 @@ def results(r: GradeReport, hidden_visibility: str = HIDDEN_VISIBILITY,
             if c.skipped:
                 del test["status"]
             tests.append(test)
+    seen = student_view(r, question_visibility)   # what the visible fields are made of
     doc = {
         "score": round(r.points, 4),
         "execution_time": int(r.seconds),
-        "output": "\n".join([summary_line(r), *report_lines(r)]),
+        "output": "\n".join([summary_line(seen), *report_lines(seen), *question_notice(r, question_visibility)]),
         "output_format": "text",
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": tests,
-        "leaderboard": leaderboard(r),
+        "leaderboard": leaderboard(seen),
         # What the questions were graded on, for the next submission's cap on attempts
-        # (gradescope.earlier_answers reads it back from submission_metadata.json).
+        # (gradescope.earlier_answers reads it back from submission_metadata.json). Stored for
+        # the autograder, not shown to students; it holds only the answers the student handed in.
         "extra_data": {"tilelab_answers": r.answers},
     }
+    if questions_withheld(question_visibility) and has_questions(r):
+        del doc["score"]   # the sum of the tests' scores, questions included, which students do not see
     if r.status != "graded":
         doc["output"] += "\n" + r.message
     return doc

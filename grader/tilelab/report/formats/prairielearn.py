@@ -6,14 +6,22 @@ installed.
 A submission that does not compile at all is "not gradable" (gradable false, format_errors), so
 PrairieLearn does not count the attempt; anything that compiles is graded. A check this backend
 cannot run is a test of 0 max_points (unless stage.toml's [points] unearnable = "keep") whose
-name says "(skipped here)" and whose message says why; score is points / max_points."""
+name says "(skipped here)" and whose message says why; score is points / max_points.
+
+PrairieLearn has no per-test visibility: everything in results.json is shown to the student at
+once. So unless the question visibility (RenderOptions.question_visibility) is "visible", the
+graded questions are left out of every field -- score, message, output, tests -- and output says
+they are graded after the due date (common.student_view, common.question_notice). "visible" puts
+them in: for a question whose each graded attempt is a new variant (triesPerVariant 1), whose
+numbers come from the variant's seed (autograder.variant_code), or an assessment whose scores
+PrairieLearn itself withholds (docs/instructor.md, section 6)."""
 
 from __future__ import annotations
 
 from .. import plot
 from ..model import GradeReport
-from . import Format, Platform, register
-from .common import as_json, report_lines, summary_line, test_name, test_output
+from . import Format, Platform, RenderOptions, register
+from .common import as_json, question_notice, report_lines, student_view, summary_line, test_name, test_output
 
 
 def images(r: GradeReport) -> list[dict]:
@@ -21,7 +29,9 @@ def images(r: GradeReport) -> list[dict]:
     return [{"label": "GFLOP/s: yours, the reference and cuBLAS, per stage", "url": url}] if url else []
 
 
-def results(r: GradeReport) -> dict:
+def results(r: GradeReport, question_visibility: str = RenderOptions.question_visibility) -> dict:
+    notice = question_notice(r, question_visibility)
+    r = student_view(r, question_visibility)   # every field below is shown at once
     if r.status in ("build-failed", "empty", "error"):
         errs = [r.message] + [s.error for s in r.stages if s.error]
         return {"gradable": False, "score": 0.0, "message": summary_line(r),
@@ -37,7 +47,7 @@ def results(r: GradeReport) -> dict:
                           "output": test_output(c)})
     score = r.points / r.max_points if r.max_points else 0.0
     return {"gradable": True, "score": round(min(1.0, max(0.0, score)), 6), "message": summary_line(r),
-            "output": "\n".join(report_lines(r)),
+            "output": "\n".join([*report_lines(r), *notice]),
             "tests": tests, "images": images(r)}
 
 
@@ -46,5 +56,5 @@ def results(r: GradeReport) -> dict:
 PLATFORM = Platform(root="/grade", root_env="TILELAB_PRAIRIELEARN_ROOT", submission="student",
                     results="results/results.json")
 
-register(Format("prairielearn", "prairielearn.json", lambda r, o: as_json(results(r)),
+register(Format("prairielearn", "prairielearn.json", lambda r, o: as_json(results(r, o.question_visibility)),
                 "PrairieLearn's external-grader results", platform=PLATFORM))
