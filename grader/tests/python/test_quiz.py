@@ -205,7 +205,7 @@ def test_the_ece569_numbers_bind_on_threads():
     key = quiz.load_key("02-tiled")
     v = {"S": 48, "TH": 2048, "BL": 16, "T": 16}
     assert quiz.evaluate(key["occupancy-limit"], v) == "threads per SM"
-    assert quiz.evaluate(key["occupancy-threads"], v) == 2048
+    assert quiz.evaluate(key["occupancy-threads"], {**v, "N": 1}) == 2048
     # the book's device D: 16,384 registers, 1,536 threads, blocks of 512, 11 registers: 1,024 threads
     assert quiz.evaluate(key["device-d-registers"], {"R": 16384, "TH": 1536, "BS": 512, "r": 11}) == 1024
 
@@ -341,3 +341,132 @@ def test_practice_answers_are_unverified_wherever_a_key_grades_them(tmp_path):
     checks = quiz.score(stage, "submission", shared, 10, None, DEVICE, root=student_kit)
     assert all(c.verdict == "skipped" and quiz.UNVERIFIED not in c.message for c in checks)
 
+
+# Issue #42, item 4: a class shares few answers. Over 400 students of one class (quiz codes from one
+# grading seed, graded on one GPU), every number question has at least 20 different right answers,
+# so that about 20 students at most share each.
+CLASS = [quiz.code_for("issue-42-class", f"student{i}@uni.edu") for i in range(400)]
+NUMBERS = [(s, q) for s, q in QUESTIONS if q.kind == "number"]
+
+
+@pytest.mark.parametrize("stage, q", NUMBERS, ids=lambda x: getattr(x, "id", ""))
+def test_every_number_question_has_twenty_answers_over_a_class(stage, q):
+    key = quiz.load_key(stage.id)
+    got = {quiz.expected(quiz.draw(q, code, stage.id), key[q.id], DEVICE) for code in CLASS}
+    assert len(got) >= 20, f"{stage.id}/{q.id}: only {len(got)} different answers over {len(CLASS)} students"
+    if q.tolerance:   # answers that differ by less than the tolerance are one answer
+        spread = sorted(got)
+        assert sum(b > a * (1 + 2 * q.tolerance) for a, b in zip(spread, spread[1:])) + 1 >= 20, f"{stage.id}/{q.id}"
+
+
+@pytest.mark.parametrize("stage, q", NUMBERS, ids=lambda x: getattr(x, "id", ""))
+def test_no_number_question_states_its_answer(stage, q):
+    """A number the text shows is the answer for at most half the class: 'With 8 x 8 tiles, by what
+    factor...' (answer 8) or '250 blocks ... how many versions of a __shared__ variable' (answer
+    250) is answered by copying a number. (A limit that binds, such as the SM's 2048 threads, is
+    the answer for some students, rightly.)"""
+    import re
+    key, shown = quiz.load_key(stage.id), 0
+    for code in CLASS:
+        d = quiz.draw(q, code, stage.id)
+        numbers = {float(x.replace(",", "")) for x in re.findall(r"\d[\d,]*(?:\.\d+)?", d.text)}
+        shown += quiz.expected(d, key[q.id], DEVICE) in numbers
+    assert shown <= len(CLASS) // 2, f"{stage.id}/{q.id}: the answer is a number of the text for {shown} of {len(CLASS)}"
+
+
+# Issue #42, item 5: wording that makes a careful student wrong.
+def _question(stage_id, qid):
+    return next(q for q in quiz.load_questions(ROOT / "assignments" / stage_id) if q.id == qid)
+
+
+# Each occupancy question's block size in threads, as a formula over its drawn numbers.
+BLOCKS = {("02-tiled", "occupancy-limit"): "T * T", ("02-tiled", "occupancy-threads"): "T * T",
+          ("02-tiled", "device-d-registers"): "BS", ("02-tiled", "grading-gpu"): "BS",
+          ("04-rectangular", "occupancy-ex12"): "BS", ("05-coarsened", "regs-per-block-erratum"): "BS"}
+
+
+@pytest.mark.parametrize("where", sorted(BLOCKS), ids="/".join)
+def test_occupancy_questions_draw_whole_warps(where):
+    """A block of 144 threads (T = 12) is 4.5 warps: an SM counts it as 5 (160 thread slots), and
+    counting whole warps changed the key of most such draws. Every block drawn is whole warps, so
+    counting threads or warps gives the same key."""
+    q = _question(*where)
+    key = quiz.load_key(where[0])[q.id]
+    for code in CLASS:
+        d = quiz.draw(q, code, where[0])
+        assert quiz.evaluate(BLOCKS[where], d.values) % 32 == 0, f"{where}: {d.values}"
+    if where[1] == "occupancy-threads":   # and the key is what whole-warp counting gives
+        for code in CLASS:
+            v = quiz.draw(q, code, where[0]).values
+            warps = -(-v["T"] * v["T"] // 32)
+            by_warps = min(v["S"] * 1024 // (8 * v["T"] ** 2), v["TH"] // 32 // warps, v["BL"]) * v["T"] ** 2 * v["N"]
+            assert quiz.evaluate(key, v) == by_warps, v
+
+
+@pytest.mark.parametrize("qid", ["device-d-registers", "grading-gpu"])
+def test_register_questions_say_there_is_no_allocation_granularity(qid):
+    """Walkthrough 01 teaches that registers are allocated per warp in units of 256; the key counts
+    r registers per thread exactly, which the text must say: granularity changes the key often."""
+    q = _question("02-tiled", qid)
+    assert "no allocation granularity" in " ".join(quiz.draw(q, "c", "02-tiled").text.split())
+    changed = 0
+    for code in CLASS:
+        v = quiz.draw(q, code, "02-tiled").values
+        R, TH = v.get("R", DEVICE["regs_per_sm"]), v.get("TH", DEVICE["max_threads_per_sm"])
+        per_block = -(-v["r"] * 32 // 256) * 256 * (v["BS"] // 32)
+        changed += min(R // per_block, TH // v["BS"]) != min(R // (v["r"] * v["BS"]), TH // v["BS"])
+    assert changed > 0
+
+
+def test_regs_per_block_erratum_is_wrong_for_whoever_follows_section_4_7():
+    """The question used to ask what `regsPerBlock` reports, the answer in the field's name. Now it
+    gives both fields and asks how many threads an SM holds: reading regsPerBlock as the SM's
+    registers, as section 4.7 does, is wrong for every student, and nothing in the text says which."""
+    q = _question("05-coarsened", "regs-per-block-erratum")
+    key = quiz.load_key("05-coarsened")[q.id]
+    assert q.kind == "number"
+    for code in CLASS:
+        d = quiz.draw(q, code, "05-coarsened")
+        book = quiz.evaluate(key, {**d.values, "RM": d.values["RB"]})
+        assert book != quiz.evaluate(key, d.values), d.values
+        assert "regsPerBlock" in d.text and "regsPerMultiprocessor" in d.text
+
+
+def test_missing_barrier_and_shared_vs_registers_do_not_state_their_answers():
+    """ex. 3 named the barrier by its role ('after the loads into Mds and Nds'), which is the choice
+    'read elements ... not loaded yet'; ex. 4's choices restated the drawn count ('only the thread
+    that fetched it uses it'). Now ex. 3 shows the loop without one barrier, and ex. 4 describes who
+    reads the value, with choices that are the memories alone."""
+    ex3 = _question("02-tiled", "missing-barrier-ex3")
+    for code in CLASS[:40]:
+        text = " ".join(quiz.draw(ex3, code, "02-tiled").text.split())
+        assert "after the loads" not in text and "after the inner product" not in text and "__syncthreads();" in text
+    ex4 = _question("02-tiled", "shared-vs-registers-ex4")
+    assert ex4.choices == ["in a register", "in shared memory"]
+
+
+def test_block_transpose_no_is_the_lock_step_misconception():
+    """ex. 10's 'no' was 'the block is one thread', which nobody picks. It is the misconception now:
+    the block's threads are one warp, in lock-step. That is right only before Volta (independent
+    thread scheduling) and for a block of one warp; wrong on every GPU since."""
+    q = _question("02-tiled", "block-transpose-ex10")
+    key = quiz.load_key("02-tiled")[q.id]
+    assert "lock-step" in q.choices[0] and q.choices[0].startswith("no")
+    for code in CLASS:
+        d = quiz.draw(q, code, "02-tiled")
+        v = d.values
+        assert v["BS"] >= 2
+        assert quiz.evaluate(key, v) == (0 if v["cc"] < 70 and v["BS"] ** 2 <= 32 else 1), v
+
+
+def test_table_4_1_and_else_zero_say_what_they_count():
+    """table-4-1 asks for the book's table (float v[8] is 'local' there, though pvalue-registers
+    shows nvcc may keep it in registers); else-zero counts the columns past M's edge, every one of
+    whose elements is 0.0 (in the bottom block row every column holds some zeros); and walkthrough
+    03 gives the lifetime the quiz's choices give: Table 4.1's 'kernel'."""
+    t41 = " ".join(quiz.draw(_question("05-coarsened", "table-4-1"), "c", "05-coarsened").text.split())
+    assert "according to" in t41.lower() and "Table 4.1" in t41
+    ez = " ".join(quiz.draw(_question("03-boundary", "else-zero"), "c", "03-boundary").text.split())
+    assert "past M's right edge" in ez and "entirely" not in ez
+    walk = " ".join((ROOT / "docs" / "walkthrough" / "03-boundary.md").read_text().split())
+    assert "as long as its thread" not in walk and "lifetime *kernel*" in walk
