@@ -163,6 +163,12 @@ class Rewriter {
         edits.push_back(e);
         covered = e.end;
         i = e.end - 1;
+      } else if (const size_t n = device_variable(i)) {
+        // A __device__, __constant__ or __managed__ variable: placed in device memory's own pages,
+        // which host code cannot reach (tilelab_emu.h, TLEMU_DEVICE_VAR).
+        edits.push_back({i, i + n, "TLEMU_DEVICE_VAR"});
+        covered = i + n;
+        i = covered - 1;
       } else if (s_.compare(i, 10, "__shared__") == 0 && (i == 0 || !is_ident(s_[i - 1])) &&
                  (i + 10 >= s_.size() || !is_ident(s_[i + 10]))) {
         Edit e;
@@ -287,6 +293,48 @@ class Rewriter {
     while (b > 0 && is_ident(s_[b - 1])) --b;
     return s_.substr(b, j + 1 - b);
   }
+  // ---- __device__, __constant__ and __managed__ variables: device memory ----
+  // The length of the qualifier at i when it declares a variable that may be given the section of
+  // device memory (TLEMU_DEVICE_VAR), else 0. A variable, not a function: the declaration reaches
+  // `;`, `=`, `[`, `{` or `,` before any `(` (the parentheses of __align__, alignas, __attribute__
+  // and decltype skipped). Left as plain host variables (the qualifier an empty macro), which the
+  // race build still checks kernels' accesses to: a const or constexpr one (read-only data, which
+  // g++ would put in a read-only section: two kinds of variable in one section are an error), an
+  // extern declaration, a typedef, and __shared__ (rewritten as shared memory).
+  size_t device_variable(size_t i) const {
+    size_t n = 0;
+    for (const char* w : {"__device__", "__constant__", "__managed__"})
+      if (word_at(i, w)) n = std::char_traits<char>::length(w);
+    if (n == 0) return 0;
+    const size_t before = i == 0 ? std::string::npos : skip_back(i - 1);
+    if (before != std::string::npos && s_[before] == ']') return 0;  // a __device__ lambda: `[] __device__ {`
+    const size_t start = statement_start(i);
+    for (size_t j = i + n; j < s_.size(); ++j) {
+      if (!code(j)) continue;
+      const char c = s_[j];
+      if (is_ident(c) && (j == 0 || !is_ident(s_[j - 1]))) {
+        size_t e = j;
+        while (e < s_.size() && is_ident(s_[e])) ++e;
+        const std::string w = s_.substr(j, e - j);
+        if (w == "__align__" || w == "alignas" || w == "__attribute__" || w == "decltype") {
+          const size_t open = skip_fwd(e);
+          if (open >= s_.size() || s_[open] != '(') return 0;
+          j = match_fwd(open);
+          continue;
+        }
+        j = e - 1;
+        continue;
+      }
+      if (c == '(') return 0;  // a function (or a pointer to one: left to the race build)
+      if (c == ';' || c == '=' || c == '[' || c == '{' || c == ',') {
+        for (const char* w : {"const", "constexpr", "extern", "typedef", "__shared__", "using", "operator"})
+          if (has_word(start, j, w)) return 0;
+        return n;
+      }
+    }
+    return 0;
+  }
+
   // The __global__ and __device__ functions with a body: the qualifier's position, the name, the
   // body's braces, and whether it is __host__ __device__.
   struct DeviceFunction {

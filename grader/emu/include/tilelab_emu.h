@@ -65,6 +65,13 @@
 #define __host__
 #define __constant__
 #define __managed__
+// A __device__, __constant__ or __managed__ variable (grader/emu/rewrite gives it this in place of
+// its qualifier): in the section of device memory, whose pages the runtime protects whenever host
+// code runs (runtime/internal.hpp, DeviceAccess): host code that reads or writes one by name faults
+// and is a finding (host-accessed-device), as on a GPU its name is a host copy kernels never see.
+// __managed__ too: the allow-list refuses managed memory on a GPU (grader/allowlist.toml), and here
+// it is device memory like the others.
+#define TLEMU_DEVICE_VAR __attribute__((section("tlemu_device_vars")))
 #define __forceinline__ inline __attribute__((always_inline))
 #define __launch_bounds__(...)
 #define __align__(n) alignas(n)

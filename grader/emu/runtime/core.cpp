@@ -1,7 +1,11 @@
 // The emulator runtime's core: the built-in variables, the Runtime object, the runner's side
 // (runtime.hpp) and the student-facing side (tilelab_emu.h): barriers, warp operations, shared
 // memory and the launch. What differs per build is behind hooks:: (internal.hpp).
+#include <execinfo.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -10,6 +14,7 @@
 #include <utility>
 
 #include "internal.hpp"
+#include "tilelab/contract.hpp"  // tilelab::kError: a finding exits as the runner's error code
 
 // ---- the built-in variables of the thread that runs ----
 uint3 threadIdx{0, 0, 0};
@@ -37,6 +42,7 @@ Runtime::Runtime() {
   }
   arena = static_cast<char*>(p);
   progress = progress_page();
+  install_device_fault_handler();
   hooks::runtime_created(*this);
 }
 
@@ -233,11 +239,131 @@ uint64_t device_fingerprint(const Runtime& r) {
 }
 }  // namespace
 
-DeviceOp::DeviceOp(Runtime& rt_) : r(rt_) {
+DeviceOp::DeviceOp(Runtime& rt_) : r(rt_), open(rt_) {
   if (r.recording && device_fingerprint(r) != r.device_print) ++r.host_stores;
 }
 DeviceOp::~DeviceOp() {
   if (r.recording) r.device_print = device_fingerprint(r);
+}
+
+// ---- device memory unreachable from host code (internal.hpp, DeviceAccess) ----
+// The section tlemu_device_vars: the rewriter's TLEMU_DEVICE_VAR variables of every object, then
+// this fence. The fence is page-aligned (so the whole section is: a section is as aligned as its
+// most aligned part) and is a whole page, and it comes last, since the linker lays out the objects
+// on its command line before the members of a static library such as this runtime: the section is
+// whole pages that hold nothing but device variables and the fence.
+__attribute__((section("tlemu_device_vars"), aligned(4096), used)) char tlemu_device_vars_fence[4096];
+}  // namespace tlemu
+extern "C" char __start_tlemu_device_vars[], __stop_tlemu_device_vars[];  // the linker's
+namespace tlemu {
+
+std::pair<char*, char*> device_vars() {
+  const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
+  // Whole pages only: on a machine of pages larger than the fence's alignment, what shares a page
+  // with other data stays open (the race build still sees kernels' accesses there).
+  const uintptr_t lo = (reinterpret_cast<uintptr_t>(__start_tlemu_device_vars) + page - 1) / page * page;
+  const uintptr_t hi = reinterpret_cast<uintptr_t>(__stop_tlemu_device_vars) / page * page;
+  if (hi <= lo) return {nullptr, nullptr};
+  return {reinterpret_cast<char*>(lo), reinterpret_cast<char*>(hi)};
+}
+
+namespace {
+void protect_device(Runtime& r, int prot) {
+  for (auto& [base, b] : r.buffers)
+    if (b.region) ::mprotect(b.region, b.region_size, prot);
+  const auto [lo, hi] = device_vars();
+  if (lo) ::mprotect(lo, size_t(hi - lo), prot);
+}
+
+// What device memory holds address a (for the finding), or "" when a is not device memory.
+std::string device_memory_at(const Runtime& r, uintptr_t a) {
+  for (const auto& [base, b] : r.buffers) {
+    const auto lo = reinterpret_cast<uintptr_t>(b.region ? b.region : b.ptr);
+    const size_t span = b.region ? b.region_size : b.size;
+    if (a - lo >= span) continue;
+    const std::string name = b.name.empty() ? "a cudaMalloc buffer" : "the cudaMalloc buffer " + b.name;
+    return a - base < b.size ? name : "the guard zone of " + name;
+  }
+  const auto [lo, hi] = device_vars();
+  if (lo && a >= reinterpret_cast<uintptr_t>(lo) && a < reinterpret_cast<uintptr_t>(hi))
+    return "a __device__, __constant__ or __managed__ variable";
+  return "";
+}
+
+struct sigaction g_previous_segv {};
+
+// Host code faulted on protected memory. Device memory: a finding (the first .cu frame names the
+// line), reported as the sanitizers' are (Runtime::fatal), and the run ends with the runner's error
+// code. Anything else: the handler that was there before (the fault repeats on return).
+void on_segv(int sig, siginfo_t* info, void* context) {
+  Runtime& r = rt();
+  const uintptr_t a = reinterpret_cast<uintptr_t>(info->si_addr);
+  const std::string what = r.device_open == 0 && r.device_sealed ? device_memory_at(r, a) : "";
+  if (what.empty()) {
+    ::sigaction(sig, &g_previous_segv, nullptr);
+    return;
+  }
+  bool write = false;
+  std::vector<const void*> calls;
+#if defined(__x86_64__)
+  const auto* uc = static_cast<const ucontext_t*>(context);
+  write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+  const void* pc = reinterpret_cast<const void*>(uc->uc_mcontext.gregs[REG_RIP]);
+#else
+  (void)context;
+  const void* pc = nullptr;
+#endif
+  void* frames[64];
+  const int n = ::backtrace(frames, 64);
+  calls.assign(frames, frames + n);
+  Finding f;
+  f.kind = f.hint_code = "host-accessed-device";
+  auto first_cu = [&](const std::map<const void*, std::pair<std::string, int>>& where) {
+    for (const auto& [at, fl] : where) {
+      (void)at;
+      const std::string& file = fl.first;
+      if (fl.second > 0 && file.size() >= 3 && file.compare(file.size() - 3, 3, ".cu") == 0) {
+        f.file = file, f.line = fl.second;
+        return true;
+      }
+    }
+    return false;
+  };
+  if (!(pc && first_cu(symbolize({pc}, false)))) {
+    const auto where = symbolize(std::set<const void*>(calls.begin(), calls.end()));
+    for (const void* c : calls) {  // innermost first
+      const auto w = where.find(c);
+      if (w != where.end() && first_cu({{c, w->second}})) break;
+    }
+  }
+  const bool variable = what.find("variable") != std::string::npos;
+  f.message = std::string("host code ") + (write ? "wrote" : "read") + " device memory (" + what + "): on a GPU " +
+              (variable ? "such a variable named in host code is a host copy that kernels never see"
+                        : "a host dereference of a device pointer faults");
+  r.add(f, "host-accessed-device");
+  if (r.fatal) r.fatal(r.findings);
+  std::fprintf(stderr, "%s:%d: tilelab emulator: %s\n", f.file.c_str(), f.line, f.message.c_str());
+  ::_exit(tilelab::kError);
+}
+}  // namespace
+
+void install_device_fault_handler() {
+  void* warm[1];
+  ::backtrace(warm, 1);  // loads the unwinder now, not in the handler
+  struct sigaction sa {};
+  sa.sa_sigaction = on_segv;
+  sa.sa_flags = SA_SIGINFO;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGSEGV, &sa, &g_previous_segv);
+}
+
+DeviceAccess::DeviceAccess(Runtime& rt_) : r(rt_) {
+  if (r.device_open++ == 0 && r.device_sealed) protect_device(r, PROT_READ | PROT_WRITE);
+}
+DeviceAccess::~DeviceAccess() {
+  if (--r.device_open != 0) return;
+  protect_device(r, PROT_NONE);
+  r.device_sealed = true;
 }
 
 void start_recording() {
@@ -245,7 +371,10 @@ void start_recording() {
   r.records.clear();
   r.host_copies = 0;
   r.host_stores = 0;
-  r.device_print = device_fingerprint(r);
+  {
+    DeviceAccess open(r);
+    r.device_print = device_fingerprint(r);
+  }
   r.recording = true;
 }
 size_t take_host_stores() { return std::exchange(rt().host_stores, 0); }

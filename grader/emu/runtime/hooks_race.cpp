@@ -12,6 +12,8 @@
 // NaN propagates through arithmetic), else a warning. Two blocks storing to one word is a race only
 // when the values they leave there differ; the same bits from both (overlapping edge blocks that
 // compute the same element the same way) is a warning: P does not depend on the blocks' order.
+#include <link.h>
+
 #include <algorithm>
 #include <climits>
 #include <cstring>
@@ -23,6 +25,8 @@
 #include "internal.hpp"
 
 extern int tlemu_in_atomic;  // core.cpp; tilelab_emu_warp.h
+// The program's static storage (glibc's and the linker's symbols: .data through .bss).
+extern "C" char __data_start[], _end[];
 
 namespace tlemu {
 namespace {
@@ -196,11 +200,101 @@ __attribute__((noinline)) void shared_access(uintptr_t a, size_t n, bool write, 
   }
 }
 
+// ---- kernels' accesses to host memory (kernel-accessed-host; issue #39, family 3) ----
+// A kernel may reach device memory (cudaMalloc buffers with their guard zones, whose overruns are
+// global-overrun's; the section of __device__, __constant__ and __managed__ variables), pinned
+// host memory (cudaMallocHost: mapped for kernels on a GPU, and counted by the host-traffic ledger
+// by its size), shared memory, its own stack, the runtime's built-in variables, and read-only data
+// (loads only: constants the compiler put there cannot carry a product computed at run time). Any
+// other address is host memory -- a host variable, a std::vector or malloc memory whose address
+// reached the kernel as an integer, the host's stack -- which a GPU's kernel cannot reach (it faults
+// without HMM): a finding at the access's line, so that a product the host computed cannot reach P
+// through memory the emulator shares between host code and kernels. Seen in every access of the
+// launch (the filter passes all but the thread's own stack); the ranges are gathered once per launch
+// and the two last hit are tried first (a kernel alternates between M and N).
+uintptr_t g_stack_lo = 0, g_stack_span = 0;  // the running thread's own stack (switch_start)
+struct Range {
+  uintptr_t lo, span;
+};
+std::vector<Range> g_device;    // may be read and written (launch_begin)
+std::vector<Range> g_readonly;  // may be read: the program's read-only segments (runtime_created)
+Range g_hit[2] = {{0, 0}, {0, 0}};
+struct HostAccess {
+  long count = 0;
+  const void* pc = nullptr;
+  uintptr_t addr = 0;
+  bool write = false;
+  uint3 thread{}, block{};
+} g_host;
+
+int readonly_segment(struct dl_phdr_info* info, size_t, void*) {
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const auto& ph = info->dlpi_phdr[i];
+    const bool ro = (ph.p_type == PT_LOAD && !(ph.p_flags & PF_W)) || ph.p_type == PT_GNU_RELRO;
+    if (ro && ph.p_memsz) g_readonly.push_back({uintptr_t(info->dlpi_addr + ph.p_vaddr), uintptr_t(ph.p_memsz)});
+  }
+  return 0;
+}
+
+void gather_device_ranges(Runtime& r) {
+  g_device.clear();
+  for (const auto& [base, b] : r.buffers)
+    g_device.push_back(b.region ? Range{reinterpret_cast<uintptr_t>(b.region), b.region_size} : Range{base, b.size});
+  for (const auto& [base, size] : r.pinned) g_device.push_back({base, std::max<size_t>(size, 1)});
+  const auto [lo, hi] = device_vars();
+  if (lo) g_device.push_back({reinterpret_cast<uintptr_t>(lo), uintptr_t(hi - lo)});
+  for (const void* v : {static_cast<const void*>(&threadIdx), static_cast<const void*>(&blockIdx),
+                        static_cast<const void*>(&blockDim), static_cast<const void*>(&gridDim)})
+    g_device.push_back({reinterpret_cast<uintptr_t>(v), sizeof(dim3)});
+  g_device.push_back({reinterpret_cast<uintptr_t>(&tlemu_in_atomic), sizeof tlemu_in_atomic});
+  g_hit[0] = g_hit[1] = {0, 0};
+}
+
+void hit(const Range& x) {
+  g_hit[1] = g_hit[0];
+  g_hit[0] = x;
+}
+
+__attribute__((noinline)) void check_host(uintptr_t a, size_t n, bool write, const void* pc) {
+  for (const Range& x : g_device)
+    if (a - x.lo < x.span) return hit(x);
+  if (!write)
+    for (const Range& x : g_readonly)
+      if (a - x.lo < x.span) return hit(x);  // a store there faults before it is made
+  // A __shared__ variable is a reference in static storage (the rewriter's `static T (&v)...`): its
+  // load is the variable's address, its initialisation an 8-byte store (core.cpp's shared_alloc).
+  const auto s_lo = reinterpret_cast<uintptr_t>(__data_start), s_hi = reinterpret_cast<uintptr_t>(_end);
+  if (n == 8 && a >= s_lo && a < s_hi) {
+    uintptr_t v;
+    std::memcpy(&v, reinterpret_cast<const void*>(a), sizeof v);
+    if (write || v - g_lo < g_span) return;
+  }
+  if (g_host.count++ == 0) g_host = {1, pc, a, write, threadIdx, blockIdx};
+}
+
+void flush_host_access(Runtime& r, const LaunchSite& site) {
+  if (g_host.count == 0) return;
+  const auto where = symbolize({g_host.pc});
+  const auto w = where.find(g_host.pc);
+  Finding f;
+  f.kind = f.hint_code = "kernel-accessed-host";
+  f.file = w != where.end() ? w->second.first : site.file;
+  f.line = w != where.end() ? w->second.second : site.line;
+  const auto a = g_host.addr;
+  const bool is_static = a >= reinterpret_cast<uintptr_t>(__data_start) && a < reinterpret_cast<uintptr_t>(_end);
+  f.message = std::string("the kernel ") + site.kernel + (g_host.write ? " wrote" : " read") +
+              " host memory (" + (is_static ? "a host variable" : "a host array, malloc memory or the host's stack") +
+              ") in thread " + fmt_idx(g_host.thread, blockDim) + " of block " + fmt_idx(g_host.block, gridDim) +
+              (g_host.count > 1 ? " (" + std::to_string(g_host.count) + " accesses in the launch)" : std::string()) +
+              "; on a GPU this faults";
+  r.add(f, "kernel-accessed-host:" + f.file + ":" + std::to_string(f.line));
+  g_host = {};
+}
+
 __attribute__((noinline)) void access(uintptr_t a, size_t n, bool write, const void* pc) {
-  if (a - g_lo < g_span)
-    shared_access(a, n, write, pc);
-  else if (write)
-    global_store(a, n, pc);
+  if (a - g_lo < g_span) return shared_access(a, n, write, pc);
+  if (a - g_hit[0].lo >= g_hit[0].span && a - g_hit[1].lo >= g_hit[1].span) check_host(a, n, write, pc);
+  if (write && a - g_dlo < g_dspan) global_store(a, n, pc);
 }
 
 std::string element_text(const Buffer& b, size_t word) {
@@ -367,7 +461,10 @@ namespace hooks {
 const char* backend_name() { return "emu-race"; }
 size_t stack_bytes() { return 128 * 1024; }
 
-void runtime_created(Runtime& r) { race().shadow.resize(r.arena_size); }
+void runtime_created(Runtime& r) {
+  race().shadow.resize(r.arena_size);
+  ::dl_iterate_phdr(readonly_segment, nullptr);
+}
 // The gap after each variable too: a read just past a tile's end gets the NaN as well.
 void shared_declared(Runtime& r, size_t off, size_t bytes) { fill_unwritten(r.arena + off, bytes + kRedzone); }
 void launch_begin(Runtime& r, size_t dynamic_shared) {
@@ -377,6 +474,7 @@ void launch_begin(Runtime& r, size_t dynamic_shared) {
   uintptr_t lo = UINTPTR_MAX, hi = 0;
   for (const auto& [base, b] : r.buffers) lo = std::min(lo, base), hi = std::max(hi, base + b.size);
   g_dlo = lo, g_dspan = hi > lo ? hi - lo : 0;
+  gather_device_ranges(r);
   race().barrier_sites.clear();
   race().last_site_file = nullptr;
   g_lo = reinterpret_cast<uintptr_t>(r.arena);
@@ -385,6 +483,8 @@ void launch_begin(Runtime& r, size_t dynamic_shared) {
 void launch_end(Runtime& r, const LaunchSite& site, size_t) {
   g_span = 0;
   g_dspan = 0;
+  g_stack_lo = g_stack_span = 0;
+  flush_host_access(r, site);
   flush_races(r);
   flush_block_race(r);
   g_unwritten_stored = 0;
@@ -402,7 +502,16 @@ void barrier(Runtime&, const char* file, int line) {
     s.barrier_sites.insert({file, line});
   }
 }
-void switch_start(Runtime&, int, void**) {}
+// The thread about to run (-1: the scheduler): its own stack, whose accesses are neither shared nor host memory.
+void switch_start(Runtime& r, int to, void**) {
+  if (to < 0) {
+    g_stack_lo = g_stack_span = 0;
+    return;
+  }
+  const Thread& t = r.threads[size_t(to)];
+  g_stack_lo = reinterpret_cast<uintptr_t>(t.stack_bottom);
+  g_stack_span = t.stack_size;
+}
 void switch_finish(Runtime&, void*) {}
 bool alloc_buffer(Buffer& b, size_t size) { return guard_zones::alloc(b, size); }
 void free_buffer(Runtime& r, Buffer& b) { guard_zones::free(r, b); }
@@ -410,6 +519,7 @@ void free_buffer(Runtime& r, Buffer& b) { guard_zones::free(r, b); }
 
 }  // namespace tlemu
 
-// Only accesses inside the shared arena or device memory reach the detector.
-#define TLEMU_RACE_FILTER(a) ((a) - tlemu::g_lo < tlemu::g_span || (a) - tlemu::g_dlo < tlemu::g_dspan)
+// While a kernel runs, every access but those of the thread's own stack reaches the detector:
+// shared memory's for races, the others for stores to device memory and for host memory.
+#define TLEMU_RACE_FILTER(a) (tlemu::g_span != 0 && (a) - tlemu::g_stack_lo >= tlemu::g_stack_span)
 TLEMU_ACCESS_CALLBACKS(TLEMU_RACE_FILTER, tlemu::access)

@@ -21,6 +21,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "context.hpp"
@@ -120,6 +121,10 @@ struct Runtime {
   // and compared before the next one and at the end (DeviceOp, core.cpp).
   uint64_t device_print = 0;
   size_t host_stores = 0;
+  // DeviceAccess: how many are open, and whether device memory is protected outside them (from
+  // the end of the first device operation on).
+  int device_open = 0;
+  bool device_sealed = false;
   std::function<void(const MemoryEvent&)> memory_observer;  // set_memory_observer()
   void observe(const MemoryEvent& e) {
     if (memory_observer) memory_observer(e);
@@ -233,12 +238,36 @@ bool take_counts(TrafficCounts& out);
 void tensor_op(Runtime& r, size_t base, int m, int n, int k, const void* const frag[3], const int regs[3]);
 }  // namespace hooks
 
+// ---- device memory unreachable from host code (issue #39, family 3) ----
+// Device memory is the cudaMalloc buffers (with their guard zones, in the builds that have them:
+// the asan build's buffers are malloc memory, which cannot be protected on its own) and the
+// __device__, __constant__ and __managed__ variables (the section tlemu_device_vars, which the
+// rewriter gives them: tilelab_emu.h, TLEMU_DEVICE_VAR). It is readable and writable only inside a
+// DeviceAccess: a launch, the runtime's copies and sets, its own checks; once the first device
+// operation has ended, every page of it is PROT_NONE whenever none is open, so host code that
+// dereferences device memory faults, as on a GPU, and the fault is a finding
+// (host-accessed-device, core.cpp) instead of a product the host computed from M and N read in
+// place. Toggled once per operation (an mprotect per buffer), never per access.
+struct DeviceAccess {
+  explicit DeviceAccess(Runtime& r);
+  ~DeviceAccess();
+  DeviceAccess(const DeviceAccess&) = delete;
+  DeviceAccess& operator=(const DeviceAccess&) = delete;
+  Runtime& r;
+};
+// The section of the __device__ variables, whole pages: [begin, end), empty when it has none.
+std::pair<char*, char*> device_vars();
+// Runtime(): a fault on protected device memory in host code becomes the finding host-accessed-device.
+void install_device_fault_handler();
+
 // Brackets an operation that changes device memory legitimately (a launch, a copy, a set, an
 // allocation): what changed between two of them was stored by the host (Runtime::host_stores).
+// Device memory is open (DeviceAccess) for as long as it lasts.
 struct DeviceOp {
   explicit DeviceOp(Runtime& r);
   ~DeviceOp();
   Runtime& r;
+  DeviceAccess open;  // a member: opened before the constructor's fingerprint, closed after the destructor's
 };
 
 }  // namespace tlemu

@@ -5,6 +5,10 @@
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <vector>
 
 #include "runtime.hpp"
@@ -232,3 +236,43 @@ TEST_CASE("emu: progress counts finished blocks and each block's phases (issue #
 }
 
 }  // namespace
+
+// Host and device memory apart (docs/emulator.md; issue #39, family 3): device memory is protected
+// while host code runs, so a host read of a cudaMalloc buffer or of a __device__ variable by name
+// faults, as on a GPU, and ends the run with the runner's error code (the finding
+// host-accessed-device); kernels and the runtime's copies still reach it.
+__device__ float apart_var[8];
+namespace tlemu {
+void install_device_fault_handler();  // runtime/internal.hpp: doctest puts its own handler over it
+}
+__global__ void apart_kernel(float* out) { out[threadIdx.x] = apart_var[threadIdx.x] * 2.0f; }
+
+TEST_CASE("emu: host code that reads device memory faults; kernels and copies reach it") {
+    float* d = nullptr;
+    REQUIRE(cudaMalloc(&d, 8 * sizeof(float)) == cudaSuccess);
+    const float ones[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+    REQUIRE(cudaMemcpyToSymbol(apart_var, ones, sizeof ones) == cudaSuccess);
+    apart_kernel<<<1, 8>>>(d);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    float back[8] = {};
+    REQUIRE(cudaMemcpy(back, d, sizeof back, cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK(back[7] == 2.0f);
+    REQUIRE(cudaMemcpyFromSymbol(back, apart_var, sizeof back) == cudaSuccess);
+    CHECK(back[0] == 1.0f);
+    for (int which = 0; which < 2; ++which) {
+        std::fflush(nullptr);
+        const pid_t pid = ::fork();
+        REQUIRE(pid >= 0);
+        if (pid == 0) {
+            tlemu::install_device_fault_handler();
+            volatile float x = which == 0 ? d[0] : apart_var[0];
+            (void)x;
+            ::_exit(0);
+        }
+        int status = 0;
+        REQUIRE(::waitpid(pid, &status, 0) == pid);
+        CHECK(WIFEXITED(status));
+        CHECK(WEXITSTATUS(status) == 2);  // tilelab::kError: the finding, not a crash
+    }
+    cudaFree(d);
+}

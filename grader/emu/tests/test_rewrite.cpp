@@ -275,3 +275,23 @@ TEST_CASE("rewrite: inline assembly in device code or a macro is refused on its 
   CHECK_NOTHROW(rw("int x;\n__asm__(\".pushsection .init\");\nvoid h() { asm volatile(\"nop\"); }\n"));
   CHECK_NOTHROW(rw("// asm volatile(\"nop\");\nconst char* s = \"asm\";\nint asm_count, my__asm__;\n#include <asm/types.h>\n"));
 }
+
+TEST_CASE("rewrite: __device__, __constant__ and __managed__ variables go into device memory's section") {
+  // Variables: the qualifier becomes TLEMU_DEVICE_VAR (tilelab_emu.h), which host code cannot reach.
+  CHECK(has(rw("__device__ float g[2 * 129];\n"), "TLEMU_DEVICE_VAR float g[2 * 129];"));
+  CHECK(has(rw("static __device__ int n = 3;\n"), "static TLEMU_DEVICE_VAR int n = 3;"));
+  CHECK(has(rw("__constant__ float c[64];\n"), "TLEMU_DEVICE_VAR float c[64];"));
+  CHECK(has(rw("__managed__ float m[4];\n"), "TLEMU_DEVICE_VAR float m[4];"));
+  CHECK(has(rw("__device__ __align__(16) float v[4];\n"), "TLEMU_DEVICE_VAR __align__(16) float v[4];"));
+  CHECK(has(rw("__device__ float a, b;\n"), "TLEMU_DEVICE_VAR float a, b;"));
+  // Not variables, or left as host variables: functions, lambdas, const data, extern, __shared__.
+  CHECK(has(rw("__device__ float f(float x) { return x; }\n"), "__device__ float f(float x)"));
+  CHECK(has(rw("__device__ __forceinline__ float f(float x);\n"), "__device__ __forceinline__ float f(float x);"));
+  CHECK(has(rw("__host__ __device__ int g(int);\n"), "__host__ __device__ int g(int);"));
+  CHECK(has(rw("void f() { auto l = [=] __device__ { return 1; }; }\n"), "[=] __device__ {"));
+  CHECK(has(rw("__device__ const float t[2] = {1, 2};\n"), "__device__ const float t[2]"));
+  CHECK(has(rw("__constant__ constexpr float k = 2;\n"), "__constant__ constexpr float k"));
+  CHECK(has(rw("extern __device__ float e[];\n"), "extern __device__ float e[];"));
+  CHECK(!has(rw("__global__ void k() { __device__ __shared__ float s[4]; s[0] = 1; }\n"), "TLEMU_DEVICE_VAR"));
+  CHECK(!has(rw("#define V __device__ float v[4];\n"), "TLEMU_DEVICE_VAR"));
+}

@@ -196,3 +196,23 @@ def test_a_root_cause_comes_first_and_once_for_every_dataset_that_found_it():
     out = gradescope_format.results(_report(s))["output"].splitlines()
     assert out[2].startswith("  1. race at matmul.cu:31 -- on w17, w33 (emu-race")
     assert any("w64-int" in line for line in out[3:])
+
+
+def test_a_kernel_reaching_host_memory_withholds_every_correctness_point_of_the_stage():
+    """Issue #39, family 3 (known-bad redteam2-host-ptr-int): the race build's kernel-accessed-host
+    on one dataset withholds the correctness points of every dataset and of matmul_host, whatever
+    safety_penalty says: the checks that cannot see it (the plain build, larger datasets) would pay
+    a product the host computed."""
+    r = fakes.result(STAGE.id, "submission", "w17", "emu-race", "error")
+    r["emulator"] = {"build": "emu-race", "findings": [{"kind": "kernel-accessed-host", "file": "/x/01-basic/matmul.cu",
+                                                        "line": 34, "message": "the kernel Out wrote host memory"}]}
+    r["hint_code"] = "kernel-accessed-host"
+    for stage in (STAGE, _with_points(safety_penalty=1.0)):
+        results = fakes.results_for(stage, backend="emu")
+        name = f"submission.{stage.id}.w17.emu-race"
+        results[name] = r
+        s = score_stage(stage, "submission", Built(results, frozenset(results)), backend="emu", basis="gpu")
+        rows = [c for c in s.checks if c.check == "emu"]
+        assert rows and all(c.points == 0 for c in rows)
+        assert any(c.dataset == "matmul_host" and c.withheld > 0 for c in rows)
+        assert all("kernel-accessed-host at matmul.cu:34" in c.message for c in rows if c.withheld)

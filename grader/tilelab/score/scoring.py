@@ -19,6 +19,11 @@ from ..specs.spec import Stage
 CORRECT_CHECK = {"gpu": "correct", "emu": "emu"}
 # Memory-safety checks: reported, worth no points, but a failure means the stage did not pass.
 SAFETY_CHECKS = ("memcheck", "racecheck", "synccheck", "initcheck", "emu-asan", "emu-race")
+# Findings of a safety check that say the product may not be a kernel's (docs/integrity.md, family 3):
+# they withhold every correctness point of the stage (every dataset, hidden ones and matmul_host
+# included), whatever [points] safety_penalty says, since the checks that cannot see them (the
+# plain build, the datasets too large for the race build) would still pay the host's product.
+INTEGRITY_FINDINGS = ("kernel-accessed-host",)
 QUESTION = "question"   # the check kind of a graded question's row (quiz.py)
 PERF_CHECKS = ("perf", "perf-model")
 # What a performance row says when the rest of the stage kept its points from it ([performance]
@@ -480,13 +485,23 @@ def _apply_safety_penalty(checks: list[CheckScore], stage: Stage, kind: str) -> 
     keeps its verdict (the result was right) and says what was withheld and why; so does the
     safety row."""
     found: dict[str, list[str]] = {}
+    everywhere: list[str] = []  # integrity findings: they cost every correctness row of the stage
     for c in checks:
         if c.check in SAFETY_CHECKS and (what := safety_finding(c)):
             found.setdefault(c.dataset, []).append(what)
+            if c.result and any(f.kind in INTEGRITY_FINDINGS for f in c.result.findings):
+                everywhere.append(what)
     penalty = stage.points.safety_penalty
     cost: dict[str, float] = {}
 
     def withheld(c: CheckScore) -> CheckScore:
+        if everywhere and c.check == kind and c.points > 0:
+            found.setdefault(c.dataset, everywhere)
+            take = c.points
+            cost[c.dataset] = take
+            return replace(c, points=0.0, withheld=take, message=c.message + (
+                f"; all of its points withheld: {'; '.join(everywhere)} -- a kernel reached host "
+                "memory, so host code may have computed P (on a GPU the kernel faults)"))
         if c.check != kind or c.dataset not in found or c.points <= 0 or penalty == 0:
             return c
         take = c.points if penalty is None else min(c.points, penalty)
