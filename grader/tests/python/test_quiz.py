@@ -309,6 +309,67 @@ def test_predict_then_measure_shows_prediction_measurement_and_the_books_figure(
     assert c.verdict == "skipped" and "counted on the emulator" in c.message and "book's kernel" not in c.message
 
 
+def _kit(tmp_path, stage):
+    """The student kit of one stage: its questions, no key."""
+    import shutil
+    kit = tmp_path / "kit"
+    shutil.copytree(ROOT / "assignments" / stage.id, kit / "assignments" / stage.id)
+    return kit
+
+
+MEASURED = [s for s in STAGES if any(q.measure for q in quiz.load_questions(ROOT / "assignments" / s.id))]
+
+
+@pytest.mark.parametrize("stage", MEASURED, ids=lambda s: s.id)
+@pytest.mark.parametrize("code", ["practice", "abc", "3f9c0b1e2a"])
+def test_the_kit_never_measures_at_the_graded_shape_before_grading(tmp_path, stage, code):
+    """Issue #42 item 3: for a kernel that follows the book the count at the graded shape is the
+    answer, so the student kit (no key: nothing graded yet) measures the kernel at another shape of
+    the same kind, says so, and no output it makes holds the graded shape's count."""
+    q = next(q for q in quiz.load_questions(ROOT / "assignments" / stage.id) if q.measure)
+    graded = quiz.shape_of(quiz.draw(q, code, stage.id))
+    key = quiz.load_key(stage.id)
+    book = quiz.expected(quiz.draw(q, code, stage.id), key[q.id])
+    seen = []
+
+    def measure(question, shape):   # the reference: what a kernel that follows the book loads
+        seen.append(list(shape))
+        d = quiz.draw(question, code, stage.id)
+        d.values.update(dict(zip(["J", "K", "L"], shape)), W=shape[0])
+        return quiz.expected(d, key[question.id]), ""
+    answers = {q.id: 12345.0}
+    checks = quiz.score(stage, "s", _write(tmp_path, stage, code, answers), 10, None, DEVICE,
+                        root=_kit(tmp_path, stage), measure=measure)
+    c = next(c for c in checks if c.dataset == q.id)
+    assert seen and graded not in seen, "the kit measured at the graded shape"
+    assert f"{book:,.0f}" not in c.message and f"{book:.0f}" not in c.message
+    assert "another shape, not your question's" in c.message
+    assert c.message.splitlines()[-1].startswith(quiz.PREDICT) and "counted on the emulator" in c.message
+
+
+def test_a_wrong_prediction_is_explained_term_by_term(tmp_path):
+    """Graded (the key at hand), a prediction 16x too high is the basic kernel's count, and the
+    explanation says so beside the book's figure term by term; one off by 2 names M or N."""
+    stage = next(s for s in STAGES if s.id == "02-tiled")
+    q = next(q for q in quiz.load_questions(ROOT / "assignments" / stage.id) if q.measure)
+    d = quiz.draw(q, "abc", stage.id)
+    j, k, l = quiz.shape_of(d)
+    book = _right_answers(stage, "abc")[q.id]
+    checks = quiz.score(stage, "s", _write(tmp_path, stage, "abc", {q.id: float(2 * j * k * l)}), 10, None, DEVICE,
+                        measure=lambda question, shape: (book, ""))
+    c = next(c for c in checks if c.dataset == q.id)
+    assert c.verdict == "wrong"
+    assert "16x too high: you counted the basic kernel's loads" in c.message
+    assert f"ceil(L/16)*J*K = {book / 2:,.0f} of M" in c.message
+    assert f"your kernel, counted on the emulator: {book:,.0f}" in c.message   # revealed once graded
+    half = quiz.explain(d, book / 2, book)
+    assert "2x too low" in half and "only M's or only N's" in half
+    assert "too high" in quiz.explain(d, book * 1.37, book) and "you counted" not in quiz.explain(d, book * 1.37, book)
+    d1 = quiz.draw(next(q for q in quiz.load_questions(ROOT / "assignments" / "01-basic") if q.measure), "abc", "01-basic")
+    w = quiz.shape_of(d1)[0]
+    assert "you counted the tiled kernel's loads" in quiz.explain(d1, 2 * w * w * -(-w // 16), 2 * w ** 3)
+
+
 def test_the_comparison_is_in_the_terminal_and_html_reports_right_or_wrong():
     from tilelab.score import scoring
     from tilelab.report.formats import common, terminal

@@ -67,8 +67,10 @@ def paragraph(stage: str, questions: list[quiz.Question]) -> str:
             text += (f"\n\nQuestion {number[q.id]} (`{q.id}`) is *predict, then measure*: predict, from the "
                      f"chapter, what the book's kernel makes at the shape it gives ({quiz.MEASURES[q.measure]}), "
                      f"and write the prediction in `answers.toml` before you measure. `./tilelab grade` then counts "
-                     f"the same figure on your own kernel on the CPU emulator and shows it beside your "
-                     f"prediction; the prediction is what is graded.")
+                     f"the same figure on your own kernel on the CPU emulator at another shape, never at "
+                     f"yours (there, for a kernel that follows the book, it would be the answer): the count "
+                     f"at your shape, and why a wrong prediction is off, come with the grade; the "
+                     f"prediction is what is graded.")
     return f"{BEGIN}\n{text}\n{END}"
 
 

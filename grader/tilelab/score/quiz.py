@@ -184,6 +184,8 @@ class Drawn:
     question: Question
     values: dict
     order: list[int]              # choice i of the file is shown as letter order.index(i)
+    code: str = ""
+    stage: str = ""
 
     @property
     def text(self) -> str:
@@ -207,7 +209,7 @@ def draw(q: Question, code: str, stage: str) -> Drawn:
     order = list(range(len(q.choices)))
     if q.kind == "choice" and q.shuffle:
         rng.shuffle(order)
-    return Drawn(q, values, order)
+    return Drawn(q, values, order, code, stage)
 
 
 def expected(d: Drawn, formula: str, device: dict | None = None):
@@ -292,22 +294,95 @@ def shape_of(d: Drawn) -> list[int]:
     return [int(evaluate(str(f), d.values)) for f in d.question.shape]
 
 
+def demo_draw(q: Question, code: str, stage: str) -> Drawn:
+    """Where the student kit (no key) measures a predict-then-measure question: the same question
+    drawn again, for another code, until its shape differs from the graded one. For a kernel that
+    follows the book the count at the graded shape *is* the answer (issue #42 item 3), so the kit
+    never measures there before the answer is graded; the count at another shape of the same kind
+    shows what the kernel loads, and carrying it over to the
+    graded shape takes the formula the question is about."""
+    graded = shape_of(draw(q, code, stage))
+    for i in range(1, 100):
+        d = draw(q, f"{code}|demo-{i}", stage)
+        if shape_of(d) != graded:
+            return d
+    raise QuizError(f"question {q.id}: no shape other than the graded one in 100 draws")
+
+
+# The tile width of the book's kernels in the predict-then-measure questions (TILE_WIDTH = 16).
+BOOK_TILE = 16
+
+
+def _mistakes(j: int, k: int, l: int, t: int = BOOK_TILE) -> list[tuple[str, float]]:
+    """Counts of floats loaded that a known mistake gives at J x K x L (M is J x K, N is K x L, tile
+    width t), each with what the mistake is, term by term: what a wrong prediction is explained by."""
+    c = math.ceil
+
+    def tiled(w):
+        return c(l / w) * j * k, c(j / w) * k * l
+    basic = (f"the basic kernel's loads (J*K*L = {j * k * l:,} of M + J*K*L = {j * k * l:,} of N: one float "
+             f"of each per multiply-add, no tiles)", 2 * j * k * l)
+    m, n = tiled(t)
+    book = (f"the tiled kernel's loads (each element once per tile that needs it: ceil(L/{t})*J*K = {m:,} "
+            f"of M + ceil(J/{t})*K*L = {n:,} of N)", m + n)
+    out = [("you counted " + basic[0], basic[1]), ("you counted " + book[0], book[1])]
+    for name, total in (basic, book):
+        out += [(f"you counted only M's or only N's part of {name.split(' (')[0]}, not both", total / 2),
+                (f"you counted {name.split(' (')[0]} in bytes, not floats (4 bytes a float)", 4 * total)]
+    padded = 2 * c(j / t) * c(k / t) * c(l / t) * t * t
+    out += [(f"you counted whole {t}x{t} tiles, past the edge too ({padded:,}), where the book's kernel "
+             f"sets an element past the edge to 0.0 without loading it", padded)]
+    for w in (2 * t, t // 2):
+        out.append((f"you counted the loads with tiles {w} wide, not {t}", sum(tiled(w))))
+    return out
+
+
+def explain(d: Drawn, predicted: float, book: float) -> str:
+    """Why a wrong prediction differs from the book's figure: by how much (a ratio), the book's
+    figure term by term, and the known mistake the prediction matches, if any."""
+    j, k, l = shape_of(d)
+    ratio = predicted / book if book else math.inf
+    how = (f"{ratio:.3g}x too high" if ratio >= 1 else
+           f"{1 / ratio:.3g}x too low" if ratio > 0 else "not a count of loads")
+    book_is = next((name for name, n in _mistakes(j, k, l) if math.isclose(n, book, rel_tol=1e-9)), "")
+    line = f"your prediction is {how}"
+    matched = [name for name, n in _mistakes(j, k, l)
+               if math.isclose(predicted, n, rel_tol=1e-9) and not math.isclose(n, book, rel_tol=1e-9)]
+    if matched:
+        line += ": " + ", or ".join(dict.fromkeys(matched))
+    if book_is:
+        line += "; the book's kernel: " + book_is.replace("you counted ", "")
+    return line
+
+
+def lock_note(graded) -> str:
+    """What the student kit says instead of the count at the graded shape."""
+    j, k, l = graded
+    return (f"counted here at another shape, not your question's {j} x {k} x {l}: the count there is "
+            f"shown once your answer is graded")
+
+
 def comparison(d: Drawn, predicted, book: float | None, measured: float | None, why_not: str = "") -> str:
     """Prediction, the student's own kernel measured, and the book's figure (None where the key is
     not at hand: the student kit), side by side, with what a difference between the kernel and the
     book's usually means."""
     what = MEASURES[d.question.measure]
     j, k, l = shape_of(d)
+    predicted_value = predicted
     if isinstance(predicted, (int, float)) and not isinstance(predicted, bool) and float(predicted).is_integer():
         predicted = f"{predicted:,.0f}"
     head = f"{PREDICT} ({what}, J x K x L = {j} x {k} x {l}): you predicted {predicted}; "
     if measured is None:
+        wrong = (book is not None and _number(predicted_value) is not None
+                 and not math.isclose(_number(predicted_value), book, rel_tol=1e-9))
         return head + (f"the book's kernel: {book:,.0f}; " if book is not None else "") + \
-            f"your kernel: not measured ({why_not})"
+            f"your kernel: not measured ({why_not})" + (f" -- {explain(d, _number(predicted_value), book)}" if wrong else "")
     if book is None:
         return head + (f"your kernel, counted on the emulator: {measured:,.0f} (your course's autograder "
                        f"grades the prediction against the book's figure)")
     line = head + f"your kernel, counted on the emulator: {measured:,.0f}; the book's kernel: {book:,.0f}"
+    if _number(predicted_value) is not None and not math.isclose(_number(predicted_value), book, rel_tol=1e-9):
+        line += f" -- {explain(d, _number(predicted_value), book)}"
     if measured == book:
         return line + " -- your kernel loads exactly what the book's does"
     diff = measured - book
@@ -324,11 +399,34 @@ def _answered(given) -> bool:
     return given is not None and given != ""
 
 
+def _number(given) -> float | None:
+    if isinstance(given, bool):
+        return None
+    if isinstance(given, str):
+        try:
+            return float(given.replace(",", ""))
+        except ValueError:
+            return None
+    return float(given) if isinstance(given, (int, float)) else None
+
+
 def _measurement(d: Drawn, given, book: float | None, measure) -> str:
     """A predict-then-measure question's comparison line, to append to its message (answered ones),
-    or ""."""
+    or "". With the key (the grade, shown to the student when the question's verdict is: after the
+    due date where there is one) the kernel is measured at the graded shape and a wrong prediction
+    explained; without it (the student kit, before any grading) only at another shape (demo_draw),
+    never at the graded one, whose count for a kernel that follows the book is the answer."""
     if not (d.question.measure and _answered(given)):
         return ""
+    if book is None:
+        demo = demo_draw(d.question, d.code, d.stage)
+        j, k, l = shape_of(demo)
+        measured, why_not = measure(d.question, [j, k, l]) if measure else (None, "no emulator count build here")
+        return "\n" + (f"{PREDICT} ({MEASURES[d.question.measure]}): you predicted {given} for your "
+                       f"question's shape; your kernel at J x K x L = {j} x {k} x {l}, " +
+                       (f"counted on the emulator: {measured:,.0f}" if measured is not None else
+                        f"not measured ({why_not})") +
+                       f" ({lock_note(shape_of(d))}, by your course's autograder)")
     measured, why_not = measure(d.question, shape_of(d)) if measure else (None, "no emulator count build here")
     return "\n" + comparison(d, given, book, measured, why_not)
 
