@@ -595,8 +595,16 @@ def test_every_submission_of_the_known_bad_suite(cc):
                 objs.append(cc.gpu(text))
         except AssertionError as e:   # the suite's own checks say so (kit.emu.*, kit.grade.*); not the scan's matter
             uncompiled.append(f"{name}: {str(e).splitlines()[0][:200] if str(e) else 'compile failed'}")
+        gpu = doc.get("gpu")
+        gpu = gpu[0] if isinstance(gpu, list) else gpu or {}
+        gpu_refuses = "forbidden" in (gpu.get("verdict") if isinstance(gpu.get("verdict"), list) else [gpu.get("verdict")])
         for obj in objs:
             found = forbidden.summary(_scan(obj))
+            # nvcc's object where the GPU's verdict is `forbidden` and the emulator's is not: the
+            # emulator has its own way of refusing what the allow-list refuses on a GPU (a managed
+            # variable faults there: redteam2-managed-var).
+            if found and verdict != "forbidden" and obj.parent.name.startswith("gpu") and gpu_refuses:
+                continue
             if verdict != "forbidden" and found:
                 problems.append(f"{name} ({obj.parent.name}): {found}")
             for sym in names if verdict == "forbidden" else []:
