@@ -81,6 +81,25 @@ function(tilelab_known_bad expect name_var stage_var dir_var)
   set(${dir_var} "${dir}" PARENT_SCOPE)
 endfunction()
 
+# Whether the known-bad submission's expect.toml says its build fails in one of `sections` (e.g.
+# "top;grade" for the emulator's grade path, "gpu" for nvcc's; "top" is the file's top level, where
+# `links = false` says the emulator's link fails): a `verdict = "compile"` (or a list holding it) or
+# `links = false` inside such a table. Another table's verdict says nothing about
+# this build: nvcc refuses redteam2-host-global-read ([gpu] compile) while the emulator builds it.
+function(tilelab_build_fails expect sections out_var)
+  file(STRINGS "${expect}" lines REGEX "^(\\[|verdict *=|links *=)")
+  set(section "top")
+  set(fails OFF)
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^\\[+([A-Za-z0-9_-]+)")
+      set(section "${CMAKE_MATCH_1}")
+    elseif(section IN_LIST sections AND (line MATCHES "^verdict *= *.*\"compile\"" OR line MATCHES "^links *= *false"))
+      set(fails ON)
+    endif()
+  endforeach()
+  set(${out_var} ${fails} PARENT_SCOPE)
+endfunction()
+
 # The stage's contract, as compile definitions for adapter.cpp.
 function(tilelab_api_definitions stage out)
   set(defs "")

@@ -23,7 +23,7 @@ foreach(expect IN LISTS _kit_grade_expects)
   endif()
   set(base run-kit-${sub}-${stage})
   # Built at test time when the build is expected to fail (it must not break `all`).
-  file(STRINGS "${expect}" _builds_fail REGEX "^(verdict *= *\"compile\"|links *= *false)")
+  tilelab_build_fails("${expect}" "top;grade" _builds_fail)
   if(NOT TARGET ${base}-emu)
     # TilelabEmu's loop above already registered the rewrite of this file (with no build): add the
     # plain build as tilelab_emu_runners does.

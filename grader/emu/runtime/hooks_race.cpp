@@ -84,6 +84,7 @@ void fill_unwritten(char* p, size_t bytes) {
 }
 
 uintptr_t g_lo = 0, g_span = 0;  // the shared arena while a kernel runs; span 0 otherwise
+uintptr_t g_arena_span = 0;       // the arena's whole mapping while a kernel runs (check_host)
 uintptr_t g_dlo = 0, g_dspan = 0;  // from the first to the last byte of device memory, while a kernel runs
 
 // Global memory: the block that last stored to each 4-byte word of a device buffer in this launch.
@@ -256,6 +257,9 @@ void hit(const Range& x) {
 }
 
 __attribute__((noinline)) void check_host(uintptr_t a, size_t n, bool write, const void* pc) {
+  // Past the launch's shared-memory request but inside the arena's mapping: a shared-memory overrun,
+  // not host memory (the ASan build names it, out-of-bounds-shared; 05-shared-too-small).
+  if (a - g_lo < g_arena_span) return;
   for (const Range& x : g_device)
     if (a - x.lo < x.span) return hit(x);
   if (!write)
@@ -479,9 +483,11 @@ void launch_begin(Runtime& r, size_t dynamic_shared) {
   race().last_site_file = nullptr;
   g_lo = reinterpret_cast<uintptr_t>(r.arena);
   g_span = kStaticArena + dynamic_shared;
+  g_arena_span = r.arena_size;
 }
 void launch_end(Runtime& r, const LaunchSite& site, size_t) {
   g_span = 0;
+  g_arena_span = 0;
   g_dspan = 0;
   g_stack_lo = g_stack_span = 0;
   flush_host_access(r, site);
