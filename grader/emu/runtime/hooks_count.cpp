@@ -569,15 +569,7 @@ void barrier(Runtime&, const char*, int) {
   s.marks[rt().tid].push_back({s.log[rt().tid].size(), false});
 }
 // The thread about to run (-1: the scheduler): its own stack, whose accesses are not global.
-void switch_start(Runtime& r, int to, void**) {
-  if (to < 0) {
-    g_stack_lo = g_stack_span = 0;
-    return;
-  }
-  const Thread& t = r.threads[size_t(to)];
-  g_stack_lo = reinterpret_cast<uintptr_t>(t.stack_bottom);
-  g_stack_span = t.stack_size;
-}
+void switch_start(Runtime& r, int to, void**) { running_stack(r, to, g_stack_lo, g_stack_span); }
 void switch_finish(Runtime&, void*) {}
 bool alloc_buffer(Buffer& b, size_t size) { return guard_zones::alloc(b, size); }
 void free_buffer(Runtime& r, Buffer& b) { guard_zones::free(r, b); }

@@ -224,6 +224,17 @@ void barrier(Runtime& r, const char* file, int line);
 void switch_start(Runtime& r, int to, void** fake);
 // On the side that runs again, right after the switch; `fake` as saved by switch_start.
 void switch_finish(Runtime& r, void* fake);
+// The stack of the thread about to run, [lo, lo + span), for the builds that judge every access but
+// the thread's own locals (race, count); span 0 for the scheduler (`to` -1).
+inline void running_stack(const Runtime& r, int to, uintptr_t& lo, uintptr_t& span) {
+  if (to < 0) {
+    lo = span = 0;
+    return;
+  }
+  const Thread& t = r.threads[size_t(to)];
+  lo = reinterpret_cast<uintptr_t>(t.stack_bottom);
+  span = t.stack_size;
+}
 
 // cudaMalloc's buffer of `size` bytes: sets b.ptr (and b.region); false when out of memory.
 bool alloc_buffer(Buffer& b, size_t size);
