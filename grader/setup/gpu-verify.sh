@@ -19,11 +19,7 @@ cd "$root"
 OUT=${OUT:-$root/gpu-out}
 BUILD=${BUILD:-$root/build/default}
 mkdir -p "$OUT"
-if [ -d .deps/usr ]; then
-  export CMAKE_PREFIX_PATH="$root/.deps/usr"
-  export LD_LIBRARY_PATH="$root/.deps/usr/lib/x86_64-linux-gnu/openblas-pthread:$root/.deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
-[ -x /usr/local/cuda/bin/compute-sanitizer ] && export PATH="$PATH:/usr/local/cuda/bin"
+. "$root/grader/setup/offline-env.sh"   # the carried Debian packages, compute-sanitizer on PATH
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-8}
 py=$(command -v python3)
 start=$SECONDS

@@ -12,10 +12,7 @@ cd "$root"
 OUT=${OUT:-$root/gpu-out}
 STAGE=${STAGE:-02-tiled}
 mkdir -p "$OUT"
-if [ -d .deps/usr ]; then
-  export CMAKE_PREFIX_PATH="$root/.deps/usr"
-  export LD_LIBRARY_PATH="$root/.deps/usr/lib/x86_64-linux-gnu/openblas-pthread:$root/.deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
+. "$root/grader/setup/offline-env.sh"   # the carried Debian packages, compute-sanitizer on PATH
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 table="$OUT/times.txt"
 echo "device: ${gpu:-none}, $(nproc) cores, $(date -u +%F)" > "$table"

@@ -10,10 +10,7 @@ cd "$root"
 OUT=${OUT:-$root/gpu-out}/teach
 BUILD=${BUILD:-build/teach-gpu}
 mkdir -p "$OUT"
-if [ -d .deps/usr ]; then
-  export CMAKE_PREFIX_PATH="$root/.deps/usr"
-  export LD_LIBRARY_PATH="$root/.deps/usr/lib/x86_64-linux-gnu/openblas-pthread:$root/.deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
+. "$root/grader/setup/offline-env.sh"   # the carried Debian packages, compute-sanitizer on PATH
 # 1. the 01-basic solution: its matmul_host row carries the breakdown, its results the device limits
 ./tilelab grade 01-basic --impl solution --backend "${BACKEND:-gpu}" --build-dir "$BUILD" --out "$OUT/solution" \
   > "$OUT/grade-solution.log" 2>&1

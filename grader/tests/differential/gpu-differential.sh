@@ -29,10 +29,7 @@ OUT=${OUT:-$root/gpu-out/differential}
 BUILD=${BUILD:-$root/build/gpu-differential}
 JOBS=${JOBS:-$(nproc)}
 mkdir -p "$OUT/logs"
-if [ -d .deps/usr ]; then
-  export CMAKE_PREFIX_PATH="$root/.deps/usr"
-  export LD_LIBRARY_PATH="$root/.deps/usr/lib/x86_64-linux-gnu/openblas-pthread:$root/.deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
+. "$root/grader/setup/offline-env.sh"   # the carried Debian packages, compute-sanitizer on PATH
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-4}
 py=$(command -v python3)
 d="$root/grader/tests/differential"

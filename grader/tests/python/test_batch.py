@@ -13,6 +13,10 @@ import fakes
 from tilelab.commands import batch
 from tilelab.run import sandbox
 from tilelab.report.model import GradeReport
+from tilelab import ROOT
+from tilelab.score import quiz
+from tilelab.score.scoring import NotChecked, score_stage
+from tilelab.specs import spec
 
 STAGE = "01-basic"
 
@@ -220,6 +224,20 @@ def test_every_student_has_the_same_maximum_and_a_zero_for_a_stage_not_handed_in
     full = batch.maxima(two, opts(tmp_path, stages=two), "gpu")
     assert float(book["alice"]["max"]) == pytest.approx(sum(full.values()), abs=0.01)
     assert all(book[n][s] != "" for n in book for s in two), "no blanks: a stage not graded is 0"
+
+
+@pytest.mark.skipif(not (ROOT / "solutions").exists(), reason="needs the instructor's answer keys")
+def test_the_maximum_counts_the_graded_questions_as_a_grade_does(tmp_path):
+    # The gradebook's maximum left the questions out (80 of a grade's 90 for 02-tiled on an H200,
+    # session 18): a student who answered them all was over the maximum.
+    st = next(s for s in spec.load_all(ROOT) if s.id == "02-tiled")
+    checks = score_stage(st, "submission", NotChecked(""), 0, "gpu").max_points
+    on_gpu = batch.maxima([st.id], opts(tmp_path, stages=[st.id]), "gpu")[st.id]
+    assert st.points.questions > 0 and on_gpu == pytest.approx(checks + st.points.questions)
+    on_emu = batch.maxima([st.id], opts(tmp_path, stages=[st.id]), "emu")[st.id]
+    gpu_only = [q for q in quiz.load_questions(ROOT / "assignments" / st.id) if q.gpu]
+    if gpu_only and st.points.unearnable == "exclude":   # a question about the grading GPU: not on the emulator
+        assert on_emu < score_stage(st, "submission", NotChecked(""), 0, "emu").max_points + st.points.questions
 
 
 def test_each_student_reports_its_steps_as_it_goes(tmp_path):

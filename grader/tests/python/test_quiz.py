@@ -200,6 +200,20 @@ def test_a_gpu_question_is_skipped_off_the_gpu(tmp_path):
     assert by["occupancy-limit"].verdict == "pass"
 
 
+def test_a_gpu_question_stays_in_the_maximum_on_the_gpu_when_nothing_ran(tmp_path):
+    # A submission that did not compile, graded on a GPU: no check reported the device, yet the
+    # question is gradable there -- out of the maximum, that student's maximum was below the class's
+    # (89.1 of 90 in a batch on an H200, session 18).
+    stage = STAGES[1]
+    p = _write(tmp_path, stage, "abc", _right_answers(stage, "abc"))
+    each = 10 / len(quiz.load_questions(ROOT / "assignments" / stage.id))
+    by = {c.dataset: c for c in quiz.score(stage, "s", p, 10, None, {}, on_gpu=True)}
+    c = by["grading-gpu"]
+    assert c.verdict == "skipped" and c.points == 0 and c.max_points == pytest.approx(each)
+    assert "nothing of this stage ran on the GPU" in c.message
+    assert sum(c.max_points for c in by.values()) == pytest.approx(10)
+
+
 def test_the_ece569_numbers_bind_on_threads():
     # 48 KB, 2048 threads, 16 blocks per SM, TILE_WIDTH 16: 24 blocks by shared memory, 8 by threads.
     key = quiz.load_key("02-tiled")

@@ -23,11 +23,7 @@ OUT=${OUT:-$root/gpu-out/gpu-suite}
 BUILD=${BUILD:-$root/build/gpu-suite}
 JOBS=${JOBS:-$(nproc)}
 mkdir -p "$OUT/logs" "$BUILD"
-if [ -d .deps/usr ]; then
-  export CMAKE_PREFIX_PATH="$root/.deps/usr"
-  export LD_LIBRARY_PATH="$root/.deps/usr/lib/x86_64-linux-gnu/openblas-pthread:$root/.deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
-[ -x /usr/local/cuda/bin/compute-sanitizer ] && export PATH="$PATH:/usr/local/cuda/bin"
+. "$root/grader/setup/offline-env.sh"   # the carried Debian packages, compute-sanitizer on PATH
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-4}
 py=$(command -v python3)
 subs_dir="$root/grader/tests/submissions"

@@ -177,13 +177,19 @@ def read_made_with(folder: Path) -> dict:
 
 
 def maxima(stage_ids: list[str], opts: BatchOptions, backend: str) -> dict[str, float]:
-    """Each stage's full points in this batch (hidden datasets included when they are graded)."""
+    """Each stage's full points in this batch: its checks (hidden datasets included when they are
+    graded) and its graded questions, counted as a grade counts them (quiz.score: out of the maximum
+    where no key is at hand, or a GPU question off the GPU), so a student's total is never over it."""
+    from ..score import quiz
+
     stages = {s.id: s for s in spec.load_all(ROOT)}
     out = {}
     for sid in stage_ids:
         st = stages[sid]
         nh = st.hidden.count if opts.hidden and opts.seed and st.hidden else 0
-        out[sid] = score_stage(st, "submission", NotChecked(""), nh, backend).max_points
+        questions = quiz.score(st, "submission", None, st.points.questions, on_gpu=backend == "gpu")
+        out[sid] = (score_stage(st, "submission", NotChecked(""), nh, backend).max_points
+                    + sum(q.max_points for q in questions))
     return out
 
 

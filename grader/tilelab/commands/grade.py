@@ -327,7 +327,8 @@ def _measurer(tree: Tree, impl: str, stage_id: str):
 
 
 def _with_questions(stages: list[StageScore], all_stages: dict, impl: str, sub_root: Path | None,
-                    opts: GradeOptions, tree: Tree | None = None) -> tuple[list[StageScore], dict]:
+                    opts: GradeOptions, tree: Tree | None = None,
+                    backend: str = "emu") -> tuple[list[StageScore], dict]:
     """The stages with their graded questions' checks after the kernel's (quiz.py scores them, from
     answers.toml beside matmul.cu), and the answers graded by stage. The reference solution answers
     none (its checks are the kernel's); the numbers are the student's own when the seed and the
@@ -349,7 +350,8 @@ def _with_questions(stages: list[StageScore], all_stages: dict, impl: str, sub_r
             answers[stage.id] = quiz.as_record(ans)
         questions = quiz.score(stage, impl, folder / quiz.ANSWERS, stage.points.questions, code, device,
                                answers=ans, note=note,
-                               measure=_measurer(tree, impl, stage.id) if tree and not opts.quick else None)
+                               measure=_measurer(tree, impl, stage.id) if tree and not opts.quick else None,
+                               on_gpu=backend == "gpu")
         out.append(replace(score, checks=score.checks + tuple(questions)))
     return out, answers
 
@@ -424,7 +426,7 @@ def _run_in(tree: Tree, opts: GradeOptions, all_stages: dict, impl: str, backend
         stages.append(_grade_stage(tree, stage, impl, backend, registered, opts))
     answers = {}
     if not opts.quick:   # `check` is the kernel's quick loop: no questions
-        stages, answers = _with_questions(stages, all_stages, impl, sub_root, opts, tree)
+        stages, answers = _with_questions(stages, all_stages, impl, sub_root, opts, tree, backend)
     status, message = "graded", ""
     if stages and all(any(c.verdict == "compile" for c in s.checks) for s in stages):
         status, message = "build-failed", "no stage compiled"

@@ -433,7 +433,7 @@ def _measurement(d: Drawn, given, book: float | None, measure) -> str:
 
 def score(stage, impl: str, answers_path: Path | None, points: float, code: str | None = None,
           device: dict | None = None, root: Path = ROOT, answers: Answers | None = None,
-          note: str = "", measure=None) -> list[CheckScore]:
+          note: str = "", measure=None, on_gpu: bool = False) -> list[CheckScore]:
     """One CheckScore per question ('<impl>.<stage>.<question id>.question'), sharing `points`.
     code: the student's quiz code when the grader knows it (seed and name, or a PrairieLearn
     variant's); otherwise the one in answers.toml is used ("practice" too), and where a key grades
@@ -441,7 +441,10 @@ def score(stage, impl: str, answers_path: Path | None, points: float, code: str 
     file (attempt); note: appended to each question's message. measure(question, shape) -> (count
     or None, why not): the student's kernel measured for a predict-then-measure question, shown
     beside the prediction (graded on the prediction alone). A missing or unreadable answers.toml
-    scores each question 0 with a message; a missing key (the student repository) skips them."""
+    scores each question 0 with a message; a missing key (the student repository) skips them.
+    on_gpu: graded on the GPU backend, where a question about the grading GPU is gradable even when
+    no check reported the device (nothing compiled): it stays in the maximum, unearned, so every
+    student of a class has the same maximum."""
     questions = load_questions(root / "assignments" / stage.id)
     if not questions:
         return []
@@ -466,8 +469,11 @@ def score(stage, impl: str, answers_path: Path | None, points: float, code: str 
         verdict, earned, worth, hint = "wrong", 0.0, each, ""
         if key is None or q.id not in key or q.gpu and not (device or {}).get("regs_per_sm"):
             # Not gradable here: out of the maximum, or kept in it, as [points] unearnable says.
-            verdict, worth = "skipped", each if stage.points.unearnable == "keep" else 0.0
-            message = ("asks what the grading GPU reports: graded on a GPU only" if key and q.id in key else
+            keyed = key is not None and q.id in key
+            verdict, worth = "skipped", each if stage.points.unearnable == "keep" or keyed and on_gpu else 0.0
+            message = ("asks what the grading GPU reports: nothing of this stage ran on the GPU to report it"
+                       if keyed and on_gpu else
+                       "asks what the grading GPU reports: graded on a GPU only" if keyed else
                        "graded by your course's autograder (the answer key is not in the student kit)")
             if q.measure and not ans.problem:   # the measurement needs no key: the self-learner's check
                 message += _measurement(draw(q, use, stage.id), ans.values.get(q.id), None, measure)
