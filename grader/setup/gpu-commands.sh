@@ -148,7 +148,8 @@ elif name == "batch":
     print("; ".join(f"{n} {r['total']}/{r['max']} {r['status']}" for n, r in sorted(rows.items())))
     pts = {n: float(r["total"] or 0) for n, r in rows.items()}
     ok = (set(rows) == {"good", "bad", "broken"} and pts["good"] >= 0.9 * float(rows["good"]["max"]) > 0
-          and pts["bad"] < pts["good"] and pts["broken"] == 0)
+          and pts["bad"] < pts["good"] and pts["broken"] == 0
+          and len({r["max"] for r in rows.values()}) == 1)   # one maximum for the class
 elif name == "trace":
     t = json.loads((d / "trace.json").read_text())
     ex = t["examples"]
