@@ -5,8 +5,6 @@
 if [ -d "$root/.deps/debs" ] && [ ! -d "$root/.deps/usr" ]; then
   sh "$root/grader/setup/pack-offline-deps.sh" --unpack >/dev/null
 fi
-if [ -d "$root/.deps/usr" ]; then
-  export CMAKE_PREFIX_PATH="$root/.deps/usr"
-  export LD_LIBRARY_PATH="$root/.deps/usr/lib/x86_64-linux-gnu/openblas-pthread:$root/.deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
+[ -d "$root/.deps/usr" ] && export CMAKE_PREFIX_PATH="$root/.deps/usr"
+. "$root/grader/setup/kit-env.sh"   # the loader pointed at .deps (and .venv's cmake, where there is one)
 [ -x /usr/local/cuda/bin/compute-sanitizer ] && export PATH="$PATH:/usr/local/cuda/bin"
