@@ -4,7 +4,8 @@
     release_check.py --work DIR
 
 Releases the kit into DIR/student (`./tilelab release`), then runs there, as a student would,
-`./tilelab setup` and `cmake --workflow --preset default`, and asserts:
+`./tilelab setup` and `./tilelab test` (`cmake --workflow --preset default` with the kit's cmake),
+and asserts:
   * setup exits 0, graded the starter (not reference solutions) and said its failures are the
     assignment;
   * the workflow exits 0 and ran the starter's checks (their results are in the build tree, with
@@ -66,9 +67,9 @@ def main() -> int:
     if "are the assignment" not in out:
         failures.append("setup did not explain that the starter's failures are the assignment")
 
-    rc, out, t_wf = step("cmake --workflow --preset default", ["cmake", "--workflow", "--preset", "default"], student)
+    rc, out, t_wf = step("./tilelab test", ["./tilelab", "test"], student)
     if rc != 0:
-        failures.append(f"cmake --workflow --preset default exited {rc}")
+        failures.append(f"./tilelab test (cmake --workflow --preset default) exited {rc}")
     results = sorted((student / "build" / "default" / "results").glob("starter.*.json"))
     verdicts = {}
     for r in results:
