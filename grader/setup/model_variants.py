@@ -41,10 +41,11 @@ from __future__ import annotations
 
 import json
 import sys
-import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "grader"))
+from tilelab.specs.compat import tomllib  # noqa: E402
 SETUP = ROOT / "grader" / "setup"
 # The validation's sets, the one list of them: the "set" of variants.json -> (the folder of its
 # frozen whole kernels, heldout.toml and <name>/<stage>/matmul.cu, each read by heldout(); None for

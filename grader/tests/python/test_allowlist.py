@@ -20,7 +20,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tomllib
 import warnings
 from pathlib import Path
 
@@ -31,6 +30,7 @@ from tilelab.commands import grade
 from tilelab.run import forbidden, includes
 from tilelab.specs import spec
 from tilelab.score.scoring import verdict_of
+from tilelab.specs.compat import tomllib
 
 GRADER = ROOT / "grader"
 DATA = Path(__file__).resolve().parent / "data" / "allowlist"

@@ -15,6 +15,8 @@ TILELAB_PRAIRIELEARN_ROOT, since a test cannot mount a folder at /grade.
 
 Cases on both: a bare matmul.cu, a nested folder, a file that does not compile."""
 
+from __future__ import annotations
+
 import json
 import os
 import re

@@ -5,7 +5,6 @@ ranking rules and the suite's table of bug classes."""
 
 import copy
 import io
-import tomllib
 
 import pytest
 
@@ -15,6 +14,7 @@ from tilelab.score import diagnoses
 from tilelab.report.formats import terminal
 from tilelab.report.model import GradeReport
 from tilelab.score.scoring import Built, DidNotCompile, Hung, score_stage
+from tilelab.specs.compat import tomllib
 
 STAGE = next(s for s in fakes.stages() if s.id == "02-tiled")
 SUITE = ROOT / "grader" / "tests" / "submissions"

@@ -2,13 +2,13 @@
 walkthroughs' Fig. 4.15 note agrees with the figure as typed in (issue #42, item 8)."""
 
 import re
-import tomllib
 
 import pytest
 
 from tilelab import ROOT
 from tilelab.commands import handouts
 from tilelab.score import quiz
+from tilelab.specs.compat import tomllib
 
 STAGES = [d for d in sorted((ROOT / "assignments").iterdir()) if quiz.load_questions(d)]
 

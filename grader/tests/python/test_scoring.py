@@ -1,5 +1,7 @@
 """Points follow stage.toml: shares of public/hidden points, host function, performance ramp."""
 
+from __future__ import annotations
+
 import dataclasses
 
 import pytest

@@ -5,11 +5,11 @@ HTML. The real kernels are traced by the CTest checks kit.trace.* (trace_check.p
 
 import json
 import re
-import tomllib
 from pathlib import Path
 
 from tilelab import ROOT
 from tilelab.commands import trace
+from tilelab.specs.compat import tomllib
 
 GRADER = Path(__file__).resolve().parents[2]
 FIG = GRADER / "tests" / "python" / "data" / "trace" / "pmpp-fig-4.15.toml"

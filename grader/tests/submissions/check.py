@@ -33,7 +33,6 @@ import argparse
 import json
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # grader/, for tilelab.specs.contract
@@ -41,6 +40,7 @@ from tilelab.run import judge  # noqa: E402
 from tilelab.score import diagnoses  # noqa: E402
 from tilelab.specs.contract import ExitCode  # noqa: E402
 from tilelab.run.runresult import Result  # noqa: E402
+from tilelab.specs.compat import tomllib  # noqa: E402
 
 
 def check_case(case: dict, a: argparse.Namespace) -> list[str]:

@@ -25,7 +25,6 @@ import json
 import subprocess
 import sys
 import time
-import tomllib
 from pathlib import Path
 
 GRADER = Path(__file__).resolve().parents[2]
@@ -36,6 +35,7 @@ from tilelab.run import forbidden, judge, sanitize  # noqa: E402
 from tilelab.specs import spec  # noqa: E402
 from tilelab.score.scoring import verdict_of  # noqa: E402
 from tilelab.run.tree import compile_excerpt  # noqa: E402
+from tilelab.specs.compat import tomllib  # noqa: E402
 
 DATASETS = Path()
 TOOLS = ("memcheck", "synccheck", "racecheck", "initcheck")

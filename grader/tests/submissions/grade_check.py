@@ -50,7 +50,6 @@ import signal
 import sys
 import threading
 import time
-import tomllib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # grader/
@@ -61,6 +60,7 @@ from tilelab.specs import spec  # noqa: E402
 from tilelab.report.formats import terminal  # noqa: E402
 from tilelab.report.model import GradeReport  # noqa: E402
 from tilelab.run.tree import Tree  # noqa: E402
+from tilelab.specs.compat import tomllib  # noqa: E402
 
 TERMINAL_LINES = 40         # a failing stage's terminal output fits on one screen (issue #17)
 SAFETY_NET_BYTES = 3 << 30   # above every case's sandbox limit: only a sandbox that lost track of a process fires it

@@ -25,7 +25,6 @@ import argparse
 import shutil
 import sys
 import time
-import tomllib
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -37,6 +36,7 @@ from tilelab.run import judge  # noqa: E402
 from tilelab.specs import spec  # noqa: E402
 from tilelab.score.scoring import StageScore  # noqa: E402
 from tilelab.run.tree import RegisteredTest, Tree  # noqa: E402
+from tilelab.specs.compat import tomllib  # noqa: E402
 
 STAGE = "01-basic"
 HANG_SECONDS = 90      # issue #12: a hanging submission is graded in <= 90 s, build included

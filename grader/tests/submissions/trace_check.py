@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tomllib
 from pathlib import Path
 
 GRADER = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(GRADER))
 
 from tilelab.commands import trace  # noqa: E402
+from tilelab.specs.compat import tomllib  # noqa: E402
 
 FIG_4_15 = GRADER / "tests" / "python" / "data" / "trace" / "pmpp-fig-4.15.toml"
 

@@ -20,13 +20,13 @@ import io
 import json
 import lzma
 import re
-import tomllib
 import tarfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..specs import starter
+from ..specs.compat import tomllib
 
 # A shipped file holding this share of a solution's own lines (those between its BEGIN/END
 # SOLUTION markers) is a near-copy of it, whatever else was changed.

@@ -23,11 +23,11 @@ import hashlib
 import hmac
 import math
 import random
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import ROOT
+from ..specs.compat import tomllib
 from .scoring import QUESTION, CheckScore
 
 ANSWERS = "answers.toml"

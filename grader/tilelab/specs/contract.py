@@ -2,9 +2,10 @@
 codes, the `tilelab` commands' own exit codes, the JSON schema names and the fixed hint texts.
 The C++ side includes the header tilelab.specs.codegen generates from the same file."""
 
-import tomllib
 from enum import IntEnum
 from pathlib import Path
+
+from .compat import tomllib
 
 TOML = Path(__file__).resolve().parents[2] / "contract.toml"
 

@@ -9,11 +9,11 @@ every default filled in).
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .. import ROOT
+from .compat import tomllib
 
 APIS = ("square", "rect")
 # gridDim.y is at most 65,535 blocks, and every kernel of the kit puts the rows of P on y: the
