@@ -78,3 +78,9 @@ def test_a_driver_older_than_nvcc_is_reported_with_both_ways_out(monkeypatch, tm
     assert drv.ok is ok and "12.8" in drv.detail and "cuda-drivers" in drv.fix
     assert ("cuda-toolkit-12-2" in drv.fix) is ok, "a CUDA 11 toolkit is never offered: the kit needs 12 or 13"
     assert "libcublas-dev-12-8" in item(items, "cuBLAS").fix, "CUDA libraries match the nvcc found"
+
+
+def test_the_python_floor_is_3_9():
+    """Debian 11's python3 (3.9.2) is the oldest the kit runs on (grader/tests/python/test_compat.py)."""
+    python = item(doctor.checks(probe()), "python >=")
+    assert python.name == "python >= 3.9" and python.ok

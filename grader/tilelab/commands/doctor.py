@@ -34,7 +34,9 @@ DEBS = {  # Debian 12 / Ubuntu 24.04 package -> what it gives the kit
 }
 PIPS = {"rich": "tables and progress bars", "jinja2": "HTML reports", "matplotlib": "plots", "pytest": "kit tests",
         "copydetect": "similarity of kernels (winnowing)",
-        "watchfiles": "check --watch"}
+        "watchfiles": "check --watch",
+        # tilelab.specs.compat: the standard library's tomllib from Python 3.11, tomli before it
+        **({"tomli": "reading TOML (tomllib before Python 3.11)"} if sys.version_info < (3, 11) else {})}
 CUDA_REPO = "https://developer.download.nvidia.com/compute/cuda/repos/{distro}/x86_64/cuda-keyring_1.1-1_all.deb"
 CUDA_DEFAULT = (12, 8)          # the toolkit suggested where nothing says which one fits
 NO_GPU = ("none here: the checks run on the CPU emulator; performance is graded on a machine with an NVIDIA "
@@ -202,7 +204,7 @@ def _cuda_items(probe: Probe, fx: Fixes) -> list[Item]:
 def checks(probe: Probe | None = None) -> list[Item]:
     probe = probe or Probe()
     fx = Fixes(probe)
-    items = [Item("python >= 3.11", sys.version_info >= (3, 11), sys.version.split()[0],
+    items = [Item("python >= 3.9", sys.version_info >= (3, 9), sys.version.split()[0],
                   fx.install("python3", "python3-venv"))]
     have_dpkg = shutil.which("dpkg-query") is not None
     for pkg, why in DEBS.items():

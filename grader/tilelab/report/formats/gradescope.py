@@ -89,7 +89,7 @@ def results(r: GradeReport, hidden_visibility: str = HIDDEN_VISIBILITY,
 # the image keeps the submission and the results.
 SETUP_SH = """#!/bin/sh
 # Gradescope runs this once, as root, when it builds the autograder image (Ubuntu 24.04 base
-# image recommended: CMake >= 3.25 and Python >= 3.11 come with it).
+# image recommended: CMake >= 3.25 and Python >= 3.9 come with it).
 set -eu
 cd /autograder/source/tilelab
 ./grader/setup/install-deps.sh
