@@ -146,13 +146,16 @@ if [ ! -x "$here/.venv/bin/python3" ] || ! "$here/.venv/bin/python3" -m pip --ve
   say "creating $here/.venv"
   rm -rf "$here/.venv"
   if ! $py -m venv "$here/.venv" >/dev/null 2>&1; then
-    # No python3-venv (no ensurepip): a venv without pip, then pip run from Debian's own pip wheel.
+    # No python3-venv (no ensurepip): a venv without pip, then pip run from Debian's own pip wheel
+    # (python3-pip-whl; python-pip-whl before Debian 12: whichever the lists have).
     rm -rf "$here/.venv"
     $py -m venv --without-pip "$here/.venv" || die "python3 -m venv --without-pip failed; install python3-venv, or $instead"
-    whl="$here/.deps/pip-whl"
-    tilelab_debs_download "$whl" python3-pip-whl ||
-      die "python3-venv is missing and apt-get download python3-pip-whl failed: ask an administrator for python3-venv, or $instead"
-    dpkg-deb -x "$whl"/python3-pip-whl_*.deb "$whl/x"
+    whl="$here/.deps/pip-whl"; pkg=""
+    for p in python3-pip-whl python-pip-whl; do [ -n "$(tilelab_deb_candidate "$p")" ] && { pkg=$p; break; }; done
+    [ -n "$pkg" ] || die "python3-venv is missing and this release's lists have no python3-pip-whl nor python-pip-whl: ask an administrator for python3-venv, or $instead"
+    tilelab_debs_download "$whl" "$pkg" ||
+      die "python3-venv is missing and apt-get download $pkg failed ($(grep -m1 '^E:' "$whl/apt.log")): ask an administrator for python3-venv, or $instead"
+    dpkg-deb -x "$whl/$pkg"_*.deb "$whl/x"
     pipwhl=$(ls "$whl"/x/usr/share/python-wheels/pip-*.whl | head -1)
     "$here/.venv/bin/python3" "$pipwhl/pip" install -q --disable-pip-version-check pip >/dev/null ||
       die "bootstrapping pip from Debian's python3-pip-whl failed (no access to PyPI?); ask an administrator for python3-venv, or $instead"
