@@ -234,14 +234,6 @@ def symbols(obj: Path) -> list[Symbol]:
     return [Symbol(n, keys[n], t) for n, t in raw]
 
 
-def undefined_symbols(obj: Path) -> list[str]:
-    return [s.key for s in symbols(obj) if s.type in _UNDEFINED]
-
-
-def defined_symbols(obj: Path) -> list[str]:
-    return [s.key for s in symbols(obj) if s.type not in _UNDEFINED]
-
-
 def object_kind(obj: Path, syms: list[Symbol] | None = None) -> str:
     """Which build made the object: from the build tree's target folder (emu_<build>_run_..., set by
     grader/cmake), else from what it references (nvcc's registration, ASan's module constructor, ThreadSanitizer's callbacks)."""

@@ -39,7 +39,6 @@ def finding_advice(code: str, variant: str = "") -> str:
 
 ExitCode = IntEnum("ExitCode", {name.upper(): e["code"] for name, e in CODES.items()})
 CommandCode = IntEnum("CommandCode", {name.upper(): e["code"] for name, e in COMMAND_CODES.items()})
-MEANING = {entry["code"]: entry["meaning"] for entry in CODES.values()}
 
 
 def verdict_name(code: int) -> str:

@@ -14,13 +14,13 @@ from pathlib import Path
 
 from ..model import GradeReport
 
-FIXED = ("student", "status", "total", "max", "note")
+FIXED = ("student", "status", "total", "max", "note")   # the columns around the stages' (header)
 MADE_WITH = ("grader", "seed")
 PENDING = "pending"
 
 
 def header(stage_ids: list[str]) -> list[str]:
-    return ["student", "status", *stage_ids, "total", "max", "note", *MADE_WITH]
+    return [*FIXED[:2], *stage_ids, *FIXED[2:], *MADE_WITH]
 
 
 def row(r: GradeReport, stage_ids: list[str], maxima: dict[str, float] | None = None) -> dict:
