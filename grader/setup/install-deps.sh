@@ -153,11 +153,27 @@ if [ ! -x "$here/.venv/bin/python3" ] || ! "$here/.venv/bin/python3" -m pip --ve
     whl="$here/.deps/pip-whl"; pkg=""
     for p in python3-pip-whl python-pip-whl; do [ -n "$(tilelab_deb_candidate "$p")" ] && { pkg=$p; break; }; done
     [ -n "$pkg" ] || die "python3-venv is missing and this release's lists have no python3-pip-whl nor python-pip-whl: ask an administrator for python3-venv, or $instead"
-    tilelab_debs_download "$whl" "$pkg" ||
+    # Debian's python3 before 3.12 keeps distutils in python3-distutils, which pip < 3.10 imports:
+    # unpacked into .deps/python and put on the venv's path (a .pth) when the python lacks it.
+    if ! $py -c 'import distutils.util' 2>/dev/null && [ -n "$(tilelab_deb_candidate python3-distutils)" ]; then
+      pkg="$pkg python3-distutils"
+    fi
+    # shellcheck disable=SC2086 # one or two packages
+    tilelab_debs_download "$whl" $pkg ||
       die "python3-venv is missing and apt-get download $pkg failed ($(grep -m1 '^E:' "$whl/apt.log")): ask an administrator for python3-venv, or $instead"
-    dpkg-deb -x "$whl/$pkg"_*.deb "$whl/x"
+    for f in "$whl"/*.deb; do dpkg-deb -x "$f" "$whl/x"; done
+    if [ -d "$whl/x/usr/lib/$(basename "$(readlink -f "$py")")/distutils" ]; then
+      rm -rf "$here/.deps/python" && mv "$whl/x/usr/lib" "$here/.deps/python"
+      site=$("$here/.venv/bin/python3" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+      # The stdlib keeps distutils/__init__.py (a stub without util), the package the rest: its
+      # folder joins the stub package's path.
+      for d in "$here"/.deps/python/python3*/distutils; do echo "import distutils; distutils.__path__.append('$d')"; done >"$site/tilelab-distutils.pth"
+    fi
+    # Debian's pip is debundled: it imports its vendored libraries from the wheels beside it (which
+    # it looks for under /usr/share/python-wheels, not here): they go on PYTHONPATH for this once.
     pipwhl=$(ls "$whl"/x/usr/share/python-wheels/pip-*.whl | head -1)
-    "$here/.venv/bin/python3" "$pipwhl/pip" install -q --disable-pip-version-check pip >/dev/null ||
+    wheels=$(ls "$whl"/x/usr/share/python-wheels/*.whl | tr '\n' ':')
+    PYTHONPATH="$wheels" "$here/.venv/bin/python3" "$pipwhl/pip" install -q --disable-pip-version-check pip >/dev/null ||
       die "bootstrapping pip from Debian's python3-pip-whl failed (no access to PyPI?); ask an administrator for python3-venv, or $instead"
     rm -rf "$whl"
   fi
