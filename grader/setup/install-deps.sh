@@ -44,7 +44,7 @@ IMPORTS="rich, jinja2, matplotlib, pytest, copydetect, watchfiles"
 [ "${TILELAB_BROWSER:-0}" = 1 ] && DEBS="$DEBS chromium"
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-# 1 when version $1 >= $2 (dotted numbers; a Debian epoch or revision is cut off).
+# Succeeds when version $1 >= $2 (dotted numbers; a Debian epoch or revision is cut off).
 version_ge() {
   a=${1#*:}; a=${a%%[-+~]*}
   [ "$(printf '%s\n%s\n' "$2" "$a" | sort -t. -k1,1n -k2,2n -k3,3n | head -1)" = "$2" ]
