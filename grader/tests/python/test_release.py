@@ -2,6 +2,7 @@
 
 import io
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -169,7 +170,11 @@ def test_a_shipped_archive_with_solutions_and_a_seed_is_refused(kit, tmp_path, k
     assert any("grading seed" in p for p in named), rel.problems
     if kind != "zip":
         return
-    p = subprocess.run([str(kit / "tilelab"), "release", str(out)], capture_output=True, text=True, cwd=kit)
+    # The kit here has no .venv: its launcher takes python3 on PATH, this interpreter's (whose packages
+    # the grader needs: tomli below 3.11), not the system's.
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    p = subprocess.run([str(kit / "tilelab"), "release", str(out)], capture_output=True, text=True, cwd=kit,
+                       env={**os.environ, "PATH": path})
     assert p.returncode == 1 and f"LEAK: docs/{dst.name}!" in p.stdout and not out.exists(), p.stdout
 
 
