@@ -1,17 +1,19 @@
-// The CPU emulator's <cuda_fp16.h>: __half and __half2 on g++'s _Float16 (IEEE binary16, conversions
+// The CPU emulator's <cuda_fp16.h>: __half and __half2 on IEEE binary16 (tilelab_emu_f16.h: the
+// compiler's _Float16, or the same conversions in software where it has none, as clang 14 on x86-64;
 // rounded to nearest even as CUDA's __float2half), with the conversions and arithmetic course code
 // uses. Half arithmetic is done in float and rounded once, which is what a GPU's half instructions
 // give for + - * and fma. CUDA's own header would redefine the vector types the emulator has.
 #pragma once
 #include "tilelab_emu.h"
+#include "tilelab_emu_f16.h"
 
 struct __half {
-  _Float16 v;
+  tlemu::f16 v;
   __half() = default;
-  __half(float f) : v(static_cast<_Float16>(f)) {}
-  __half(double f) : v(static_cast<_Float16>(f)) {}
-  __half(int i) : v(static_cast<_Float16>(i)) {}
-  operator float() const { return static_cast<float>(v); }
+  __half(float f) : v(tlemu::f16_from(f)) {}
+  __half(double f) : v(tlemu::f16_from(f)) {}
+  __half(int i) : v(tlemu::f16_from(i)) {}
+  operator float() const { return tlemu::f16_to_float(v); }
 };
 struct __half2 {
   __half x, y;

@@ -85,7 +85,7 @@ constexpr void element_at(int use, int m, int n, int k, int lane, int i, int& ro
   }
 }
 
-// One fragment as the runtime sees it: its kind and its lane's storage (float, or _Float16 for half).
+// One fragment as the runtime sees it: its kind and its lane's storage (float, or tlemu::f16 for half: tilelab_emu_f16.h).
 struct FragRef {
   int use, m, n, k, elem, count;  // count: num_elements
   void* x;

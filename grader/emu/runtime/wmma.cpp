@@ -19,6 +19,7 @@
 #include <cstring>
 
 #include "internal.hpp"
+#include "tilelab_emu_f16.h"
 
 namespace tlemu {
 
@@ -77,11 +78,11 @@ Finding wmma_finding(const char* kind, const char* file, int line, std::string m
 }
 
 float read_elem(const wmma::FragRef& f, int i) {
-  if (f.elem == wmma::elem_half) return float(static_cast<const _Float16*>(f.x)[i]);
+  if (f.elem == wmma::elem_half) return tlemu::f16_to_float(static_cast<const tlemu::f16*>(f.x)[i]);
   return static_cast<const float*>(f.x)[i];
 }
 void write_elem(const wmma::FragRef& f, int i, float v) {
-  if (f.elem == wmma::elem_half) static_cast<_Float16*>(f.x)[i] = static_cast<_Float16>(v);
+  if (f.elem == wmma::elem_half) static_cast<tlemu::f16*>(f.x)[i] = tlemu::f16_from(v);
   else static_cast<float*>(f.x)[i] = v;
 }
 
