@@ -21,6 +21,12 @@
 #include <string>
 #include <vector>
 
+// Linux 5.12's mount_setattr, unknown to older kernel headers (Debian 11's are 5.10): the same
+// number on every architecture since the tables were unified (5.1).
+#ifndef __NR_mount_setattr
+#define __NR_mount_setattr 442
+#endif
+
 #include "tilelab/contract.hpp"
 #include "wire.hpp"
 

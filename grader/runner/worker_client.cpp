@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/resource.h>
@@ -21,6 +22,15 @@
 #include "backend.hpp"  // DeviceError
 #include "confine.hpp"
 #include "sandbox.hpp"
+
+// close_range(2) (Linux 5.9) through syscall(2): glibc has a wrapper only from 2.34 (Debian 11's
+// is 2.31); the number is the same on every architecture.
+#ifndef __NR_close_range
+#define __NR_close_range 436
+#endif
+namespace {
+void close_from(unsigned first) { ::syscall(__NR_close_range, first, ~0u, 0u); }
+}  // namespace
 
 extern char** environ;
 
@@ -135,7 +145,7 @@ Worker::Worker(const std::string& path, wire::Deadline deadline) : deadline_(dea
     // the judge (a worker that crashed before its greeting was judged a timeout).
     const int in = high(request[0]), out = high(reply[1]);
     if (in < 0 || out < 0 || ::dup2(in, 3) < 0 || ::dup2(out, 4) < 0) ::_exit(0);
-    ::close_range(5, ~0u, 0);
+    close_from(5);
     addr2line::serve(3, 4, exe);
   }
   ::close(request[0]);
@@ -162,7 +172,7 @@ Worker::Worker(const std::string& path, wire::Deadline deadline) : deadline_(dea
       if (!passed && (output < 0 || ::dup2(output, fd) < 0)) ::_exit(127);
     }
     // none of the judge's other files reach the worker
-    ::close_range(addr2line::kReplyFd + 1, ~0u, 0);
+    close_from(addr2line::kReplyFd + 1);
     // Confined from here on, and so from the worker's first instruction (sandbox.hpp, confine.hpp):
     // what it may read, write and execute; no core file; the launch filter.
     const rlimit no_core{0, 0};
