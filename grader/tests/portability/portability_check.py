@@ -13,10 +13,11 @@ and every process go when the test ends. The tree under test is what `git ls-fil
 
   setup  `./tilelab setup` -- installs, builds the kit's grading tree, grades every stage's reference
          solution on the CPU emulator; must exit 0 and say "dependencies ready";
-  proof  the README's test command, reduced to what fits CI: `cmake --preset default` (the whole
-         self-test tree's configure), a build of the C++ core's and the emulator's unit tests, and
-         CTest's run of them (kit.unit.*, kit.emu.unit) -- the whole workflow builds the kit three
-         more times and takes ~25 min on CI's 2 cores.
+  proof  the README's test command (`./tilelab test`: `cmake --workflow --preset default` in the kit's
+         environment, grader/setup/kit-env.sh), reduced to what fits CI: in that environment,
+         `cmake --preset default` (the whole self-test tree's configure), a build of the C++ core's
+         and the emulator's unit tests, and CTest's run of them (kit.unit.*, kit.emu.unit) -- the
+         whole workflow builds the kit three more times and takes ~25 min on CI's 2 cores.
 
 Exit 0: both did what they should. 1: a step failed (root, user, step and its log's tail are
 printed). 77: the test cannot run here (not root, no debootstrap/unshare, no network to the Debian
@@ -199,19 +200,18 @@ def readme_test_command(source: Path) -> str:
 
 
 def proof_script(test_cmd: str) -> str:
-    # The kit's tools where setup put them, first: a no-root setup installs cmake and ninja into
-    # .venv/bin (and the Debian -dev packages into .deps/), which the README's command finds the
-    # same way (`./tilelab test` puts them on PATH; the user who types cmake activates the venv).
-    steps = ['export PATH="$PWD/.venv/bin:$PATH"', "command -v cmake", "cmake --version | head -1"]
-    configure = "cmake --preset default"
-    build = "cmake --build --preset default --target tilelab_unit_tests tilelab_emu_tests"
-    test = "ctest --preset default -R '^kit[.](unit[.]|emu[.]unit$)'"
-    if test_cmd.startswith("./tilelab test"):
-        # the launcher sets the environment up (the .deps prefix, the venv's tools): run CMake through it
-        # where it can; the reduced proof's steps stay the same.
-        steps.append("if [ -f .deps/env.sh ]; then . ./.deps/env.sh; fi")
-    steps += [configure, build, test]
-    return " && ".join(f"echo '+ {s}' && {s}" if not s.startswith("export") else s for s in steps)
+    """The README's test command, reduced to what fits CI. `./tilelab test` is `cmake --workflow
+    --preset default` in the kit's environment (grader/setup/kit-env.sh: the kit's cmake, .venv's
+    when the system's is too old or missing, and .deps on the paths); the proof takes the same
+    environment, then configures the default preset, builds the unit tests and runs them."""
+    env = ('if [ -f grader/setup/kit-env.sh ]; then root=$PWD; . grader/setup/kit-env.sh; '
+           'else export PATH="$PWD/.venv/bin:$PATH"; fi')
+    steps = ["command -v cmake", "cmake --version | head -1",
+             "cmake --preset default",
+             "cmake --build --preset default --target tilelab_unit_tests tilelab_emu_tests",
+             "ctest --preset default -R '^kit[.](unit[.]|emu[.]unit$)'"]
+    del test_cmd  # reported by the caller; the reduced steps are the same for either spelling
+    return env + " && " + " && ".join(f"echo {shlex.quote('+ ' + s)} && {s}" for s in steps)
 
 
 def main() -> int:
