@@ -50,8 +50,12 @@ endforeach()
 # pack-offline-deps.sh unpacks into .deps/usr on an offline GPU machine) are the system's libraries
 # there: a confined link (a trace runner links the core, and with it OpenBLAS) reads them as it
 # reads /usr. Without this, `tilelab trace` failed to link wherever OpenBLAS came from .deps/.
+# So is the checkout's own .deps/usr (TilelabDependencies.cmake puts it on CMAKE_SYSTEM_PREFIX_PATH:
+# setup as a user without root unpacks the -dev packages there): without it every stage's confined
+# link failed, "cannot find .../.deps/usr/lib/x86_64-linux-gnu/libboost_context.so...: Permission
+# denied" (kit.portability.trixie-user).
 string(REPLACE ":" ";" _confine_env_prefixes "$ENV{CMAKE_PREFIX_PATH}")
-foreach(prefix IN LISTS CMAKE_PREFIX_PATH _confine_env_prefixes)
+foreach(prefix IN LISTS CMAKE_PREFIX_PATH _confine_env_prefixes TILELAB_DEPS)
   if(IS_ABSOLUTE "${prefix}" AND IS_DIRECTORY "${prefix}")
     get_filename_component(real "${prefix}" REALPATH)
     list(APPEND _confine_exec "${real}")
