@@ -68,6 +68,18 @@ if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
   set(_emu_flags_race -O1 -gdwarf-4 -fno-omit-frame-pointer -fsanitize=thread
       "SHELL:-mllvm -tsan-instrument-func-entry-exit=0")
 endif()
+# g++ 10 (Debian 11) has no such --param: its function entry/exit callbacks are then made, and the
+# runtime's are empty (runtime/instrument.hpp).
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  set(CMAKE_REQUIRED_FLAGS "-fsanitize=thread --param tsan-instrument-func-entry-exit=0")
+  set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)   # compile only: no sanitizer library is linked
+  check_cxx_source_compiles("int f() { return 0; }" TILELAB_EMU_HAVE_TSAN_FUNC_PARAM)
+  unset(CMAKE_TRY_COMPILE_TARGET_TYPE)
+  unset(CMAKE_REQUIRED_FLAGS)
+  if(NOT TILELAB_EMU_HAVE_TSAN_FUNC_PARAM)
+    list(REMOVE_ITEM _emu_flags_race "SHELL:--param tsan-instrument-func-entry-exit=0")
+  endif()
+endif()
 # The count build (performance model, docs/performance.md): the race build's instrumentation, with
 # every access counted instead of checked. Not one of TILELAB_EMU_BUILDS: only the perf-model check
 # of each stage uses it, not the correctness checks, the known-bad suite or the differential check.

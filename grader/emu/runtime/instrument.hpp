@@ -90,4 +90,7 @@
   extern "C" void __tsan_init() {}                                                             \
   /* a class with virtual functions: the vtable pointer's reads and updates are not the kernel's */ \
   extern "C" void __tsan_vptr_read(void*) {}                                                   \
-  extern "C" void __tsan_vptr_update(void*, void*) {}
+  extern "C" void __tsan_vptr_update(void*, void*) {}                                         \
+  /* function entry and exit: g++ 10 (Debian 11) has no --param tsan-instrument-func-entry-exit=0 */ \
+  extern "C" void __tsan_func_entry(void*) {}                                                  \
+  extern "C" void __tsan_func_exit() {}
