@@ -74,11 +74,6 @@ foreach(lang CXX CUDA)
     endif()
   endforeach()
 endforeach()
-# .deps/usr: Debian packages unpacked into the checkout (a setup without root,
-# TilelabDependencies.cmake): the confined compiles and links read their headers and libraries.
-if(TILELAB_DEPS AND IS_DIRECTORY "${TILELAB_DEPS}")
-  list(APPEND _confine_exec "${TILELAB_DEPS}")
-endif()
 list(REMOVE_DUPLICATES _confine_exec)
 set(_confine_common ${_confine_require})
 foreach(d IN LISTS _confine_exec)
