@@ -28,9 +28,9 @@ def _write(tmp_path, stage, code, answers):
     return p
 
 
-def test_stages_01_to_05_and_07_have_questions_and_points():
+def test_stages_01_to_05_07_and_08_have_questions_and_points():
     assert [s.id for s in STAGES] == ["01-basic", "02-tiled", "03-boundary", "04-rectangular", "05-coarsened",
-                                      "07-tensor-cores"]
+                                      "07-tensor-cores", "08-rows-columns-matvec"]
     for s in STAGES:
         assert s.points.questions > 0, s.id
 

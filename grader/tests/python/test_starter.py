@@ -107,3 +107,17 @@ def test_a_stage_begins_from_the_students_previous_kernel(tmp_path):
         starter.from_previous(tmp_path, "02-tiled")
     with pytest.raises(starter.MarkerError, match="after the first"):
         starter.from_previous(tmp_path, "01-basic")
+
+
+@needs_solutions
+def test_the_chapter_3_exercise_stage_begins_from_01_not_from_07(tmp_path):
+    """08-rows-columns-matvec is numbered after 07-tensor-cores but reworks 01-basic's kernel."""
+    for s in ("01-basic", "07-tensor-cores", "08-rows-columns-matvec"):
+        (tmp_path / s).mkdir()
+        (tmp_path / s / "matmul.cu").write_text((ROOT / "starter" / s / "matmul.cu").read_text())
+    mine = "// my own 01 kernel\n__global__ void k() {}\n"
+    (tmp_path / "01-basic" / "matmul.cu").write_text(mine)
+    msg = starter.from_previous(tmp_path, "08-rows-columns-matvec")
+    out = (tmp_path / "08-rows-columns-matvec" / "matmul.cu").read_text()
+    assert out.endswith(mine) and "01-basic" in msg and "07-tensor-cores" not in out
+    assert "another signature" in out   # 01's launch_matmul is square, 08's rectangular
