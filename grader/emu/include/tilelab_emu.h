@@ -427,6 +427,34 @@ inline void collect_pointer(const T& arg, const void** out, int& n) {
   if constexpr (std::is_pointer<T>::value) out[n++] = reinterpret_cast<const void*>(arg);
 }
 
+// What each thread of a launch starts from (launch, below): the kernel and the launch's copy of the
+// arguments, on the host's stack.
+template <class K, class Args>
+struct LaunchCtx {
+  K* kernel;
+  Args* args;
+};
+// Each thread copies the arguments onto its own stack, as its parameters, before the kernel runs, and
+// calls it. A named function, not a lambda: g++ 10 (Debian 11) ignores a no_sanitize attribute on a
+// lambda, and the race build then took the launch's copy for the kernel's reads of host memory.
+// The kernel is called through call_kernel, never inlined there: g++ 10 inlines an instrumented
+// function into a no_sanitize one and drops its instrumentation (the kernel's own accesses).
+template <class K, class Args>
+__attribute__((noinline)) void call_kernel(K& kernel, Args& args) {
+  std::apply(kernel, args);
+}
+template <class K, class Args, bool Trivial>
+__attribute__((no_sanitize("thread", "address"))) void start_thread(void* c) {
+  auto* x = static_cast<LaunchCtx<K, Args>*>(c);
+  if constexpr (Trivial) {
+    alignas(Args) unsigned char own[sizeof(Args)];
+    __builtin_memcpy(own, static_cast<const void*>(x->args), sizeof(Args));
+    call_kernel(*x->kernel, *std::launder(reinterpret_cast<Args*>(own)));
+  } else {
+    call_kernel(*x->kernel, *x->args);
+  }
+}
+
 // k<<<g, b, s, st>>>(args...) becomes launch(site, g, b, s, st, [&](auto&&... a) { k(a...); }, args...).
 // The arguments are evaluated and copied once, as CUDA copies them at the launch; each thread then
 // receives its own by-value parameters.
@@ -436,10 +464,7 @@ inline void launch(const LaunchSite& site, dim3 grid, dim3 block, size_t dynamic
   // A call that does not compile was reported on the student's line already (grader/emu/rewrite).
   if constexpr (std::is_invocable<std::remove_reference_t<F>&, std::decay_t<A>&...>::value) {
     std::tuple<std::decay_t<A>...> copied(std::forward<A>(args)...);
-    struct Ctx {
-      std::remove_reference_t<F>* kernel;
-      std::tuple<std::decay_t<A>...>* args;
-    } ctx{&kernel, &copied};
+    LaunchCtx<std::remove_reference_t<F>, std::tuple<std::decay_t<A>...>> ctx{&kernel, &copied};
     const void* pointers[sizeof...(A) + 1] = {};
     int n = 0;
     std::apply([&](const auto&... a) { (collect_pointer(a, pointers, n), ...); }, copied);
@@ -450,16 +475,8 @@ inline void launch(const LaunchSite& site, dim3 grid, dim3 block, size_t dynamic
     // is not instrumented: it is the launch's, not the kernel's.
     using Args = std::tuple<std::decay_t<A>...>;
     launch_erased(site, grid, block, dynamic_shared, stream,
-                  [](void* c) __attribute__((no_sanitize("thread", "address"))) {
-                    Ctx* x = static_cast<Ctx*>(c);
-                    if constexpr ((std::is_trivially_copyable<std::decay_t<A>>::value && ...)) {
-                      alignas(Args) unsigned char own[sizeof(Args)];
-                      __builtin_memcpy(own, static_cast<const void*>(x->args), sizeof(Args));
-                      std::apply(*x->kernel, *std::launder(reinterpret_cast<Args*>(own)));
-                    } else {
-                      std::apply(*x->kernel, *x->args);
-                    }
-                  },
+                  &start_thread<std::remove_reference_t<F>, Args,
+                                (std::is_trivially_copyable<std::decay_t<A>>::value && ...)>,
                   &ctx, pointers, n);
   } else {
     static_assert(sizeof(F) == 0, "tilelab emulator: the kernel cannot be called with copies of the launch's "
