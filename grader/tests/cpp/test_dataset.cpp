@@ -2,6 +2,8 @@
 // datasets follow their rule.
 #include <doctest/doctest.h>
 
+#include "doctest_contains.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -220,13 +222,13 @@ TEST_CASE("hidden sizes can be restricted to multiples of a tile") {
 TEST_CASE("--spec takes the resolved spec, and says so when given anything else") {
   const auto path = fs::temp_directory_path() / "tilelab_test_bad.toml";
   std::ofstream(path) << "[stage]\nid = \"x\"\napi = \"square\"\n";
-  CHECK_THROWS_WITH_AS(load_stage_spec(path), doctest::Contains("generated/stages/<stage>.json"), BadInput);
+  CHECK_THROWS_CONTAINING(load_stage_spec(path), "generated/stages/<stage>.json", BadInput);
   std::ofstream(path) << nlohmann::json{{"schema", kResultSchema}, {"id", "x"}}.dump();
-  CHECK_THROWS_WITH_AS(load_stage_spec(path), doctest::Contains("not a resolved stage spec"), BadInput);
+  CHECK_THROWS_CONTAINING(load_stage_spec(path), "not a resolved stage spec", BadInput);
   std::ofstream(path) << nlohmann::json{{"schema", kSpecSchema}, {"id", "x"}}.dump();
-  CHECK_THROWS_WITH_AS(load_stage_spec(path), doctest::Contains("reconfigure"), BadInput);
-  CHECK_THROWS_WITH_AS(load_stage_spec(fs::temp_directory_path() / "tilelab_no_such.json"),
-                       doctest::Contains("cannot read"), BadInput);
+  CHECK_THROWS_CONTAINING(load_stage_spec(path), "reconfigure", BadInput);
+  CHECK_THROWS_CONTAINING(load_stage_spec(fs::temp_directory_path() / "tilelab_no_such.json"),
+                       "cannot read", BadInput);
 }
 
 TEST_CASE("every stage's generated spec loads (what codegen writes, C++ reads)") {
