@@ -32,7 +32,6 @@ case "$(uname -s)" in
 esac
 command -v dpkg-query >/dev/null && command -v apt-get >/dev/null ||
   die "this Linux has no apt/dpkg (the kit installs Debian packages); $instead"
-command -v python3 >/dev/null || die "python3 is missing: install it (apt-get install python3), or $instead"
 
 DEBS="cmake ninja-build g++ make python3 python3-venv doctest-dev libopenblas-dev libboost-context-dev \
 nlohmann-json3-dev libcli11-dev"
@@ -67,6 +66,10 @@ for p in $DEBS; do
 done
 if [ "$(id -u)" = 0 ]; then sudo=""; elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then sudo="sudo"
 elif command -v sudo >/dev/null && [ -t 0 ] && sudo -v 2>/dev/null; then sudo="sudo"; else sudo="none"; fi
+# python3 is in DEBS: root or sudo installs it with the rest (the dev container's base image has
+# none); without them it is the one thing the user must already have.
+command -v python3 >/dev/null || [ "$sudo" != none ] ||
+  die "python3 is missing and there is no root or sudo to install it: ask for python3 (apt-get install python3), or $instead"
 
 need_pip_cmake=0; need_pip_ninja=0; need_debs=""
 if [ -n "$missing" ] && [ "$sudo" != none ]; then
