@@ -92,7 +92,10 @@ def test_every_stage_has_a_model_with_sane_thresholds():
         m = st.performance.model
         assert m is not None, st.id
         assert 0 <= m.zero_credit_ratio < m.full_credit_ratio <= 1
-        assert all(n >= 64 for n in m.shape)
+        # Large enough to measure: every dimension >= 64, but for the 1 of a matrix-vector product
+        # (08's model is J x K times a K x 1 vector).
+        big = [n for n in m.shape if n != 1]
+        assert len(big) >= len(m.shape) - 1 and all(n >= 64 for n in big), (st.id, m.shape)
 
 
 @pytest.mark.parametrize("table, error", [
