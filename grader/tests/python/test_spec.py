@@ -309,3 +309,13 @@ def test_docs_grading_shows_the_sanitizer_datasets():
     m = re.search(r"<!-- sanitizer-datasets:begin -->\n(.*?)<!-- sanitizer-datasets:end -->", doc, re.S)
     assert m, "docs/grading.md lacks the sanitizer-datasets markers"
     assert m.group(1) == codegen.sanitizer_markdown(spec.load_all(ROOT))
+
+
+def test_begins_from_must_name_a_stage(tmp_path):
+    # [stage] begins_from: where `./tilelab starter --from-previous` begins (08 from 01's kernel).
+    assert {s.id: s.begins_from for s in spec.load_all()}["08-rows-columns-matvec"] == "01-basic"
+    d = tmp_path / "assignments" / "99-x"
+    d.mkdir(parents=True)
+    (d / "stage.toml").write_text(GOOD.replace('api = "square"', 'api = "square"\nbegins_from = "00-nope"', 1))
+    with pytest.raises(spec.SpecError, match="begins_from stage '00-nope' does not exist"):
+        spec.load_all(tmp_path)

@@ -92,13 +92,20 @@ def test_bare_level_needs_a_goal_and_guided_hides_it():
         starter.make_starter(src.replace("    // GOAL: return the answer\n", ""), level="bare")
 
 
-@needs_solutions
-def test_a_stage_begins_from_the_students_previous_kernel(tmp_path):
-    for s in ("01-basic", "02-tiled"):
+def _student_with_own_01(tmp_path, *stages) -> str:
+    """A student's starter folder with these stages' starters, 01-basic's replaced by their own kernel
+    (returned)."""
+    for s in stages:
         (tmp_path / s).mkdir()
         (tmp_path / s / "matmul.cu").write_text((ROOT / "starter" / s / "matmul.cu").read_text())
     mine = "// my own 01 kernel\n__global__ void k() {}\n"
     (tmp_path / "01-basic" / "matmul.cu").write_text(mine)
+    return mine
+
+
+@needs_solutions
+def test_a_stage_begins_from_the_students_previous_kernel(tmp_path):
+    mine = _student_with_own_01(tmp_path, "01-basic", "02-tiled")
     msg = starter.from_previous(tmp_path, "02-tiled")
     out = (tmp_path / "02-tiled" / "matmul.cu").read_text()
     assert out.endswith(mine) and "Stage 02-tiled" in out and "matmul.cu.orig" in msg
@@ -112,11 +119,7 @@ def test_a_stage_begins_from_the_students_previous_kernel(tmp_path):
 @needs_solutions
 def test_the_chapter_3_exercise_stage_begins_from_01_not_from_07(tmp_path):
     """08-rows-columns-matvec is numbered after 07-tensor-cores but reworks 01-basic's kernel."""
-    for s in ("01-basic", "07-tensor-cores", "08-rows-columns-matvec"):
-        (tmp_path / s).mkdir()
-        (tmp_path / s / "matmul.cu").write_text((ROOT / "starter" / s / "matmul.cu").read_text())
-    mine = "// my own 01 kernel\n__global__ void k() {}\n"
-    (tmp_path / "01-basic" / "matmul.cu").write_text(mine)
+    mine = _student_with_own_01(tmp_path, "01-basic", "07-tensor-cores", "08-rows-columns-matvec")
     msg = starter.from_previous(tmp_path, "08-rows-columns-matvec")
     out = (tmp_path / "08-rows-columns-matvec" / "matmul.cu").read_text()
     assert out.endswith(mine) and "01-basic" in msg and "07-tensor-cores" not in out

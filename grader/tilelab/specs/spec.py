@@ -178,6 +178,9 @@ class Stage:
     points: Points
     timeouts: dict[str, int] = field(default_factory=lambda: dict(TIMEOUTS))
     previous: str = ""
+    # The stage `./tilelab starter --from-previous` begins from: by default the one before it in the
+    # order; a stage numbered out of the book's order names its own (08 reworks 01-basic's kernel).
+    begins_from: str = ""
     requires_shared_memory: bool = False
     # The arithmetic the stage asks for, which picks the correctness rule (docs/grading.md):
     # "float32", or "tf32" (07-tensor-cores: inputs rounded to 10 mantissa bits, float32 sums).
@@ -466,6 +469,7 @@ def load(path: Path) -> Stage:
         points=_points(doc.get("points", dict), f"{where} [points]"),
         timeouts=_timeouts(doc.get("timeouts", dict, {}), f"{where} [timeouts]"),
         previous=s.get("previous", str, ""),
+        begins_from=s.get("begins_from", str, ""),
         requires_shared_memory=s.get("requires_shared_memory", bool, False),
         precision=s.get("precision", str, "float32", choices=PRECISIONS),
         max_global_loads_per_fma=s.get("max_global_loads_per_fma", float, None),
@@ -543,4 +547,6 @@ def load_all(root: Path = ROOT) -> list[Stage]:
             if prev.api != s.api:
                 raise SpecError(f"{s.path}: previous stage '{s.previous}' has api '{prev.api}', "
                                 f"this stage '{s.api}': its reference cannot be timed on these shapes")
+        if s.begins_from and s.begins_from not in by_id:
+            raise SpecError(f"{s.path}: begins_from stage '{s.begins_from}' does not exist; stages are {sorted(by_id)}")
     return stages

@@ -146,22 +146,18 @@ def _contract(text: str) -> list[str]:
     return out
 
 
-# A stage that follows no stage of the order: it begins from the kernel named here, not from the one
-# before it. 08 (ch. 3's exercises) reworks 01-basic's kernel; it is numbered after 07-tensor-cores
-# only so that 01-07 keep their ids.
-BEGINS_FROM = {"08-rows-columns-matvec": "01-basic"}
-
-
 def from_previous(starter_dir: Path, stage: str, force: bool = False) -> str:
     """Begin <stage> from the student's own previous-stage kernel: <stage>/matmul.cu becomes the
     previous stage's matmul.cu under this stage's contract (its opening comment), and the file it
     replaces is kept as matmul.cu.orig. Returns what was done, for the student."""
     from . import spec
 
-    ids = [s.id for s in spec.load_all(ROOT)]
-    if stage not in ids or (ids.index(stage) == 0 and stage not in BEGINS_FROM):
+    by = {s.id: s for s in spec.load_all(ROOT)}
+    ids = list(by)
+    # The stage before it in the order, unless its stage.toml names another ([stage] begins_from).
+    if stage not in ids or (ids.index(stage) == 0 and not by[stage].begins_from):
         raise MarkerError(f"--from-previous needs a stage after the first one; stages are {ids}")
-    prev = BEGINS_FROM.get(stage) or ids[ids.index(stage) - 1]
+    prev = by[stage].begins_from or ids[ids.index(stage) - 1]
     src, dst = Path(starter_dir) / prev / "matmul.cu", Path(starter_dir) / stage / "matmul.cu"
     orig = dst.with_name("matmul.cu.orig")
     if not src.exists():
@@ -172,7 +168,6 @@ def from_previous(starter_dir: Path, stage: str, force: bool = False) -> str:
     if dst.exists() and not orig.exists():
         dst.replace(orig)
     contract = _contract(orig.read_text()) if orig.exists() else []
-    by = {s.id: s for s in spec.load_all(ROOT)}
     api_note = ([] if by[prev].api == by[stage].api else
                 [f"// NOTE: {stage}'s launch_matmul has another signature than {prev}'s: see its starter in",
                  "// matmul.cu.orig and change yours to match, or the grader cannot link it."])
