@@ -2,13 +2,15 @@
 set(_tilelab_apt "sudo apt-get install cmake g++ doctest-dev libopenblas-dev libboost-context-dev nlohmann-json3-dev libcli11-dev")
 
 # .deps/usr: Debian packages unpacked into the checkout, not installed (setup as a user without
-# root, or the offline GPU machine: grader/setup/debs.sh). Searched after the system's own prefixes,
-# so installed packages win. The programs carry its library folders as rpath, as DT_RPATH (not
+# root, or the offline GPU machine: grader/setup/debs.sh). Searched before the system's prefixes: a
+# package lands there only because the system lacked it, and the system may hold a part of it that
+# would be found first and fail (Ubuntu 24.04's Boost without Boost.Context: the GPU machine's check
+# tree then had no emulator). The programs carry its library folders as rpath, as DT_RPATH (not
 # DT_RUNPATH): that one also serves the libraries' own dependencies (libopenblas needs libgfortran,
 # which a machine with only g++ lacks).
 set(TILELAB_DEPS "${CMAKE_SOURCE_DIR}/.deps/usr")
 if(IS_DIRECTORY "${TILELAB_DEPS}")
-  list(APPEND CMAKE_SYSTEM_PREFIX_PATH "${TILELAB_DEPS}")
+  list(PREPEND CMAKE_PREFIX_PATH "${TILELAB_DEPS}")
   file(GLOB _tilelab_deps_libs LIST_DIRECTORIES true "${TILELAB_DEPS}/lib/*-linux-gnu*")
   foreach(d IN LISTS _tilelab_deps_libs)
     if(IS_DIRECTORY "${d}/openblas-pthread")

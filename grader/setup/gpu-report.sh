@@ -16,10 +16,7 @@ cd "$root"
 OUT=${OUT:-$root/gpu-out}
 BUILD=${BUILD:-build/default}
 mkdir -p "$OUT"
-if [ -d .deps/usr ]; then
-  export CMAKE_PREFIX_PATH="$root/.deps/usr"
-  export LD_LIBRARY_PATH="$root/.deps/usr/lib/x86_64-linux-gnu/openblas-pthread:$root/.deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
+. "$root/grader/setup/offline-env.sh"   # .deps unpacked and on the loader's path; CMake finds it itself
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-4}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee "$OUT/gpu.txt"
 py=$(command -v python3)

@@ -27,10 +27,7 @@ SET=${SET:-all}
 sets=$(python3 "$root/grader/setup/model_variants.py" sets) || exit 2
 [ "$SET" = all ] || grep -qxF -- "$SET" <<< "$sets" || { echo "SET must be all or one of: $(echo $sets)"; exit 2; }
 mkdir -p "$OUT/logs"
-if [ -d .deps/usr ]; then
-  export CMAKE_PREFIX_PATH="$root/.deps/usr"
-  export LD_LIBRARY_PATH="$root/.deps/usr/lib/x86_64-linux-gnu/openblas-pthread:$root/.deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
+. "$root/grader/setup/offline-env.sh"   # .deps unpacked and on the loader's path; CMake finds it itself
 py=$(command -v python3)
 case "$mode" in
   emu) BUILD=${BUILD:-$root/build/model-validation-emu}; cuda=OFF; emu=ON; backend=emu-count ;;
