@@ -10,7 +10,7 @@ and asserts:
     assignment;
   * the workflow exits 0 and ran the starter's checks (their results are in the build tree, with
     the starter's verdict, `wrong`), so green does not mean "nothing ran".
-The release's .venv is a link to the kit's, as after an earlier `./tilelab setup`: setup's apt and
+The release's .venv (and .deps, where there is one) is a link to the kit's, as after an earlier `./tilelab setup`: setup's apt and
 pip steps find everything installed and do nothing (CI has no reason to download the same packages
 twice). Prints how long each step took."""
 
@@ -55,8 +55,12 @@ def main() -> int:
     if rc != 0:
         print("FAIL: release did not succeed")
         return 1
-    if (KIT / ".venv").exists():
-        (student / ".venv").symlink_to((KIT / ".venv").resolve())
+    # The kit's set-up in the student's checkout: its .venv, and its .deps where setup put the -dev
+    # packages there (a user without root; the offline GPU machine's Boost.Context): without them
+    # the student's tree would have no emulator.
+    for made in (".venv", ".deps"):
+        if (KIT / made).exists():
+            (student / made).symlink_to((KIT / made).resolve())
 
     env_note = "" if os.geteuid() else " (as root)"
     rc, out, t_setup = step(f"./tilelab setup{env_note}", ["./tilelab", "setup"], student)

@@ -72,8 +72,9 @@ def image(tmp_path_factory):
     _unzip(root / "autograder.zip", ag / "source")
     shutil.copy2(ag / "source" / "run_autograder", ag / "run_autograder")
     kit = ag / "source" / "tilelab"
-    if (ROOT / ".venv").exists():   # what setup.sh's install-deps.sh makes
-        (kit / ".venv").symlink_to((ROOT / ".venv").resolve())
+    for made in (".venv", ".deps"):   # what setup.sh's install-deps.sh makes (.deps: -dev packages without root)
+        if (ROOT / made).exists():
+            (kit / made).symlink_to((ROOT / made).resolve())
     prepare = "./tilelab gradescope --prepare"
     assert prepare in gradescope_format.SETUP_SH
     started = time.monotonic()
