@@ -622,7 +622,10 @@ def test_every_submission_of_the_known_bad_suite(cc):
     assert problems == []
 
 
-@pytest.mark.parametrize("symbol", ["std::ios_base::Init::Init()", "std::ios_base_library_init()"])
+@pytest.mark.parametrize("symbol", ["std::ios_base::Init::Init()", "std::ios_base_library_init()",
+                                    # g++ 13 and 14 leave std::endl out of line in the ASan build (-O1)
+                                    "std::basic_ostream<char, std::char_traits<char> >& std::endl<char, std::char_traits<char> >(std::basic_ostream<char, std::char_traits<char> >&)",
+                                    "std::endl<char, std::char_traits<char> >"])
 def test_iostream_initialisation_of_every_gxx_is_allowed(symbol):
     """<iostream> leaves a static std::ios_base::Init in objects of g++ 12 and earlier (Debian 12's
     compiler) and a reference to std::ios_base_library_init() in those of g++ 13 and later (the GPU
