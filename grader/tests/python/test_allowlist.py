@@ -585,9 +585,12 @@ def _expected(doc: dict) -> tuple[str, list[str]]:
 
 @pytest.mark.slow
 def test_every_submission_of_the_known_bad_suite(cc):
-    """Each submission whose grade is not `forbidden` passes the scan in all three emulator builds
-    (and with nvcc where it is installed); each `forbidden` one is refused naming what its
-    expect.toml names."""
+    """Each submission whose grade is not `forbidden` passes the scan (and with nvcc where it is
+    installed); each `forbidden` one is refused naming what its expect.toml names. Every one in the
+    plain build (the kit's own objects: kit.emu.*); the ones graded `pass` or `forbidden` in the
+    ASan and race builds too -- what honest code and the attacks make there. A known-bad kernel's
+    instrumented objects hold the same calls as an honest one's, and its kit.grade.* test already
+    grades them; compiling ~280 of them here was CI's longest test after the Debian roots."""
     problems, uncompiled = [], []
     for name, text, doc in _submissions():
         verdict, names = _expected(doc)
@@ -595,7 +598,7 @@ def test_every_submission_of_the_known_bad_suite(cc):
             continue   # refused before the scan (its own main, an include of the kit)
         objs = []
         try:
-            for build in ("plain", "asan", "race"):
+            for build in ("plain", "asan", "race") if verdict in ("pass", "forbidden") else ("plain",):
                 objs.append(cc.emu_of_kit(name, doc.get("stage", ""), text, build))
             if shutil.which("nvcc"):
                 objs.append(cc.gpu(text))
