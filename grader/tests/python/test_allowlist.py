@@ -635,3 +635,10 @@ def test_iostream_initialisation_of_every_gxx_is_allowed(symbol):
     machine's): both are iostream, on both backends. The second was refused on an H100 (2026-11-25)
     until the list named it."""
     assert forbidden.classify(symbol) is None
+
+
+@pytest.mark.parametrize("symbol, written", [("__longjmp_chk", "longjmp"), ("__open_2", "open"), ("__read_chk", "read"),
+                                             ("__printf_chk", "__printf_chk"), ("__cxa_atexit", "__cxa_atexit")])
+def test_a_refusal_names_the_call_as_written_not_as_fortify_renamed_it(symbol, written):
+    """Ubuntu's g++ fortifies by default: a student who called open() is told `open`, not `__open_2`."""
+    assert forbidden.as_written(symbol) == written
