@@ -385,13 +385,19 @@ std::pair<Hint, std::string> host_function_problem(const nlohmann::json& launch,
 // and block against P (grid_coverage). nothing-written although a kernel ran: run it again with P
 // at 0 (right_with_zero_P) -- right then means it reads P before writing it (reads_p).
 template <class RightWithZeroP>
-Diagnosis refine(const Diagnosis& d, const nlohmann::json& launch, const Shape& s, RightWithZeroP right_with_zero_P) {
+Diagnosis refine(const Diagnosis& d, const nlohmann::json& launch, const Shape& s, const StageSpec& spec,
+                 RightWithZeroP right_with_zero_P) {
   const int64_t launches = launch.value("launches", int64_t(0));
   if (d.code == "grid-too-small" && launch.contains("grid") && launch.contains("block")) {
     // Said from the launch only where its threads do not reach P's edge; a grid that does (a
-    // coarsened kernel has fewer threads than elements) keeps what P showed.
+    // coarsened kernel has fewer threads than elements) keeps what P showed. A stage whose threads
+    // each compute a row or a column (08) is judged in those: its 1-D launch is not the bug.
     const auto grid = launch["grid"].get<std::array<int64_t, 3>>(), block = launch["block"].get<std::array<int64_t, 3>>();
-    if (grid[0] * block[0] < s.L || grid[1] * block[1] < s.J) return grid_coverage(s, grid, block);
+    if (spec.threads == "row-or-column") {
+      if (Diagnosis line = line_coverage(s, grid, block); !line.code.empty()) return line;
+    } else if (grid[0] * block[0] < s.L || grid[1] * block[1] < s.J) {
+      return grid_coverage(s, grid, block);
+    }
   }
   // nan-computed too: a GPU stores the canonical NaN of NaN + x, not the grader's fill pattern.
   if ((d.code == "nothing-written" || d.code == "nan-computed") && launches > 0 && right_with_zero_P())
@@ -701,7 +707,7 @@ int run_checks(Session& w, nlohmann::json& r, const StageSpec& spec, const Datas
     r["kernel"] = to_json(k.report);
     r["inputs_unchanged"] = k.inputs_unchanged;
     bool pass = k.report.pass;
-    Diagnosis diag = refine(k.diagnosis, out.launch, s, [&] { return check_outcome(w.run(d, true), d, absMN, spec).report.pass; });
+    Diagnosis diag = refine(k.diagnosis, out.launch, s, spec, [&] { return check_outcome(w.run(d, true), d, absMN, spec).report.pass; });
     if (!pass) print_wrong(k.report, "launch_matmul");
 
     nlohmann::json host_launch;  // matmul_host's launches and traffic

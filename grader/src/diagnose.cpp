@@ -318,6 +318,22 @@ Diagnosis grid_coverage(const Shape& s, const std::array<int64_t, 3>& grid, cons
   return {"grid-too-small", hint};
 }
 
+Diagnosis line_coverage(const Shape& s, const std::array<int64_t, 3>& grid, const std::array<int64_t, 3>& block) {
+  const bool rows = s.J >= s.L;  // launch_matmul's choice: a thread per row (and the matrix-vector kernel), else per column
+  const int64_t items = rows ? s.J : s.L;
+  const std::string item = rows ? "row" : "column";
+  const int64_t per_block = block[0] * block[1] * block[2], threads = grid[0] * grid[1] * grid[2] * per_block;
+  if (threads >= items) return {"", ""};
+  std::string hint = "The launch was " + count(grid[0] * grid[1] * grid[2], "block") + " of " +
+                     std::to_string(per_block) + " threads: " + count(threads, "thread") + ", one per " + item +
+                     ", and P has " + count(items, item) + ". ";
+  if (per_block > 0 && threads == (items / per_block) * per_block)
+    hint += "The number of blocks is rounded down: divide with a ceiling division, (n + BLOCK - 1) / BLOCK. ";
+  hint += "Covering them needs at least " + count((items + std::max<int64_t>(per_block, 1) - 1) / std::max<int64_t>(per_block, 1), "block") +
+          " of " + std::to_string(per_block) + " threads.";
+  return {"grid-too-small", hint};
+}
+
 Diagnosis reads_p(int64_t launches) {
   return {"reads-p",
           "Every element of P is NaN although the kernel ran (" + std::to_string(launches) +

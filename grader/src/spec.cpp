@@ -83,6 +83,9 @@ StageSpec load_stage_spec(const std::filesystem::path& path) {
     s.tile = doc.at("tile").get<int>();
     s.requires_shared_memory = doc.at("requires_shared_memory").get<bool>();
     s.precision = doc.at("precision").get<std::string>();
+    s.threads = doc.at("threads").get<std::string>();
+    if (s.threads != "element" && s.threads != "row-or-column")
+      throw BadInput(w + ": threads is \"" + s.threads + "\"; it is \"element\" or \"row-or-column\"");
     try {
       s.rule = ToleranceRule::of(s.precision);
     } catch (const std::invalid_argument& e) {

@@ -23,6 +23,10 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
 // the rows and columns it covers against P's, what covering P needs with this block, and which
 // mistake it looks like -- rounded-down block counts, x and y swapped, a 1-D launch for a 2-D P.
 Diagnosis grid_coverage(const Shape& shape, const std::array<int64_t, 3>& grid, const std::array<int64_t, 3>& block);
+// The same for a stage whose threads each compute a row of P (J >= L, the matrix-vector product
+// included) or a column (J < L): the launch's threads against the rows or columns. Empty code
+// where they cover them (then what P showed stands).
+Diagnosis line_coverage(const Shape& shape, const std::array<int64_t, 3>& grid, const std::array<int64_t, 3>& block);
 
 // "reads-p": every element of P is NaN although the kernel ran, and the same kernel is right when P
 // starts at 0 -- it reads P before writing it (P += ..., beta * P).

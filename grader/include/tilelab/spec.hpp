@@ -37,6 +37,9 @@ struct StageSpec {
   bool requires_shared_memory = false;  // the compiled kernel must use __shared__ memory
   std::string precision = "float32";     // "float32" or "tf32": the arithmetic the stage asks for
   ToleranceRule rule;                    // its correctness rule, ToleranceRule::of(precision), resolved at load
+  // What one thread computes: "element" (one element of P) or "row-or-column" (08: a row of P
+  // when J >= L, else a column), which the launch is judged against (grid-too-small).
+  std::string threads = "element";
   // The most global loads of M and N (4-byte floats requested) per multiply-add of the product,
   // judged where the emulator's count build counts them (the perf-model check); 0: no limit.
   double max_global_loads_per_fma = 0;

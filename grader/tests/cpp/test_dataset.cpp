@@ -137,11 +137,12 @@ namespace {
 // A resolved spec as tilelab.specs.codegen writes it (every key present; stage.toml's validation is
 // tilelab/specs/spec.py's, tested by test_spec.py), with the given api, datasets and [hidden] rule.
 fs::path write_resolved(const std::string& file, const std::string& api, const nlohmann::json& datasets,
-                        const nlohmann::json& hidden, const std::string& precision = "float32") {
+                        const nlohmann::json& hidden, const std::string& precision = "float32",
+                        const std::string& threads = "element") {
   const nlohmann::json doc = {
       {"schema", kSpecSchema}, {"id", "99-test"}, {"title", "t"}, {"book", ""}, {"api", api},
       {"host_function", false}, {"tile", 16}, {"width_multiple", 1}, {"previous", ""},
-      {"requires_shared_memory", false}, {"precision", precision}, {"max_global_loads_per_fma", nullptr},
+      {"requires_shared_memory", false}, {"precision", precision}, {"threads", threads}, {"max_global_loads_per_fma", nullptr},
       {"datasets", datasets}, {"hidden", hidden},
       {"performance", {{"dataset", "a"}, {"full_credit_ratio", 0.9}, {"zero_credit_ratio", 0.5},
                        {"basis", "reference"}, {"min_runs", 3}, {"max_runs", 7}, {"target_rel_stderr", 0.02}}},
@@ -166,6 +167,7 @@ TEST_CASE("a resolved spec is read whole") {
   CHECK(spec.id == "99-test");
   CHECK(spec.api == "rect");
   CHECK(spec.precision == "float32");
+  CHECK(spec.threads == "element");
   CHECK(spec.rule.u == ToleranceRule{}.u);
   CHECK(!spec.hidden);
   REQUIRE(spec.datasets.size() == 1);
@@ -181,6 +183,11 @@ TEST_CASE("a resolved spec's precision picks its correctness rule, and one it do
   CHECK(tf32.rule.u == ToleranceRule::of("tf32").u);
   CHECK(tf32.rule.fro_limit(1) == ToleranceRule::of("tf32").fro_limit(1));
   CHECK_THROWS_AS(load_stage_spec(write_resolved("tilelab_test_fp8.json", "rect", one_dataset(4), nullptr, "fp8")), BadInput);
+  // threads: what one thread computes; a value the judge does not know is refused, not ignored.
+  CHECK(load_stage_spec(write_resolved("tilelab_test_rows.json", "rect", one_dataset(4), nullptr, "float32", "row-or-column"))
+            .threads == "row-or-column");
+  CHECK_THROWS_AS(load_stage_spec(write_resolved("tilelab_test_tile.json", "rect", one_dataset(4), nullptr, "float32", "tile")),
+                  BadInput);
 }
 
 TEST_CASE("hidden datasets follow the rule and depend on the seed") {

@@ -614,6 +614,25 @@ TEST_CASE("a grid that does not cover P: the hint states the launch and what cov
   CHECK(has(reads_p(1), "(1 launch)"));
 }
 
+TEST_CASE("a stage of one thread per row or column (08): its 1-D launch is judged in rows or columns") {
+  const auto has = [](const Diagnosis& d, const char* text) { return d.hint.find(text) != std::string::npos; };
+  // 129 rows, one block of 128 threads (129 / 128 rounded down): the row kernel's last row.
+  Diagnosis d = line_coverage(Shape{129, 65, 33}, {1, 1, 1}, {128, 1, 1});
+  CHECK(d.code == "grid-too-small");
+  CHECK(has(d, "1 block of 128 threads: 128 threads, one per row, and P has 129 rows"));
+  CHECK(has(d, "rounded down"));
+  CHECK(has(d, "at least 2 blocks of 128 threads"));
+  CHECK_FALSE(has(d, "2-D"));
+  // J < L: the column kernel; 300 columns, 2 blocks of 128.
+  d = line_coverage(Shape{2, 20, 300}, {2, 1, 1}, {128, 1, 1});
+  CHECK(has(d, "one per column, and P has 300 columns"));
+  CHECK(has(d, "at least 3 blocks"));
+  // A launch that covers the rows: nothing to say from it (what P showed stands).
+  CHECK(line_coverage(Shape{129, 65, 33}, {2, 1, 1}, {128, 1, 1}).code.empty());
+  // The same launch judged per element (01-07) would have asked for a 2-D grid.
+  CHECK(has(grid_coverage(Shape{129, 65, 33}, {2, 1, 1}, {128, 1, 1}), "1-D grid of 1-D blocks"));
+}
+
 TEST_CASE("a CUDA error's hint follows the error's name") {
   const auto hint = [](const char* m) { return diagnose_cuda_error(m).hint; };
   CHECK(diagnose_cuda_error("kernel execution: cudaErrorIllegalAddress (x)").code == "cuda-error");

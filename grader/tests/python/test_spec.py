@@ -72,6 +72,7 @@ def test_good_spec_loads(tmp_path):
     ("performance = 1", "performance = 1\nsafety_penalty = -2", "'safety_penalty' must be"),
     ("performance = 1", "performance = 1\nsafety_penality = 2", "unknown key"),
     ("performance = 1", "performance = 1\nquestions = -1", "'questions' must be"),
+    ('api = "square"', 'api = "square"\nthreads = "tile"', "'threads' must be one of"),
     # gridDim.y is at most 65,535 blocks: 65,535 x 16 rows is the most a dataset may have
     ("width = 4", "width = 1048561", "more than 65535 blocks"),
     ("[points]", "[hidden]\nrule = 'r'\ncount = 1\nmin = 1\nmax = 1048561\n[points]", "past the 1048560 rows"),

@@ -22,6 +22,7 @@ APIS = ("square", "rect")
 MAX_GRID_Y = 65535
 DISTRIBUTIONS = ("normal", "uniform", "integer", "wide")
 PRECISIONS = ("float32", "tf32")
+THREADS = ("element", "row-or-column")
 BASES = ("reference", "cublas")
 UNEARNABLE = ("exclude", "keep")
 # "perf": timed only, not a correctness check; "large": left out of the emulator's race build.
@@ -185,6 +186,10 @@ class Stage:
     # The arithmetic the stage asks for, which picks the correctness rule (docs/grading.md):
     # "float32", or "tf32" (07-tensor-cores: inputs rounded to 10 mantissa bits, float32 sums).
     precision: str = "float32"
+    # What one thread of the stage's kernels computes: an element of P (01-07), or a row or a
+    # column of it (08: launch_matmul picks one thread per row when J >= L, per column otherwise).
+    # The judge says from the launch whether the grid covered P in those terms (grid-too-small).
+    threads: str = "element"
     # The most global loads of M and N (4-byte floats the lanes asked for, as the emulator's count
     # build counts them) per multiply-add of the product, on [performance.model]'s shape: what tiles
     # in shared memory promise (untiled 2, tiles of width T 2/T). None: no limit.
@@ -472,6 +477,7 @@ def load(path: Path) -> Stage:
         begins_from=s.get("begins_from", str, ""),
         requires_shared_memory=s.get("requires_shared_memory", bool, False),
         precision=s.get("precision", str, "float32", choices=PRECISIONS),
+        threads=s.get("threads", str, "element", choices=THREADS),
         max_global_loads_per_fma=s.get("max_global_loads_per_fma", float, None),
         width_multiple=multiple,
         trace=_trace(doc.table["trace"], f"{where} [trace]") if "trace" in doc.table else None,
