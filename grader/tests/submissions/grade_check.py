@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import os
 import signal
 import sys
@@ -217,6 +218,19 @@ def shown_to_student(score, name: str, impl: str) -> str:
                       formats.render(report, "gradescope")])
 
 
+def write_report(work: Path, score, name: str, impl: str) -> None:
+    """WORK/report.json: what this case's grade shows in the formats that carry everything (the
+    report's own JSON, the terminal text, Gradescope's file), for report_snapshot.py: a change meant
+    to keep behaviour must leave these the same over the whole suite."""
+    from tilelab.report import formats
+
+    report = GradeReport(name, impl, "emu", stages=[score])
+    out = io.StringIO()
+    terminal.print_report(report, file=out, table=True)
+    doc = {"grade": report.to_dict(), "terminal": out.getvalue(), "gradescope": formats.render(report, "gradescope")}
+    (work / "report.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+
+
 def run_case(case: dict, a: argparse.Namespace, name: str, stage: spec.Stage, work: Path) -> list[str]:
     impl = f"kit-{name}"
     want = case.get("verdict")
@@ -298,6 +312,7 @@ def run_case(case: dict, a: argparse.Namespace, name: str, stage: spec.Stage, wo
             bad.append(f"the student reads what is secret: {leaked[:3]}")
     if "max_seconds" in case and seconds > case["max_seconds"]:
         bad.append(f"took {seconds:.0f} s, more than {case['max_seconds']} s")
+    write_report(work, score, name, impl)
     label = f"{case.get('dataset', '-')}/{case.get('check', 'correct')}"
     print(f"  {label}: {','.join(verdicts)} hint={hint_code!r} in {seconds:.1f} s")
     if message:

@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Behaviour kept, checked: what the grader showed for every known-good and known-bad case of a test
+tree, before and after a change that must not change it (issue #43: report JSON identical).
+
+    report_snapshot.py collect TREE OUT     # TREE: a test tree after `ctest -L kit-grade` (and -L emu)
+    report_snapshot.py compare OLD NEW      # exit 1 and the first differences when they differ
+
+`collect` writes one file per case: kit-grade/<name>/case<i>/report.json (the GradeReport's own JSON,
+the terminal text and Gradescope's file, grade_check.py's write_report) and every runner result
+results/<check>.json. What differs from run to run is masked: wall-clock times and speeds measured on
+this machine, and the tree's own path. Everything else -- verdicts, points, messages, hints, findings,
+the model's figures -- must be equal."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+# Keys whose values are measured on the machine that ran the check, not decided by the grader.
+MEASURED = re.compile(r"(^|_)(seconds|time|times|ms|elapsed|wall|duration|gflops|timings|started|finished|date)($|_)"
+                      r"|^(elapsed|wall|timestamp|measured_at|seconds)$")
+NUMBER_IN_TEXT = re.compile(r"\b\d+(\.\d+)? ?(s|ms|µs|us|GFLOP/s|TFLOP/s)\b")
+
+
+def mask(value, key: str = "", root: str = ""):
+    if isinstance(value, dict):
+        return {k: ("<measured>" if MEASURED.search(k.lower()) else mask(v, k, root)) for k, v in sorted(value.items())}
+    if isinstance(value, list):
+        return [mask(v, key, root) for v in value]
+    if isinstance(value, str):
+        if root:
+            value = value.replace(root, "<tree>")
+        return NUMBER_IN_TEXT.sub("<measured>", value)
+    return value
+
+
+def collect(tree: Path, out: Path) -> int:
+    out.mkdir(parents=True, exist_ok=True)
+    n = 0
+    for f in sorted(tree.glob("kit-grade/*/case*/report.json")):
+        case = f.parent
+        doc = json.loads(f.read_text())
+        for k in ("terminal", "gradescope"):
+            doc[k] = mask(doc[k], root=str(tree))
+        doc["grade"] = mask(doc["grade"], root=str(tree))
+        (out / f"grade.{case.parent.name}.{case.name}.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+        n += 1
+    for f in sorted((tree / "results").glob("*.json")):
+        try:
+            doc = json.loads(f.read_text())
+        except ValueError:
+            continue
+        (out / f"result.{f.name}").write_text(json.dumps(mask(doc, root=str(tree)), indent=1, sort_keys=True) + "\n")
+        n += 1
+    print(f"{n} files into {out}")
+    return 0 if n else 1
+
+
+def compare(old: Path, new: Path) -> int:
+    a = {f.name: f.read_text() for f in old.glob("*.json")}
+    b = {f.name: f.read_text() for f in new.glob("*.json")}
+    bad = [f"only before: {k}" for k in sorted(a.keys() - b.keys())] + [f"only after: {k}" for k in sorted(b.keys() - a.keys())]
+    for k in sorted(a.keys() & b.keys()):
+        if a[k] != b[k]:
+            la, lb = a[k].splitlines(), b[k].splitlines()
+            i = next((i for i, (x, y) in enumerate(zip(la, lb)) if x != y), min(len(la), len(lb)))
+            bad.append(f"{k}: line {i + 1}\n  before: {la[i] if i < len(la) else '(end)'}\n  after:  {lb[i] if i < len(lb) else '(end)'}")
+    print(f"{len(a.keys() & b.keys())} compared, {len(bad)} differences")
+    print("\n".join(bad[:40]))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4 or sys.argv[1] not in ("collect", "compare"):
+        print(__doc__)
+        sys.exit(2)
+    sys.exit((collect if sys.argv[1] == "collect" else compare)(Path(sys.argv[2]), Path(sys.argv[3])))
