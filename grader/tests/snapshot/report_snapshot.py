@@ -8,7 +8,8 @@ tree, before and after a change that must not change it (issue #43: report JSON 
 `collect` writes one file per case: kit-grade/<name>/case<i>/report.json (the GradeReport's own JSON,
 the terminal text and Gradescope's file, grade_check.py's write_report) and every runner result
 results/<check>.json. What differs from run to run is masked: wall-clock times and speeds measured on
-this machine, and the tree's own path. Everything else -- verdicts, points, messages, hints, findings,
+this machine, the tree's and the checkout's paths, a build's progress and
+temporary file names. Everything else -- verdicts, points, messages, hints, findings,
 the model's figures -- must be equal."""
 
 from __future__ import annotations
@@ -20,31 +21,38 @@ from pathlib import Path
 
 # Keys whose values are measured on the machine that ran the check, not decided by the grader.
 MEASURED = re.compile(r"(^|_)(seconds|time|times|ms|elapsed|wall|duration|gflops|timings|started|finished|date)($|_)"
-                      r"|^(elapsed|wall|timestamp|measured_at|seconds)$")
+                      r"|^(elapsed|wall|timestamp|measured_at|seconds|blocks_done|audit_max_ratio)$")
+# In text: a build's progress ("[ 12%]"), a compiler's temporary files, measured figures.
+NOISE = [(re.compile(r"\[ *\d+%\]"), "[<n>%]"), (re.compile(r"/tmp/[\w./-]+"), "<tmp>"), (re.compile(r"\bcc\w{6}\.s\b"), "<tmp>")]
 NUMBER_IN_TEXT = re.compile(r"\b\d+(\.\d+)? ?(s|ms|µs|us|GFLOP/s|TFLOP/s)\b")
 
 
-def mask(value, key: str = "", root: str = ""):
+def mask(value, key: str = "", root: tuple = ()):
     if isinstance(value, dict):
         return {k: ("<measured>" if MEASURED.search(k.lower()) else mask(v, k, root)) for k, v in sorted(value.items())}
     if isinstance(value, list):
         return [mask(v, key, root) for v in value]
     if isinstance(value, str):
-        if root:
-            value = value.replace(root, "<tree>")
+        for path, name in root:
+            value = value.replace(path, name)
+        for pattern, name in NOISE:
+            value = pattern.sub(name, value)
         return NUMBER_IN_TEXT.sub("<measured>", value)
     return value
 
 
 def collect(tree: Path, out: Path) -> int:
     out.mkdir(parents=True, exist_ok=True)
+    tree = tree.resolve()
+    # The tree's path, then the checkout's (messages quote the student's file in the source tree).
+    root = ((str(tree), "<tree>"), (str(Path(__file__).resolve().parents[3]), "<checkout>"))
     n = 0
     for f in sorted(tree.glob("kit-grade/*/case*/report.json")):
         case = f.parent
         doc = json.loads(f.read_text())
         for k in ("terminal", "gradescope"):
-            doc[k] = mask(doc[k], root=str(tree))
-        doc["grade"] = mask(doc["grade"], root=str(tree))
+            doc[k] = mask(doc[k], root=root)
+        doc["grade"] = mask(doc["grade"], root=root)
         (out / f"grade.{case.parent.name}.{case.name}.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
         n += 1
     for f in sorted((tree / "results").glob("*.json")):
@@ -52,7 +60,7 @@ def collect(tree: Path, out: Path) -> int:
             doc = json.loads(f.read_text())
         except ValueError:
             continue
-        (out / f"result.{f.name}").write_text(json.dumps(mask(doc, root=str(tree)), indent=1, sort_keys=True) + "\n")
+        (out / f"result.{f.name}").write_text(json.dumps(mask(doc, root=root), indent=1, sort_keys=True) + "\n")
         n += 1
     print(f"{n} files into {out}")
     return 0 if n else 1
