@@ -315,11 +315,11 @@ foreach(stage IN LISTS TILELAB_STAGES)
         TIMEOUT 120 COST ${TILELAB_${stage}_MODEL_COST} LABELS "public;emu;gpu;model")
       if(impl STREQUAL "solution" AND TILELAB_KIT_SUITE)
         # The kit's own assertion on it: full credit for the solution, none for the previous stage's
-        # kernel where the book says it loads more (grader/setup/model_validation.py assert-grades).
+        # kernel where the book says it loads more (grader/model-validation/model_validation.py assert-grades).
         set(check "${impl}.${stage}.${mshape}.perf-model")
         set_tests_properties(${check} PROPERTIES FIXTURES_SETUP model-${stage})
         add_test(NAME kit.model.${stage}
-          COMMAND "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/grader/setup/model_validation.py" assert-grades
+          COMMAND "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/grader/model-validation/model_validation.py" assert-grades
                   "${TILELAB_RESULTS_DIR}/${check}.json" ${stage})
         set_tests_properties(kit.model.${stage} PROPERTIES FIXTURES_REQUIRED model-${stage} LABELS "kit;emu;model"
                                                            TIMEOUT 60)

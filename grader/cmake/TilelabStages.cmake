@@ -357,7 +357,7 @@ endforeach()
 include(TilelabEmu)
 include(TilelabSanitizer)
 include(TilelabKitGpu)
-include(TilelabModelValidation)  # only with -DTILELAB_MODEL_VARIANTS (grader/setup/model-validation.sh)
+include(TilelabModelValidation)  # only with -DTILELAB_MODEL_VARIANTS (grader/model-validation/model-validation.sh)
 if(TILELAB_KIT_EXPORT)
   include(TilelabKitExport)      # what a submission's tree takes prebuilt from this one
 endif()

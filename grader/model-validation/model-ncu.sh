@@ -3,7 +3,7 @@
 # (docs/performance.md, "The model"): what the model charges a warp-level global load (sectors)
 # against what the hardware spends (L1 wavefronts, requests, hit rate), per kernel.
 #
-#   VARIANTS=DIR OUT=DIR grader/setup/model-ncu.sh NAME...   # NAME: a folder DIR/NAME/<stage>/matmul.cu
+#   VARIANTS=DIR OUT=DIR grader/model-validation/model-ncu.sh NAME...   # NAME: a folder DIR/NAME/<stage>/matmul.cu
 #
 # DIR is what model_variants.py write makes. Each kernel is compiled into a small host program
 # (ncu_bench below: device buffers of SIZE^3 filled with 1, one launch_matmul) and profiled once.

@@ -2,18 +2,18 @@
 # The performance model's validation (docs/performance.md, "Validation"), in two halves:
 #
 #   here, with Boost.Context (the emulator's count build):
-#     OUT=/tmp/mv grader/setup/model-validation.sh emu
+#     OUT=/tmp/mv grader/model-validation/model-validation.sh emu
 #       -> $OUT/model-emu.json: each variant's modelled ratio to its stage's reference
 #   on the GPU machine (CUDA; no Boost needed), with that file:
-#     EMU_JSON=/path/model-emu.json OUT=$OUT grader/setup/model-validation.sh gpu
+#     EMU_JSON=/path/model-emu.json OUT=$OUT grader/model-validation/model-validation.sh gpu
 #       -> $OUT/model-gpu.json (measured at 4096^3: CUDA events, median, cold L2, cuBLAS in the same
 #          run, as the timed check) and $OUT/model-validation.md, the table for docs/performance.md
 #
 # BUILD_ONLY=1 stops after the build (a second call with the same BUILD then only runs).
 # STAGE=<stage> keeps only that stage's kernels of the sets picked (07-tensor-cores' own validation).
-# SET=<a set of grader/setup/model_variants.py's SETS>|all (default all) picks the kernels
+# SET=<a set of grader/model-validation/model_variants.py's SETS>|all (default all) picks the kernels
 # built, run and compared: the fitting variants (edits of the solutions) and the frozen held-out
-# sets (grader/setup/model-heldout*, listed in SETS: `model_variants.py sets`), all written into the
+# sets (grader/model-validation/heldout/*, listed in SETS: `model_variants.py sets`), all written into the
 # build tree by both halves alike; the comparison reports each set apart. Exit 0 when every run
 # passed and (gpu) every set meets the targets.
 set -u
@@ -24,7 +24,7 @@ OUT=${OUT:-$root/gpu-out/model-validation}
 JOBS=${JOBS:-$(nproc)}
 SIZE=${SIZE:-4096}
 SET=${SET:-all}
-sets=$(python3 "$root/grader/setup/model_variants.py" sets) || exit 2
+sets=$(python3 "$root/grader/model-validation/model_variants.py" sets) || exit 2
 [ "$SET" = all ] || grep -qxF -- "$SET" <<< "$sets" || { echo "SET must be all or one of: $(echo $sets)"; exit 2; }
 mkdir -p "$OUT/logs"
 . "$root/grader/setup/offline-env.sh"   # .deps unpacked and on the loader's path; CMake finds it itself
@@ -38,7 +38,7 @@ esac
 start=$SECONDS
 [ "$mode" = gpu ] && echo "== $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1); $(date -u +%F)"
 variants="$BUILD/model-variants"
-"$py" grader/setup/model_variants.py write "$variants" || exit 1
+"$py" grader/model-validation/model_variants.py write "$variants" || exit 1
 if [ -n "${STAGE:-}" ]; then  # STAGE=07-tensor-cores: only that stage's kernels, of the sets picked
   "$py" - "$variants/variants.json" "$STAGE" <<'PY' || exit 1
 import json, sys
@@ -64,12 +64,12 @@ cmake --build "$BUILD" --parallel "$JOBS" --target "${targets[@]}" > "$OUT/logs/
 echo "   built in $((SECONDS - start)) s"
 [ -n "${BUILD_ONLY:-}" ] && exit 0   # BUILD_ONLY=1: build now, run in a second call (same BUILD)
 echo "== run"
-"$py" grader/setup/model_validation.py run --tree "$BUILD" --variants "$variants" --backend $backend \
+"$py" grader/model-validation/model_validation.py run --tree "$BUILD" --variants "$variants" --backend $backend \
   --out "$OUT/model-$mode.json" --size "$SIZE" --set "$SET"
 rc=$?
 if [ "$mode" = gpu ]; then
   echo "== modelled vs measured"
-  "$py" grader/setup/model_validation.py compare "$EMU_JSON" "$OUT/model-gpu.json" --md "$OUT/model-validation.md" --set "$SET"
+  "$py" grader/model-validation/model_validation.py compare "$EMU_JSON" "$OUT/model-gpu.json" --md "$OUT/model-validation.md" --set "$SET"
   rc=$((rc | $?))
 fi
 echo "== done in $((SECONDS - start)) s; results in $OUT"

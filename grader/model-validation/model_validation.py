@@ -13,7 +13,7 @@
                             [--set SET|all]
         modelled vs measured ratio to the reference, side by side, one table per set
         (model_variants.SETS: the fitting variants, on which the model was fitted, and the frozen
-        held-out sets, each in its grader/setup/model-heldout* folder), each with its summary line: Spearman's
+        held-out sets, each in its grader/model-validation/heldout/* folder), each with its summary line: Spearman's
         rank correlation, the median error of the ratio for stages 01-05, and whether each kernel
         lands in the same credit band (none / partial / full) under the model's thresholds as under
         the timed check's

@@ -4,28 +4,28 @@
 - fitting (VARIANTS below): each stage's solution and variants of them written as find/replace
   edits (each `find` must occur exactly once), so they follow the solutions as those change; the
   model's figures were set and checked on these;
-- held-out (grader/setup/model-heldout/<name>/<stage>/matmul.cu, listed in heldout.toml): whole
+- held-out (grader/model-validation/heldout/cuda-cores-1/<name>/<stage>/matmul.cu, listed in heldout.toml): whole
   kernels as students write them, frozen before the model was changed for the fitting set's
   misses (issue #26), copied as they are;
-- held-out-2 (grader/setup/model-heldout2, laid out the same way): a second set of such kernels,
+- held-out-2 (grader/model-validation/heldout/cuda-cores-2, laid out the same way): a second set of such kernels,
   none of them in the other two sets, frozen before the model's next change, so that the changed
   model is reported on kernels it has not seen; read by the same code as held-out;
-- held-out-3 (grader/setup/model-heldout3, laid out the same way): a third set of such kernels,
+- held-out-3 (grader/model-validation/heldout/cuda-cores-3, laid out the same way): a third set of such kernels,
   none of them in the other three sets, frozen on 2026-11-26 before the model's next change;
-- held-out-4 (grader/setup/model-heldout4, laid out the same way): a fourth set of such kernels,
+- held-out-4 (grader/model-validation/heldout/cuda-cores-4, laid out the same way): a fourth set of such kernels,
   none of them in the other four sets, frozen on 2026-11-26 before the model's next validation;
-- held-out-5 (grader/setup/model-heldout5, laid out the same way): a fifth set of such kernels,
+- held-out-5 (grader/model-validation/heldout/cuda-cores-5, laid out the same way): a fifth set of such kernels,
   none of them in the other five sets, frozen on 2026-11-26 before the model's next validation;
-- held-out-tc (grader/setup/model-heldout-tc, laid out the same way): ten 07-tensor-cores kernels
+- held-out-tc (grader/model-validation/heldout/tensor-cores-1, laid out the same way): ten 07-tensor-cores kernels
   (wmma, TF32) as students write them, frozen before the model's 07 figures are validated (issue #30);
-- held-out-tc2 (grader/setup/model-heldout-tc2, laid out the same way): ten more 07-tensor-cores
+- held-out-tc2 (grader/model-validation/heldout/tensor-cores-2, laid out the same way): ten more 07-tensor-cores
   kernels, none of them in the other seven sets, written blind (without reading the model's source,
   its measured figures or its outputs) and frozen on 2026-11-26 before the model's 07 figures are
   validated again;
-- held-out-tc3 (grader/setup/model-heldout-tc3, laid out the same way): a third set of ten
+- held-out-tc3 (grader/model-validation/heldout/tensor-cores-3, laid out the same way): a third set of ten
   07-tensor-cores kernels, none of them in the other eight sets, written blind the same way and
   frozen on 2026-11-27 before the model's 07 figures are validated again;
-- held-out-tc4 (grader/setup/model-heldout-tc4, laid out the same way): a fourth set of ten
+- held-out-tc4 (grader/model-validation/heldout/tensor-cores-4, laid out the same way): a fourth set of ten
   07-tensor-cores kernels, none of them in the other nine sets, written blind the same way and
   frozen on 2026-11-26 before the model's 07 figures are validated again.
 
@@ -46,26 +46,26 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "grader"))
 from tilelab.specs.compat import tomllib  # noqa: E402
-SETUP = ROOT / "grader" / "setup"
+HELDOUT_DIR = Path(__file__).resolve().parent / "heldout"   # one folder a set, named by its kernels and its order
 # The validation's sets, the one list of them: the "set" of variants.json -> (the folder of its
 # frozen whole kernels, heldout.toml and <name>/<stage>/matmul.cu, each read by heldout(); None for
 # the fitting set's edits below) and what compare's table says of it. model_validation.py (--set,
 # compare), model-validation.sh (SET, through `model_variants.py sets`) and the release tests read
-# it; the release leaves every grader/setup/model-heldout* folder out.
+# it; the release leaves every grader/model-validation/heldout/* folder out.
 SETS = {
     "fitting": (None, "Fitting set (the model's figures were set and checked on these)"),
-    "held-out": (SETUP / "model-heldout", "Held-out set (frozen kernels the model was not fitted to)"),
-    "held-out-2": (SETUP / "model-heldout2", "Second held-out set (frozen before the model's next change)"),
-    "held-out-3": (SETUP / "model-heldout3", "Third held-out set (frozen before the model's next change)"),
-    "held-out-4": (SETUP / "model-heldout4", "Fourth held-out set (frozen before the model's next validation)"),
-    "held-out-5": (SETUP / "model-heldout5", "Fifth held-out set (frozen before the model's next validation)"),
-    "held-out-tc": (SETUP / "model-heldout-tc",
+    "held-out": (HELDOUT_DIR / "cuda-cores-1", "Held-out set (frozen kernels the model was not fitted to)"),
+    "held-out-2": (HELDOUT_DIR / "cuda-cores-2", "Second held-out set (frozen before the model's next change)"),
+    "held-out-3": (HELDOUT_DIR / "cuda-cores-3", "Third held-out set (frozen before the model's next change)"),
+    "held-out-4": (HELDOUT_DIR / "cuda-cores-4", "Fourth held-out set (frozen before the model's next validation)"),
+    "held-out-5": (HELDOUT_DIR / "cuda-cores-5", "Fifth held-out set (frozen before the model's next validation)"),
+    "held-out-tc": (HELDOUT_DIR / "tensor-cores-1",
                     "Tensor-core held-out set (07-tensor-cores kernels frozen before the model's 07 validation)"),
-    "held-out-tc2": (SETUP / "model-heldout-tc2", "Second tensor-core held-out set (07-tensor-cores kernels "
+    "held-out-tc2": (HELDOUT_DIR / "tensor-cores-2", "Second tensor-core held-out set (07-tensor-cores kernels "
                      "written blind, frozen before the model's next 07 validation)"),
-    "held-out-tc3": (SETUP / "model-heldout-tc3", "Third tensor-core held-out set (07-tensor-cores kernels "
+    "held-out-tc3": (HELDOUT_DIR / "tensor-cores-3", "Third tensor-core held-out set (07-tensor-cores kernels "
                      "written blind, frozen before the model's next 07 validation)"),
-    "held-out-tc4": (SETUP / "model-heldout-tc4", "Fourth tensor-core held-out set (07-tensor-cores kernels "
+    "held-out-tc4": (HELDOUT_DIR / "tensor-cores-4", "Fourth tensor-core held-out set (07-tensor-cores kernels "
                      "written blind, frozen before the model's next 07 validation)"),
 }
 HELDOUT_SETS = {name: folder for name, (folder, _) in SETS.items() if folder is not None}

@@ -1,5 +1,5 @@
 // Held-out kernel h01-b64x4 (stage 01-basic): 64x4 blocks (a warp covers 32 columns of one row, as in 16x16 blocks).
-// Frozen for the performance model's validation (grader/setup/model-heldout/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-1/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // Held-out kernel h01-b8x32 (stage 01-basic): 8x32 blocks (narrow: a warp covers 8 columns of 4 rows, 4 short segments of N per load).
-// Frozen for the performance model's validation (grader/setup/model-heldout/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-1/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // Held-out kernel h01-bx-rows (stage 01-basic): 16x16 blocks with blockIdx.x walking rows and blockIdx.y columns (threadIdx.x still on columns).
-// Frozen for the performance model's validation (grader/setup/model-heldout/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-1/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

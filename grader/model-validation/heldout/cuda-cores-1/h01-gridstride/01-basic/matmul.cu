@@ -1,5 +1,5 @@
 // Held-out kernel h01-gridstride (stage 01-basic): a grid-stride loop: 1056 blocks of 256 threads walk all elements of P, row by row.
-// Frozen for the performance model's validation (grader/setup/model-heldout/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-1/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // Held-out kernel h01-linear1d (stage 01-basic): a 1-D grid of 256-thread blocks over a linear index: Row = i / Width, Col = i % Width.
-// Frozen for the performance model's validation (grader/setup/model-heldout/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-1/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // Held-out kernel h02-ldg-unroll (stage 02-tiled): 16x16 tiles, __restrict__ and __ldg tile loads, an unrolled inner loop of fmaf.
-// Frozen for the performance model's validation (grader/setup/model-heldout/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-1/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

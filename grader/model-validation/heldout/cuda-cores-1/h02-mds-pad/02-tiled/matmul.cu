@@ -1,5 +1,5 @@
 // Held-out kernel h02-mds-pad (stage 02-tiled): 16x16 tiles with the M tile padded to Mds[16][17] (padding where no conflict was).
-// Frozen for the performance model's validation (grader/setup/model-heldout/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-1/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel h02-nds-transposed-pad (stage 02-tiled): the same transposed N tile padded to Nds[16][17]: conflict-free.
-// Frozen for the performance model's validation (grader/setup/model-heldout/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-1/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

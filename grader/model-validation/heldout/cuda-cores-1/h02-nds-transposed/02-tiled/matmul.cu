@@ -1,5 +1,5 @@
 // Held-out kernel h02-nds-transposed (stage 02-tiled): 16x16 tiles with the N tile stored transposed (Nds[tx][ty]) and read as Nds[tx][k]: 16-way bank conflicts on the store and on every read.
-// Frozen for the performance model's validation (grader/setup/model-heldout/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-1/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel h02-prefetch (stage 02-tiled): 16x16 tiles with register double-buffering: the next phase's two elements are loaded into registers before this phase's products (the book's exercise).
-// Frozen for the performance model's validation (grader/setup/model-heldout/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-1/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

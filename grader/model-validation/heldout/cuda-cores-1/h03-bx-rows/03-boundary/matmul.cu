@@ -1,5 +1,5 @@
 // Held-out kernel h03-bx-rows (stage 03-boundary): 16x16 tiles with bounds tests, blockIdx.x walking rows of tiles and blockIdx.y columns.
-// Frozen for the performance model's validation (grader/setup/model-heldout/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-1/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

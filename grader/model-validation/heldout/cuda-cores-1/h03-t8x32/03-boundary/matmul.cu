@@ -1,5 +1,5 @@
 // Held-out kernel h03-t8x32 (stage 03-boundary): 32x8 blocks, each an 8-row x 32-column tile of P, phases 8 deep (M tile 8x8, N tile 8x32): many short phases.
-// Frozen for the performance model's validation (grader/setup/model-heldout/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-1/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

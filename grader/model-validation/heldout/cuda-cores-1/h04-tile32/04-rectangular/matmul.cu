@@ -1,5 +1,5 @@
 // Held-out kernel h04-tile32 (stage 04-rectangular): 32x32 tiles (1024 threads per block).
-// Frozen for the performance model's validation (grader/setup/model-heldout/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-1/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel h05-2x2 (stage 05-coarsened): 2x2 outputs per thread: 16x16 threads compute a 32x32 tile of P (outputs 16 apart), 32x32 tiles in static shared memory.
-// Frozen for the performance model's validation (grader/setup/model-heldout/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-1/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

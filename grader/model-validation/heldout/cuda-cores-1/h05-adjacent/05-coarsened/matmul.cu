@@ -1,5 +1,5 @@
 // Held-out kernel h05-adjacent (stage 05-coarsened): coarsening by 4 adjacent columns per thread (Col = base + tx*4 + c), 32x32 tiles: stride-4 global loads of N and 4-way bank conflicts.
-// Frozen for the performance model's validation (grader/setup/model-heldout/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-1/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

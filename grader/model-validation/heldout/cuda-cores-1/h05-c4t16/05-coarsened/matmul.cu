@@ -1,5 +1,5 @@
 // Held-out kernel h05-c4t16 (stage 05-coarsened): the book's coarsening (4 columns, TILE_WIDTH apart) with the tile width fixed at 16.
-// Frozen for the performance model's validation (grader/setup/model-heldout/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-1/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

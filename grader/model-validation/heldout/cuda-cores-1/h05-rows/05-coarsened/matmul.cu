@@ -1,5 +1,5 @@
 // Held-out kernel h05-rows (stage 05-coarsened): coarsening along rows instead of columns: 32x32 tiles, each thread 4 rows of one column (4 M tiles, 1 N tile per phase; dynamic shared memory).
-// Frozen for the performance model's validation (grader/setup/model-heldout/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-1/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

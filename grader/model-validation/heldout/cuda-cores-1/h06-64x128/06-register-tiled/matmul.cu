@@ -1,5 +1,5 @@
 // Held-out kernel h06-64x128 (stage 06-register-tiled): the reference with 64x128 block tiles, 4x8 outputs per thread (256 threads).
-// Frozen for the performance model's validation (grader/setup/model-heldout/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-1/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

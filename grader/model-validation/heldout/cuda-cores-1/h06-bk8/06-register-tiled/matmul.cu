@@ -1,5 +1,5 @@
 // Held-out kernel h06-bk8 (stage 06-register-tiled): the register-tiled reference (128x128, 8x8 per thread, float4 tiles, double buffering) with phases 8 deep (BK 8).
-// Frozen for the performance model's validation (grader/setup/model-heldout/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-1/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel h06-scalar-smem (stage 06-register-tiled): the reference reading its 8+8 values per step from shared memory one float at a time instead of as float4.
-// Frozen for the performance model's validation (grader/setup/model-heldout/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-1/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

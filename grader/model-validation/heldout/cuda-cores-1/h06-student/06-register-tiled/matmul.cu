@@ -1,5 +1,5 @@
 // Held-out kernel h06-student (stage 06-register-tiled): a first register-tiled kernel: 128x128 block tiles, BK 8, 8x8 contiguous outputs per thread, scalar loads, M tile stored transposed, no double buffering (bank conflicts on Nds reads and Mds stores).
-// Frozen for the performance model's validation (grader/setup/model-heldout/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-1/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel g01-1d128 (stage 01-basic): 1-D blocks of 128 threads along a row of P: Row = blockIdx.y, Col = blockIdx.x * 128 + threadIdx.x.
-// Frozen for the performance model's validation (grader/setup/model-heldout2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // Held-out kernel g01-b24x16 (stage 01-basic): 24x16 blocks (384 threads; a width that is not a power of 2, so warps straddle rows of the block).
-// Frozen for the performance model's validation (grader/setup/model-heldout2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

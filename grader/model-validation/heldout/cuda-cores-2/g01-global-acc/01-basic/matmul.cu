@@ -1,5 +1,5 @@
 // Held-out kernel g01-global-acc (stage 01-basic): 16x16 blocks accumulating straight into P in global memory (P[Row][Col] += ... in the k loop) instead of a register.
-// Frozen for the performance model's validation (grader/setup/model-heldout2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

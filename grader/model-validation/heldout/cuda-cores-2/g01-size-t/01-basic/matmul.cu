@@ -1,5 +1,5 @@
 // Held-out kernel g01-size-t (stage 01-basic): 16x16 blocks with every index in size_t (64-bit index arithmetic).
-// Frozen for the performance model's validation (grader/setup/model-heldout2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // Held-out kernel g01-unroll4 (stage 01-basic): 16x16 blocks, the dot product unrolled by hand: four terms per iteration, then the Width % 4 left over.
-// Frozen for the performance model's validation (grader/setup/model-heldout2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

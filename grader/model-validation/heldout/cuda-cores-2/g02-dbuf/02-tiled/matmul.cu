@@ -1,5 +1,5 @@
 // Held-out kernel g02-dbuf (stage 02-tiled): 16x16 tiles with shared-memory double buffering: two pairs of tiles, the next phase loaded into one while the other is multiplied, one barrier per phase.
-// Frozen for the performance model's validation (grader/setup/model-heldout2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel g02-dynamic (stage 02-tiled): 16x16 tiles in dynamic shared memory (extern __shared__), the tile width a run-time kernel argument (indices and the k loop's bound not known when compiling).
-// Frozen for the performance model's validation (grader/setup/model-heldout2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel g02-flat-ceil (stage 02-tiled): 16x16 tiles in flat 1-D shared arrays, the phase count as the 4th edition's ceil(Width / (float)TILE_WIDTH) in the loop condition (and in the grid).
-// Frozen for the performance model's validation (grader/setup/model-heldout2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel g02-k32-1d (stage 02-tiled): 1-D blocks of 256 threads, one element each of a 16x16 tile of P, phases 32 deep: the 16x32 M tile and the 32x16 N tile loaded by loops, 2 elements of each per thread.
-// Frozen for the performance model's validation (grader/setup/model-heldout2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

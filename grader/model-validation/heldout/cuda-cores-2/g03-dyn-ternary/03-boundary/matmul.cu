@@ -1,5 +1,5 @@
 // Held-out kernel g03-dyn-ternary (stage 03-boundary): 16x16 tiles in dynamic shared memory with the width a run-time argument, bounds tests as ternaries, (Width - 1) / tile + 1 phases.
-// Frozen for the performance model's validation (grader/setup/model-heldout2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel g03-rect8x16 (stage 03-boundary): 16x8 blocks, each an 8-row x 16-column tile of P, phases 16 deep (M tile 8x16, N tile 16x16 loaded two rows per thread).
-// Frozen for the performance model's validation (grader/setup/model-heldout2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel g03-split-last (stage 03-boundary): 16x16 tiles: the full phases test only Row and Col, the partial last phase is a second copy of the body with every test.
-// Frozen for the performance model's validation (grader/setup/model-heldout2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel g03-tile24 (stage 03-boundary): 24x24 tiles with bounds tests (576 threads per block, a tile width that is not a power of 2).
-// Frozen for the performance model's validation (grader/setup/model-heldout2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

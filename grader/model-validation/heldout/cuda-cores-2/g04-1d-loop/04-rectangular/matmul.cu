@@ -1,5 +1,5 @@
 // Held-out kernel g04-1d-loop (stage 04-rectangular): 1-D blocks of 256 threads, one element each of an 8-row x 32-column tile of P, phases 32 deep: the 8x32 M tile and the 32x32 N tile loaded by loops (1 and 4 elements per thread).
-// Frozen for the performance model's validation (grader/setup/model-heldout2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel g04-ceil-flags (stage 04-rectangular): 16x16 tiles, the phase count from ceilf(K / (float)TILE_WIDTH), the bounds tests kept in bools, each tile element zeroed and then conditionally loaded.
-// Frozen for the performance model's validation (grader/setup/model-heldout2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <math.h>

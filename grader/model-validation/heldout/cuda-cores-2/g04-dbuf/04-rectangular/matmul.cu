@@ -1,5 +1,5 @@
 // Held-out kernel g04-dbuf (stage 04-rectangular): 16x16 tiles with shared-memory double buffering (two tile pairs, one barrier per phase), the bounds-tested loads in a __device__ helper.
-// Frozen for the performance model's validation (grader/setup/model-heldout2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel g04-k8 (stage 04-rectangular): 16x16 tiles with phases 8 deep: the 16x8 M tile loaded by the threads with tx < 8, the 8x16 N tile by those with ty < 8; twice the phases and barriers.
-// Frozen for the performance model's validation (grader/setup/model-heldout2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel g04-tile20 (stage 04-rectangular): 20x20 tiles with ternary bounds tests (400 threads per block).
-// Frozen for the performance model's validation (grader/setup/model-heldout2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel g05-book613 (stage 05-coarsened): the 4th edition's Fig. 6.13 as printed: one N tile in shared memory reloaded for each of the 4 columns within a phase (two barriers each), the M tile once per phase; run-time tile width.
-// Frozen for the performance model's validation (grader/setup/model-heldout2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

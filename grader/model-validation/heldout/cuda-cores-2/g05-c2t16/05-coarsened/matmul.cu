@@ -1,5 +1,5 @@
 // Held-out kernel g05-c2t16 (stage 05-coarsened): coarsening by 2 columns with fixed 16x16 tiles in static shared memory, two scalar sums.
-// Frozen for the performance model's validation (grader/setup/model-heldout2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

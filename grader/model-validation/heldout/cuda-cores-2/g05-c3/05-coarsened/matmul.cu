@@ -1,5 +1,5 @@
 // Held-out kernel g05-c3 (stage 05-coarsened): the book's column coarsening with factor 3, the tile width asked of the device (cudaDeviceGetAttribute) at every launch, the 3 N tiles stored as one wide tile.
-// Frozen for the performance model's validation (grader/setup/model-heldout2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel g05-rows16-nreg (stage 05-coarsened): coarsening along rows with 16x16 tiles (4 rows per thread, 16 apart; 4 M tiles and 1 N tile per phase), the thread's column of the N tile copied into 16 registers each phase.
-// Frozen for the performance model's validation (grader/setup/model-heldout2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

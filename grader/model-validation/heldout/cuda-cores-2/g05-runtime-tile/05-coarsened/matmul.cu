@@ -1,5 +1,5 @@
 // Held-out kernel g05-runtime-tile (stage 05-coarsened): coarsening by 4 with the tile width an ordinary kernel argument instead of a template parameter (run-time indices and k bound).
-// Frozen for the performance model's validation (grader/setup/model-heldout2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel g06-1024t-4x4 (stage 06-register-tiled): 128x128 block tiles with 4x4 contiguous outputs per thread: 1024 threads per block, BK 8, one element of each tile per thread, scalar shared reads.
-// Frozen for the performance model's validation (grader/setup/model-heldout2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

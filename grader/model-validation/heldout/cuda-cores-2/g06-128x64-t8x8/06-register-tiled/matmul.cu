@@ -1,5 +1,5 @@
 // Held-out kernel g06-128x64-t8x8 (stage 06-register-tiled): 128x64 block tiles, 8x8 contiguous outputs per thread (128 threads), BK 16, scalar loads by loops, the M tile not transposed (Ms[row][k]), one buffer.
-// Frozen for the performance model's validation (grader/setup/model-heldout2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

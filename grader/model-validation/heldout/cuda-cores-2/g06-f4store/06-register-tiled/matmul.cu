@@ -1,5 +1,5 @@
 // Held-out kernel g06-f4store (stage 06-register-tiled): 128x128 block tiles, 8x8 contiguous outputs per thread, BK 8, one buffer: one float4 load of each tile per thread (M stored transposed), float4 shared reads, float4 stores of P.
-// Frozen for the performance model's validation (grader/setup/model-heldout2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

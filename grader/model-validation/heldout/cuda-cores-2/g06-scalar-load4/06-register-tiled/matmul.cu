@@ -1,5 +1,5 @@
 // Held-out kernel g06-scalar-load4 (stage 06-register-tiled): the register-tiled reference with scalar global loads: load4 reads its four floats one at a time even when K and L are multiples of 4 (P still stored as float4).
-// Frozen for the performance model's validation (grader/setup/model-heldout2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

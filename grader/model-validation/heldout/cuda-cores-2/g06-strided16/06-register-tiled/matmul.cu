@@ -1,5 +1,5 @@
 // Held-out kernel g06-strided16 (stage 06-register-tiled): 128x128 block tiles, 8x8 outputs per thread strided by 16 (rows ty + 16i, columns tx + 16j), BK 8, scalar loads and shared reads.
-// Frozen for the performance model's validation (grader/setup/model-heldout2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel g06-warptile (stage 06-register-tiled): warp tiling: 128x128 block tiles as 8 warp tiles of 64x32, each lane 8x8 outputs in 4-wide strips (32 rows and 16 columns apart within the warp tile); BK 16, float4 loads and shared reads, one buffer.
-// Frozen for the performance model's validation (grader/setup/model-heldout2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel k01-b4x64-ycols (stage 01-basic): 4x64 blocks with threadIdx.x and blockIdx.x on rows, threadIdx.y and blockIdx.y on columns (a warp covers 4 rows x 8 columns).
-// Frozen for the performance model's validation (grader/setup/model-heldout3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

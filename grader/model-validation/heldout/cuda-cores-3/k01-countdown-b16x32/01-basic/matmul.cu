@@ -1,5 +1,5 @@
 // Held-out kernel k01-countdown-b16x32 (stage 01-basic): 16x32 blocks (512 threads), the k loop counting down from Width - 1 to 0.
-// Frozen for the performance model's validation (grader/setup/model-heldout3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // Held-out kernel k01-float2-m (stage 01-basic): 16x16 blocks, the row of M read as float2 (two terms per load) when Width is even, one float at a time when it is odd.
-// Frozen for the performance model's validation (grader/setup/model-heldout3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

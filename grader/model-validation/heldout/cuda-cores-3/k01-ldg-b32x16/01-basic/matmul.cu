@@ -1,5 +1,5 @@
 // Held-out kernel k01-ldg-b32x16 (stage 01-basic): 32x16 blocks (512 threads), const float* __restrict__ arguments, __ldg loads and #pragma unroll 8 on the k loop.
-// Frozen for the performance model's validation (grader/setup/model-heldout3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // Held-out kernel k01-ptr-b32x4 (stage 01-basic): 32x4 blocks, the dot product walked with two pointers (++ along the row of M, += Width down the column of N) instead of index multiplications.
-// Frozen for the performance model's validation (grader/setup/model-heldout3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // Held-out kernel k02-b16x8-2rows (stage 02-tiled): 16x8 blocks (128 threads) computing 16x16 tiles: each thread loads 2 elements of each tile (rows ty and ty + 8) and computes the 2 outputs of those rows.
-// Frozen for the performance model's validation (grader/setup/model-heldout3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

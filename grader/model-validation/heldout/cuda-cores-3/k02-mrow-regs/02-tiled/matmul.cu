@@ -1,5 +1,5 @@
 // Held-out kernel k02-mrow-regs (stage 02-tiled): 16x16 tiles; after the barrier each thread copies its row of the M tile (Mds[ty][0..15]) into 16 registers, then multiplies them with Nds[k][tx].
-// Frozen for the performance model's validation (grader/setup/model-heldout3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel k02-t16x32-k32 (stage 02-tiled): 32x16 blocks, each a 16-row x 32-column tile of P, phases 32 deep: the 16x32 M tile one element per thread, the 32x32 N tile two rows per thread (ty and ty + 16).
-// Frozen for the performance model's validation (grader/setup/model-heldout3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

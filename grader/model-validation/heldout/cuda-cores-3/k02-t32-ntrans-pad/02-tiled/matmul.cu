@@ -1,5 +1,5 @@
 // Held-out kernel k02-t32-ntrans-pad (stage 02-tiled): 32x32 tiles (1024 threads) with the N tile stored transposed (NdsT[tx][ty]) in a [32][33] padded array and read as NdsT[tx][k].
-// Frozen for the performance model's validation (grader/setup/model-heldout3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel k02-t32-two-sums (stage 02-tiled): 32x32 tiles, the width a constexpr int, the inner loop #pragma unroll'd into fmaf on two partial sums (even and odd k) added at the store.
-// Frozen for the performance model's validation (grader/setup/model-heldout3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel k03-b32x8-t32 (stage 03-boundary): 32x8 blocks, each a 32x32 tile of P: every thread loads 4 rows (ty + 8i) of each 32x32 tile and computes the 4 outputs of those rows, sums in an array.
-// Frozen for the performance model's validation (grader/setup/model-heldout3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel k03-clamp-select (stage 03-boundary): 16x16 tiles whose loads are never skipped: every thread reads M and N at indices clamped with min(.., Width - 1), and a select stores 0 where the element lies outside.
-// Frozen for the performance model's validation (grader/setup/model-heldout3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

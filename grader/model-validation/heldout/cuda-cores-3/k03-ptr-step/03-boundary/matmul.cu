@@ -1,5 +1,5 @@
 // Held-out kernel k03-ptr-step (stage 03-boundary): 16x16 tiles with a pointer per thread into M's row and one into N's column, advanced by TILE_WIDTH and TILE_WIDTH * Width each phase, the bounds tests on running counters.
-// Frozen for the performance model's validation (grader/setup/model-heldout3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

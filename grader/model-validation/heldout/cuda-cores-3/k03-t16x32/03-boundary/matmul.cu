@@ -1,5 +1,5 @@
 // Held-out kernel k03-t16x32 (stage 03-boundary): 32x16 blocks, each a 16-row x 32-column tile of P, phases 16 deep: the 16x16 M tile loaded by the threads with tx < 16 (if/else zero fill), the 16x32 N tile one element per thread.
-// Frozen for the performance model's validation (grader/setup/model-heldout3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

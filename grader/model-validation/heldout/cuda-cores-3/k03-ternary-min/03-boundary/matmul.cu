@@ -1,5 +1,5 @@
 // Held-out kernel k03-ternary-min (stage 03-boundary): 16x16 tiles, loads padded with zeros by ternaries, the inner loop bounded by min(TILE_WIDTH, Width - ph * TILE_WIDTH) so the last phase skips the padding.
-// Frozen for the performance model's validation (grader/setup/model-heldout3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

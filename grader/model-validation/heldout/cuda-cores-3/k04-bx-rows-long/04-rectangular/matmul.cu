@@ -1,5 +1,5 @@
 // Held-out kernel k04-bx-rows-long (stage 04-rectangular): 16x16 tiles with blockIdx.x walking rows of tiles and blockIdx.y columns, every index and offset a 64-bit long.
-// Frozen for the performance model's validation (grader/setup/model-heldout3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel k04-halfloops (stage 04-rectangular): 16x16 tiles with the dot product of a phase written as two half-loops of 8 (k < 8 and k >= 8) into two sums, added at the store.
-// Frozen for the performance model's validation (grader/setup/model-heldout3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel k04-k64 (stage 04-rectangular): 16x16 tiles of P with phases 64 deep: the 16x64 M tile and the 64x16 N tile loaded 4 elements per thread by loops (columns / rows 16 apart), a quarter of the barriers.
-// Frozen for the performance model's validation (grader/setup/model-heldout3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

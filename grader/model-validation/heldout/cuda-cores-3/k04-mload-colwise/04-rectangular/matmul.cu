@@ -1,5 +1,5 @@
 // Held-out kernel k04-mload-colwise (stage 04-rectangular): 16x16 tiles with the M tile loaded by columns: thread (tx, ty) loads M[by*16 + tx][ph*16 + ty] into Mds[tx][ty] (a warp reads 2 columns of 16 rows), the N tile as the book.
-// Frozen for the performance model's validation (grader/setup/model-heldout3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel k04-t32x16 (stage 04-rectangular): 16x32 blocks (512 threads), each a 32-row x 16-column tile of P, phases 16 deep: the 32x16 M tile one element per thread, the 16x16 N tile by the threads with ty < 16.
-// Frozen for the performance model's validation (grader/setup/model-heldout3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel k05-2x2-adjacent (stage 05-coarsened): 2x2 adjacent outputs per thread (rows 2ty, 2ty + 1, columns 2tx, 2tx + 1): 16x16 threads compute a 32x32 tile of P; the 32x32 tiles loaded by a flat loop, 4 elements per thread; static shared memory.
-// Frozen for the performance model's validation (grader/setup/model-heldout3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

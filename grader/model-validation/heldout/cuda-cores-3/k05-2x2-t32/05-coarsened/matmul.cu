@@ -1,5 +1,5 @@
 // Held-out kernel k05-2x2-t32 (stage 05-coarsened): 2x2 outputs per thread, 32 apart: 32x32 threads compute a 64x64 tile of P from 2 M tiles and 2 N tiles per phase (dynamic shared memory, tile width from the device's properties), four scalar sums.
-// Frozen for the performance model's validation (grader/setup/model-heldout3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // Held-out kernel k05-c4-mf4 (stage 05-coarsened): the book's coarsening by 4 (32x32 tiles, dynamic shared memory, tile width from the device) with the k loop stepping by 4 and the M row read from shared memory as one float4 per step.
-// Frozen for the performance model's validation (grader/setup/model-heldout3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

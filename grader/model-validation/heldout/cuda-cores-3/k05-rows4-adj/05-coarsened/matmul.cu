@@ -1,5 +1,5 @@
 // Held-out kernel k05-rows4-adj (stage 05-coarsened): coarsening along rows: 16x16 threads compute a 64x16 tile of P, each thread 4 adjacent rows (ty*4 .. ty*4 + 3) of one column; the 64x16 M tile loaded 4 rows per thread, one 16x16 N tile; sums in an array.
-// Frozen for the performance model's validation (grader/setup/model-heldout3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

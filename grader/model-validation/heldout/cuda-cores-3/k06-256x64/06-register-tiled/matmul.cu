@@ -1,5 +1,5 @@
 // Held-out kernel k06-256x64 (stage 06-register-tiled): 256x64 block tiles, 256 threads of 8x8 outputs in two 4-wide strips each way (rows 128 apart, columns 32 apart), BK 16: float4 global loads (4 of M, 1 of N per thread), the M tile transposed, float4 shared reads; one buffer.
-// Frozen for the performance model's validation (grader/setup/model-heldout3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel k06-smem-dbuf-bk8 (stage 06-register-tiled): 128x128 block tiles, 8x8 outputs per thread in two 4-wide strips each way (as the reference), BK 8: one float4 of each tile per thread stored straight into the other of two shared buffers before the current one is multiplied (one barrier per phase), float4 shared reads.
-// Frozen for the performance model's validation (grader/setup/model-heldout3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel k06-t2x8-1024 (stage 06-register-tiled): 128x128 block tiles, 1024 threads of 2x8 outputs (rows ty and ty + 64, 8 contiguous columns), BK 8: one float4 of each tile by each of the first 256 threads when K and L are multiples of 4 (one element per thread otherwise), the M tile not transposed, N read as two float4; one buffer.
-// Frozen for the performance model's validation (grader/setup/model-heldout3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel k06-t8x4-bk32 (stage 06-register-tiled): 128x128 block tiles, 512 threads of 8x4 contiguous outputs, BK 32: scalar global loads by loops (8 of each tile per thread), the M tile transposed with a 1-float pad and read one float at a time (a warp-wide broadcast), N read as float4; one buffer.
-// Frozen for the performance model's validation (grader/setup/model-heldout3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

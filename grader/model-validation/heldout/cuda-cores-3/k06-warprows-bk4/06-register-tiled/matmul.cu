@@ -1,5 +1,5 @@
 // Held-out kernel k06-warprows-bk4 (stage 06-register-tiled): 128x128 block tiles, each warp a 16x128 slab, each lane 8x8 outputs (8 contiguous rows, columns in two 4-wide strips 64 apart), BK 4: scalar global loads (2 of each tile per thread), the M tile transposed without padding, float4 shared reads; one buffer.
-// Frozen for the performance model's validation (grader/setup/model-heldout3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

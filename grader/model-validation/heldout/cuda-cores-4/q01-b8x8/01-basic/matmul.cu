@@ -1,5 +1,5 @@
 // Held-out kernel q01-b8x8 (stage 01-basic): 8x8 blocks (64 threads: a warp covers 8 columns of 4 rows).
-// Frozen for the performance model's validation (grader/setup/model-heldout4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

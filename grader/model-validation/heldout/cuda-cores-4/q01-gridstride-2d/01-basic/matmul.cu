@@ -1,5 +1,5 @@
 // Held-out kernel q01-gridstride-2d (stage 01-basic): 2-D grid-stride loops: at most 32x32 blocks of 16x16 threads, each thread stepping rows by gridDim.y * 16 and columns by gridDim.x * 16.
-// Frozen for the performance model's validation (grader/setup/model-heldout4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // Held-out kernel q01-rowptr-fmaf-b64x2 (stage 01-basic): 64x2 blocks, the row of M taken once as a pointer (mrow = M + Row * Width) and the dot product a chain of fmaf.
-// Frozen for the performance model's validation (grader/setup/model-heldout4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // Held-out kernel q01-unsigned (stage 01-basic): 16x16 blocks with Width, Row, Col and k all unsigned (32-bit unsigned index arithmetic).
-// Frozen for the performance model's validation (grader/setup/model-heldout4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

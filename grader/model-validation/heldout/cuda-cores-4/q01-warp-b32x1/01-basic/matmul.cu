@@ -1,5 +1,5 @@
 // Held-out kernel q01-warp-b32x1 (stage 01-basic): one-warp blocks (blockDim 32x1) on a 2-D grid: blockIdx.x picks 32 columns, blockIdx.y the row (Width block rows).
-// Frozen for the performance model's validation (grader/setup/model-heldout4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // Held-out kernel q02-acc2-cols (stage 02-tiled): 16x16 threads computing a 16x32 tile of P: two columns per thread (Col and Col + 16) with the sums in a float acc[2], one 16x16 M tile and a 16x32 N tile per phase.
-// Frozen for the performance model's validation (grader/setup/model-heldout4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel q02-helper-load (stage 02-tiled): 16x16 tiles, both tiles loaded through one __device__ helper loadTile(tile, A, row0, col0, Width), the phase loop stepping t by 16 over Width.
-// Frozen for the performance model's validation (grader/setup/model-heldout4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

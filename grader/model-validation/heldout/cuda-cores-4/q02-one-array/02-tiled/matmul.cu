@@ -1,5 +1,5 @@
 // Held-out kernel q02-one-array (stage 02-tiled): 16x16 tiles held in one shared array __shared__ float tile[2][16][16] (tile[0] the M tile, tile[1] the N tile).
-// Frozen for the performance model's validation (grader/setup/model-heldout4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel q02-t8x32-k16 (stage 02-tiled): 32x8 blocks, each an 8-row x 32-column tile of P, phases 16 deep: the 8x16 M tile loaded by the threads with tx < 16, the 16x32 N tile two rows per thread (ty and ty + 8).
-// Frozen for the performance model's validation (grader/setup/model-heldout4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

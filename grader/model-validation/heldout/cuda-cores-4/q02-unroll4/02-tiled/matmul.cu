@@ -1,5 +1,5 @@
 // Held-out kernel q02-unroll4 (stage 02-tiled): 16x16 tiles with #pragma unroll 4 on the 16-deep dot-product loop of a phase.
-// Frozen for the performance model's validation (grader/setup/model-heldout4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

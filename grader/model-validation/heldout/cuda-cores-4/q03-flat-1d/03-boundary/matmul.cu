@@ -1,5 +1,5 @@
 // Held-out kernel q03-flat-1d (stage 03-boundary): 1-D blocks of 256 threads (tx = threadIdx.x % 16, ty = threadIdx.x / 16) on a 2-D grid of 16x16 tiles, flat 256-float shared arrays, ternary bounds tests.
-// Frozen for the performance model's validation (grader/setup/model-heldout4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel q03-kmin-t32 (stage 03-boundary): 32x32 tiles (1024 threads) loaded only where the elements exist (no zero fill), the k loop of a phase bounded by min(32, Width - ph*32) and run only by threads whose element of P exists.
-// Frozen for the performance model's validation (grader/setup/model-heldout4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

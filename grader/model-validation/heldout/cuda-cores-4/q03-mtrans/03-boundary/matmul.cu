@@ -1,5 +1,5 @@
 // Held-out kernel q03-mtrans (stage 03-boundary): 16x16 tiles with bounds tests, the M tile stored transposed (MdsT[tx][ty]) and read as MdsT[k][ty]: 16-way bank conflicts on its stores.
-// Frozen for the performance model's validation (grader/setup/model-heldout4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel q03-regzero (stage 03-boundary): 16x16 tiles: each element of M and N read into a register that starts at 0 and is overwritten only inside the matrix, then stored into the tile; the only other test guards the store of P.
-// Frozen for the performance model's validation (grader/setup/model-heldout4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

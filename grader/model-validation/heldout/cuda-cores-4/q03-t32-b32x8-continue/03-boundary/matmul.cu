@@ -1,5 +1,5 @@
 // Held-out kernel q03-t32-b32x8-continue (stage 03-boundary): 32x8 blocks, each a 32x32 tile of P: each thread loads and computes 4 adjacent rows (ty*4 .. ty*4 + 3), out-of-range tile elements zeroed and skipped with continue, rows outside P skipped with continue at the store.
-// Frozen for the performance model's validation (grader/setup/model-heldout4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

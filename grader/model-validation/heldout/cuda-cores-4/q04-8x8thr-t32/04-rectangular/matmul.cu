@@ -1,5 +1,5 @@
 // Held-out kernel q04-8x8thr-t32 (stage 04-rectangular): 8x8 threads computing a 32x32 tile of P, 4x4 outputs per thread 8 apart (rows ty + 8i, columns tx + 8j): 16 elements of each 32x32 tile loaded per thread, the 4 + 4 operands of a step read into registers.
-// Frozen for the performance model's validation (grader/setup/model-heldout4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

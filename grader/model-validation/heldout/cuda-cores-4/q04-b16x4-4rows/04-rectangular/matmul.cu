@@ -1,5 +1,5 @@
 // Held-out kernel q04-b16x4-4rows (stage 04-rectangular): 16x4 blocks (64 threads) computing 16x16 tiles of P: each thread loads rows ty + 4i of both tiles and computes the 4 outputs of those rows, sums in an array.
-// Frozen for the performance model's validation (grader/setup/model-heldout4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel q04-blockptr (stage 04-rectangular): 16x16 tiles with M, N and P moved to the block's corner at the start, M advanced by 16 columns and N by 16 rows after every phase, the bounds tests on the block's remaining rows, columns and depth.
-// Frozen for the performance model's validation (grader/setup/model-heldout4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel q04-t16x64-k64 (stage 04-rectangular): 64x16 blocks (1024 threads), each a 16-row x 64-column tile of P, phases 64 deep: the 16x64 M tile one element per thread, the 64x64 N tile four rows per thread (ty + 16i).
-// Frozen for the performance model's validation (grader/setup/model-heldout4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel q04-txrows (stage 04-rectangular): 16x16 tiles with x and y swapped throughout: threadIdx.x and blockIdx.x on rows of P, threadIdx.y and blockIdx.y on columns, the tiles stored as Mds[tx][ty], Nds[tx][ty] (a warp reads 16 rows of M and 16 rows of N).
-// Frozen for the performance model's validation (grader/setup/model-heldout4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

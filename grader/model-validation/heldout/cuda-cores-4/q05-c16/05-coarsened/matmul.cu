@@ -1,5 +1,5 @@
 // Held-out kernel q05-c16 (stage 05-coarsened): coarsening by 16 columns (tile-width apart): one M tile and 16 N tiles per phase in dynamic shared memory, the tile width the widest whose 17 tiles fit (16), the 16 sums in an array.
-// Frozen for the performance model's validation (grader/setup/model-heldout4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // Held-out kernel q05-cfirst (stage 05-coarsened): coarsening by 4 columns with the loops of a phase swapped: for each column c the whole k loop (the M tile row read 4 times per phase); cudaGetDeviceProperties called at every launch.
-// Frozen for the performance model's validation (grader/setup/model-heldout4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel q05-ntrans-pad (stage 05-coarsened): the book's coarsening by 4 with each N tile stored transposed (NdsT[c][tx][ty], rows padded to T + 1) and read as NdsT[c][tx][k]; dynamic shared memory, tile width from the device's properties.
-// Frozen for the performance model's validation (grader/setup/model-heldout4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

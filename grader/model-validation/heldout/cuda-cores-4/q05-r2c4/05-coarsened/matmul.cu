@@ -1,5 +1,5 @@
 // Held-out kernel q05-r2c4 (stage 05-coarsened): coarsening 2 rows x 4 columns (tile-width apart): TxT threads compute a 2T x 4T region of P, 8 sums, 2 M tiles and 4 N tiles per phase in dynamic shared memory; tile width from cudaDeviceGetAttribute, asked once.
-// Frozen for the performance model's validation (grader/setup/model-heldout4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // Held-out kernel q05-rows3 (stage 05-coarsened): coarsening along rows by 3: TxT threads compute a 3T x T tile of P (rows T apart), 3 M tiles and 1 N tile per phase in dynamic shared memory, three scalar sums.
-// Frozen for the performance model's validation (grader/setup/model-heldout4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // Held-out kernel q06-64x128-t8x8 (stage 06-register-tiled): 64x128 block tiles, 128 threads of 8x8 contiguous outputs, BK 8: scalar global loads by loops (4 of M, 8 of N per thread), the M tile transposed, scalar shared reads; one buffer.
-// Frozen for the performance model's validation (grader/setup/model-heldout4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

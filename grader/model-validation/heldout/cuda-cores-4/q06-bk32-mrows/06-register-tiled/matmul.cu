@@ -1,5 +1,5 @@
 // Held-out kernel q06-bk32-mrows (stage 06-register-tiled): 128x128 block tiles, BK 32, 256 threads of 8x8 outputs (8 contiguous rows, columns in two 4-wide strips 64 apart): the M tile not transposed (Ms[row][k], padded to 36), filled by float4 stores of float4 loads (4 of each tile per thread), M read one float at a time, N as float4; float4 stores of P; one buffer.
-// Frozen for the performance model's validation (grader/setup/model-heldout4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

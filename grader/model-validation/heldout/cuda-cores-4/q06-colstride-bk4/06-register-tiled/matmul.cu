@@ -1,5 +1,5 @@
 // Held-out kernel q06-colstride-bk4 (stage 06-register-tiled): 128x128 block tiles, BK 4, 256 threads of 8x8 outputs: 8 contiguous rows (two float4 reads of the transposed M tile) and columns tx + 16j (scalar reads); scalar global loads, 2 of each tile per thread; one buffer.
-// Frozen for the performance model's validation (grader/setup/model-heldout4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

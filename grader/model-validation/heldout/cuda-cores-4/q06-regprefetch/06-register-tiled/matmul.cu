@@ -1,5 +1,5 @@
 // Held-out kernel q06-regprefetch (stage 06-register-tiled): 128x128 block tiles, 256 threads of 8x8 contiguous outputs, BK 8, one shared buffer with two barriers per phase: the next phase's float4 of M and of N loaded into registers after the first barrier, before the products; M transposed, float4 shared reads.
-// Frozen for the performance model's validation (grader/setup/model-heldout4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel q06-warp32x64 (stage 06-register-tiled): warp tiling: 128x128 block tiles as 4x2 warp tiles of 32x64, each lane 8x8 outputs in 4-wide strips (rows 16 apart, columns 32 apart within the warp tile); BK 16, float4 global loads (2 of each tile per thread), M transposed, float4 shared reads and P stores; one buffer.
-// Frozen for the performance model's validation (grader/setup/model-heldout4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel v01-2cols-b16x16 (stage 01-basic): 16x16 blocks, each thread two adjacent columns of P (2*Col and 2*Col + 1; a block covers 16 rows x 32 columns), the element of M read once for both sums.
-// Frozen for the performance model's validation (grader/setup/model-heldout5/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-5/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // Held-out kernel v01-b64x8-return (stage 01-basic): 64x8 blocks (512 threads), threads outside P returning at once (if (Row >= Width || Col >= Width) return;).
-// Frozen for the performance model's validation (grader/setup/model-heldout5/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-5/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // Held-out kernel v01-colmajor-linear (stage 01-basic): a 1-D grid of 256-thread blocks over a linear index that runs down the columns of P: Row = i % Width, Col = i / Width (consecutive threads on consecutive rows of one column).
-// Frozen for the performance model's validation (grader/setup/model-heldout5/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-5/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

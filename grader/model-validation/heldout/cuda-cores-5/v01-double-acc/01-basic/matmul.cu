@@ -1,5 +1,5 @@
 // Held-out kernel v01-double-acc (stage 01-basic): 16x16 blocks, the dot product accumulated in a double (each product of two floats widened to double) and rounded to float once, at the store.
-// Frozen for the performance model's validation (grader/setup/model-heldout5/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-5/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // Held-out kernel v01-two-sums-b16x4 (stage 01-basic): 16x4 blocks (64 threads), the dot product split over two sums (even and odd k, two terms per iteration), the last term added alone when Width is odd.
-// Frozen for the performance model's validation (grader/setup/model-heldout5/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-5/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

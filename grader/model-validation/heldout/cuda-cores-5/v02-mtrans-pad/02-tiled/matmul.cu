@@ -1,5 +1,5 @@
 // Held-out kernel v02-mtrans-pad (stage 02-tiled): 16x16 tiles with the M tile stored transposed in a padded array (MdsT[tx][ty], [16][17]) and read as MdsT[k][ty]; the N tile as the book.
-// Frozen for the performance model's validation (grader/setup/model-heldout5/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-5/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel v02-nload-colwise (stage 02-tiled): 16x16 tiles with the N tile loaded by columns: thread (tx, ty) loads N[ph*16 + tx][bx*16 + ty] into Nds[tx][ty] (a warp reads 2 columns of 16 rows of N); the M tile as the book.
-// Frozen for the performance model's validation (grader/setup/model-heldout5/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-5/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

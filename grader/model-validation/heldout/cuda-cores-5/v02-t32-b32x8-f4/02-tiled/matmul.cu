@@ -1,5 +1,5 @@
 // Held-out kernel v02-t32-b32x8-f4 (stage 02-tiled): 32x8 blocks (256 threads), each a 32x32 tile of P: one float4 of the 32x32 M tile and one of the N tile loaded per thread per phase, each thread computing the 4 outputs of rows ty + 8i in its column.
-// Frozen for the performance model's validation (grader/setup/model-heldout5/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-5/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

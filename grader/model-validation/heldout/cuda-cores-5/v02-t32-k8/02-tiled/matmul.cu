@@ -1,5 +1,5 @@
 // Held-out kernel v02-t32-k8 (stage 02-tiled): 32x32 blocks (1024 threads), each a 32x32 tile of P, phases 8 deep: the 32x8 M tile loaded by the threads with tx < 8, the 8x32 N tile by those with ty < 8.
-// Frozen for the performance model's validation (grader/setup/model-heldout5/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-5/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel v02-t64-4x4-s16 (stage 02-tiled): 16x16 threads computing a 64x64 tile of P, 4x4 outputs per thread 16 apart (rows ty + 16i, columns tx + 16j), phases 16 deep (64x16 M tile and 16x64 N tile, 4 elements of each per thread), the rows and columns of the last block tested because Width is a multiple of 32 only.
-// Frozen for the performance model's validation (grader/setup/model-heldout5/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-5/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel v03-1d-grid-tiles (stage 03-boundary): a 1-D grid of 16x16 blocks: block b takes the tile (b % tiles, b / tiles) of P; the book's if/else bounds tests.
-// Frozen for the performance model's validation (grader/setup/model-heldout5/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-5/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

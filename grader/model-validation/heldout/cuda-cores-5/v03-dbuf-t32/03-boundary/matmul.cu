@@ -1,5 +1,5 @@
 // Held-out kernel v03-dbuf-t32 (stage 03-boundary): 32x32 tiles (1024 threads) with shared-memory double buffering: two pairs of tiles, the next phase's bounds-tested tiles loaded into one while the other is multiplied, one barrier per phase.
-// Frozen for the performance model's validation (grader/setup/model-heldout5/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-5/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel v03-interior-split (stage 03-boundary): 16x16 tiles, two copies of the phase loop: a block whose whole tile of P lies inside P tests only the phase's k index and stores unguarded; the blocks of the last row and column of tiles test everything.
-// Frozen for the performance model's validation (grader/setup/model-heldout5/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-5/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel v03-t8x32-k32 (stage 03-boundary): 32x8 blocks, each an 8-row x 32-column tile of P, phases 32 deep: the 8x32 M tile one element per thread, the 32x32 N tile four rows per thread (ty + 8i), ternary zero fill.
-// Frozen for the performance model's validation (grader/setup/model-heldout5/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-5/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

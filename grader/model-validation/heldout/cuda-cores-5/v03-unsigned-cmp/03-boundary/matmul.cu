@@ -1,5 +1,5 @@
 // Held-out kernel v03-unsigned-cmp (stage 03-boundary): 16x16 tiles with Row, Col, the tile indices and Width unsigned: each bounds test a single unsigned comparison, the row and column tests hoisted into bools, the phase count (Width + 15) >> 4, #pragma unroll on the k loop.
-// Frozen for the performance model's validation (grader/setup/model-heldout5/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-5/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel v04-2x2-t32 (stage 04-rectangular): 16x16 threads computing a 32x32 tile of P, 2x2 outputs per thread 16 apart (rows ty, ty + 16, columns tx, tx + 16), phases 32 deep: 32x32 tiles of M and N, 4 elements of each per thread, four scalar sums.
-// Frozen for the performance model's validation (grader/setup/model-heldout5/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-5/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

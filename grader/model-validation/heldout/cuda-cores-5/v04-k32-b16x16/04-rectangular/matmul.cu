@@ -1,5 +1,5 @@
 // Held-out kernel v04-k32-b16x16 (stage 04-rectangular): 16x16 tiles of P with phases 32 deep: the 16x32 M tile and the 32x16 N tile, two elements of each per thread (columns tx, tx + 16 of M; rows ty, ty + 16 of N); half the barriers.
-// Frozen for the performance model's validation (grader/setup/model-heldout5/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-5/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel v04-ldg-fmaf (stage 04-rectangular): 16x16 tiles, const float* __restrict__ arguments, __ldg tile loads behind ternary bounds tests, the 16 products of a phase #pragma unroll'd into fmaf.
-// Frozen for the performance model's validation (grader/setup/model-heldout5/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-5/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel v04-t12 (stage 04-rectangular): 12x12 tiles (144 threads per block, a width that is neither a power of 2 nor a multiple of the warp), the book's if/else bounds tests.
-// Frozen for the performance model's validation (grader/setup/model-heldout5/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-5/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel v04-t8x64-k8 (stage 04-rectangular): 64x8 blocks (512 threads), each an 8-row x 64-column tile of P, phases 8 deep: the 8x8 M tile loaded by the threads with tx < 8, the 8x64 N tile one element per thread.
-// Frozen for the performance model's validation (grader/setup/model-heldout5/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-5/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel v05-4x4-t16 (stage 05-coarsened): coarsening both ways by 4: 16x16 threads compute a 64x64 tile of P, 4x4 outputs per thread 16 apart; 4 M tiles and 4 N tiles of 16x16 per phase in static shared memory, the 4 + 4 values of a step read into registers.
-// Frozen for the performance model's validation (grader/setup/model-heldout5/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-5/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel v05-c4-dbuf (stage 05-coarsened): coarsening by 4 columns with shared-memory double buffering: two sets of one M tile and 4 N tiles in dynamic shared memory, the next phase loaded into one while the other is multiplied, one barrier per phase; tile width from cudaDeviceGetAttribute (the widest whose two sets fit), asked once.
-// Frozen for the performance model's validation (grader/setup/model-heldout5/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-5/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

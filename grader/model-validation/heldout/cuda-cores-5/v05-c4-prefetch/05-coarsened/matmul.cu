@@ -1,5 +1,5 @@
 // Held-out kernel v05-c4-prefetch (stage 05-coarsened): the book's coarsening by 4 (columns T apart, dynamic shared memory, tile width from the device) with register prefetching: the next phase's element of M and 4 elements of N loaded after the first barrier, before the products, and stored at the start of the next phase.
-// Frozen for the performance model's validation (grader/setup/model-heldout5/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-5/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // Held-out kernel v05-c6-t32 (stage 05-coarsened): the book's column coarsening with factor 6: TxT threads compute a T x 6T region of P (columns T apart), one M tile and 6 N tiles per phase in dynamic shared memory, the tile width the widest whose 7 tiles fit (cudaGetDeviceProperties, asked once).
-// Frozen for the performance model's validation (grader/setup/model-heldout5/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-5/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <cstdio>

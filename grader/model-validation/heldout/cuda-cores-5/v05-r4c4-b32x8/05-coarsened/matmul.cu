@@ -1,5 +1,5 @@
 // Held-out kernel v05-r4c4-b32x8 (stage 05-coarsened): 32x8 blocks (256 threads) computing a 32x128 region of P: each thread 4 rows (ty + 8i) x 4 columns (tx + 32j), 16 sums; per phase one 32x32 M tile (4 elements per thread) and 4 N tiles (16 per thread) in static shared memory.
-// Frozen for the performance model's validation (grader/setup/model-heldout5/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-5/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

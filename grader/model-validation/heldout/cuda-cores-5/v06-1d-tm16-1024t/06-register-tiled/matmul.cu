@@ -1,5 +1,5 @@
 // Held-out kernel v06-1d-tm16-1024t (stage 06-register-tiled): 1-D register tiling: 128x128 block tiles, 1024 threads each computing 16 contiguous rows of one column, BK 8: one scalar load of each tile per thread, the M tile not transposed (Ms[row][k], read as a warp-wide broadcast), one N value per step; one buffer, no prefetch.
-// Frozen for the performance model's validation (grader/setup/model-heldout5/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-5/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel v06-512t-4x8-regprefetch (stage 06-register-tiled): 128x128 block tiles, 512 threads of 4x8 outputs (4 contiguous rows, columns in two 4-wide strips 64 apart), BK 16: one float4 of each tile per thread, M transposed and padded by 4, float4 shared reads; one shared buffer with two barriers per phase, the next phase's two float4 loaded into registers after the first barrier, before the products.
-// Frozen for the performance model's validation (grader/setup/model-heldout5/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-5/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

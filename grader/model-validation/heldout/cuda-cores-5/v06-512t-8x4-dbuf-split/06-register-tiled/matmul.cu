@@ -1,5 +1,5 @@
 // Held-out kernel v06-512t-8x4-dbuf-split (stage 06-register-tiled): 128x128 block tiles, 512 threads of 8x4 outputs (rows in two 4-wide strips 64 apart, 4 contiguous columns), BK 8, shared-memory double buffering: threads 0-255 load one float4 of the M tile (stored transposed), threads 256-511 one float4 of the N tile, straight into the other buffer before the current one is multiplied; one barrier per phase, float4 shared reads.
-// Frozen for the performance model's validation (grader/setup/model-heldout5/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-5/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel v06-8x8-mpad-bk16 (stage 06-register-tiled): 128x128 block tiles, 256 threads of 8x8 contiguous outputs, BK 16: scalar global loads by strided loops (8 of each tile per thread), the M tile not transposed and padded to 17 columns, scalar shared reads into a[8], b[8]; one buffer, no prefetch.
-// Frozen for the performance model's validation (grader/setup/model-heldout5/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-5/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Held-out kernel v06-warptile-128t (stage 06-register-tiled): warp tiling: 128x128 block tiles as 2x2 warp tiles of 64x64 (128 threads), each lane 8 contiguous rows x 4 columns in each of 4 sub-tiles 16 columns apart (8x16 outputs per thread); BK 16, float4 global loads (4 of each tile per thread), M transposed without padding, float4 shared reads; one buffer.
-// Frozen for the performance model's validation (grader/setup/model-heldout5/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-5/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 

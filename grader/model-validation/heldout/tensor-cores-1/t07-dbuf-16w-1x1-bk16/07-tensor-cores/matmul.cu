@@ -1,5 +1,5 @@
 // Held-out kernel t07-dbuf-16w-1x1-bk16 (stage 07-tensor-cores): 64x64 block tiles, 16 warps (512 threads, 4x4) of one fragment each, BK 16: 64x16 and 16x64 tiles, rows padded by 4, double-buffered in shared memory (the next phase's scalar zero-filled loads, rounded to TF32, stored straight into the other buffer before the current one is multiplied; one barrier per phase); fragments inside P stored straight to it (L a multiple of 4, P 32-byte aligned), edge ones through a per-warp scratch array after one barrier.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-1/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

@@ -1,5 +1,5 @@
 // Held-out kernel t07-dbuf-2w-4x2-bk32 (stage 07-tensor-cores): 64x64 block tiles, 2 warps (64 threads, side by side) of 64x32 (4x2 fragments), BK 32: 64x32 and 32x64 tiles, rows padded by 4, double-buffered through registers (8 float4 of each tile per thread loaded before the current buffer is multiplied, stored into the other after; one barrier per phase), stored unconverted and rounded to TF32 in each fragment after load_matrix_sync; every fragment stored to P through a per-warp scratch in the tiles' memory.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-1/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

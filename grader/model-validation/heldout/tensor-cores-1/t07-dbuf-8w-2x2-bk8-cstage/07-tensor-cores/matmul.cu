@@ -1,5 +1,5 @@
 // Held-out kernel t07-dbuf-8w-2x2-bk8-cstage (stage 07-tensor-cores): 64x128 block tiles, 8 warps (2 down, 4 across) of 32x32 (2x2 fragments), BK 8 (one k-step per phase): 64x8 and 8x128 tiles, unpadded, double-buffered through registers (one float4 of the N tile per thread, one of the M tile for threads 0-127; one barrier per phase), TF32 conversion in the fragment after load_matrix_sync; the whole 64x128 block tile of P stored through a padded shared array (ldm 132) and written to P by all threads, row-contiguous, with bounds tests.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-1/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

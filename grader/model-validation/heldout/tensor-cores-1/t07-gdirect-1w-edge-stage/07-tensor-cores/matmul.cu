@@ -1,5 +1,5 @@
 // Held-out kernel t07-gdirect-1w-edge-stage (stage 07-tensor-cores): one warp per block computing one 16x16 fragment of P; each k-step's fragments loaded straight from global memory (ldm K and L) when K and L are multiples of 4 (and M, N, P 32-byte aligned), the fragment lies inside P and the k-step inside K, otherwise staged through a 16x8 and an 8x16 zero-padded tile in shared memory; TF32 conversion in the fragment after each load; the fragment stored straight to P where legal, else through a 16x16 scratch.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-1/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

@@ -1,5 +1,5 @@
 // Held-out kernel t07-gdirect-4w-2x2-trunc (stage 07-tensor-cores): 64x64 block tiles, 4 warps (2x2) of 2x2 fragments; a block whose tile lies inside P (K and L multiples of 4, pointers 32-byte aligned) loads its fragments straight from global memory for every whole k-step of 8, the rest (every k-step of an edge block, the last partial one of an inside block) staged through zero-padded 64x8 and 8x64 shared tiles (rows padded by 4) with two barriers; no TF32 conversion (the tensor cores truncate); inside blocks store straight to P, edge blocks per fragment, through a per-warp scratch where it crosses P's edge.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-1/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

@@ -1,5 +1,5 @@
 // Held-out kernel t07-prefetch-8w-2x2-trunc (stage 07-tensor-cores): 128x64 block tiles, 8 warps (4 down, 2 across) of 32x32 (2x2 fragments), BK 16: 128x16 and 16x64 tiles, rows padded by 8, one shared buffer with register prefetching (the next phase's 3 float4 per thread loaded after the first barrier, before the products; two barriers per phase); no TF32 conversion anywhere (the tensor cores truncate); fragments inside P stored straight to it when K and L are multiples of 4 and P 32-byte aligned, the others through a per-warp scratch in the tiles' memory.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-1/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

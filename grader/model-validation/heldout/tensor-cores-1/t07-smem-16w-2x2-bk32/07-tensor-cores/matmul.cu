@@ -1,5 +1,5 @@
 // Held-out kernel t07-smem-16w-2x2-bk32 (stage 07-tensor-cores): 128x128 block tiles, 16 warps (512 threads, 4x4) of 32x32 (2x2 fragments), BK 32: 128x32 and 32x128 tiles in unpadded shared memory, filled by scalar __ldg loads (8 of each tile per thread, a warp reading one row of the M tile or a quarter row of the N tile) rounded to TF32 as they are stored; one buffer, two barriers per phase; fragments inside P stored straight to it (L a multiple of 4, P 32-byte aligned), the others through a per-warp scratch in the M tile's memory.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-1/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

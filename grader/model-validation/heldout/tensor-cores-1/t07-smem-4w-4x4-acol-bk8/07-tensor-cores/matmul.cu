@@ -1,5 +1,5 @@
 // Held-out kernel t07-smem-4w-4x4-acol-bk8 (stage 07-tensor-cores): 128x128 block tiles, 4 warps (2x2) of 64x64 (4x4 fragments), BK 8: the M tile stored transposed (AsT[8][128], unpadded; each thread one row of 8, two float4 loads) and read as col_major matrix_a fragments (ldm 128), the N tile [8][128] unpadded (two float4 per thread), both rounded to TF32 at staging; one buffer, two barriers per phase; output always through shared memory, a row of 4 fragments at a time into a per-warp 16x64 strip (rows padded by 4), copied to P row by row.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-1/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

@@ -1,5 +1,5 @@
 // Held-out kernel t07-smem-8w-2x4-bk32 (stage 07-tensor-cores): 128x128 block tiles, 8 warps (4 down, 2 across) of 32x64 (2x4 fragments), BK 32 (four k-steps of 8 per phase): 128x32 and 32x128 tiles in shared memory, rows padded by 4, float4 global loads (4 of each tile per thread) rounded to TF32 as they are stored; one buffer, two barriers per phase; fragments inside P stored straight to it (L a multiple of 4, P 32-byte aligned), the others through a per-warp scratch in the tiles' memory.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-1/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

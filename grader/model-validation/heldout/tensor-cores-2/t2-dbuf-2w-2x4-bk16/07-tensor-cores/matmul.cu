@@ -1,5 +1,5 @@
 // Held-out kernel t2-dbuf-2w-2x4-bk16 (stage 07-tensor-cores): 64x64 block tiles, 2 warps (64 threads, one above the other) of 32x64 (2x4 fragments), BK 16: 64x16 and 16x64 tiles, unpadded, double-buffered in shared memory (the next phase's scalar zero-filled loads, 16 of each tile per thread, stored straight into the other buffer before the current one is multiplied; one barrier per phase), stored unconverted and rounded to TF32 in each fragment after load_matrix_sync; fragments inside P stored straight to it (L a multiple of 4), the others through a per-warp 16x16 scratch in the tiles' memory.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

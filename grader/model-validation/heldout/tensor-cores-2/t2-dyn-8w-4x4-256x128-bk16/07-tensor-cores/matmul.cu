@@ -1,5 +1,5 @@
 // Held-out kernel t2-dyn-8w-4x4-256x128-bk16 (stage 07-tensor-cores): 256x128 block tiles, 8 warps (4 down, 2 across) of 64x64 (4x4 fragments), BK 16: 256x16 and 16x128 tiles, rows padded by 4, double-buffered in dynamic shared memory (57,856 bytes, opted in with cudaFuncSetAttribute) through registers (4 float4 of the M tile and 2 of the N tile per thread loaded before the current buffer is multiplied, stored into the other after; one barrier per phase), rounded to TF32 as they are stored; scalar zero-filled loads when K or L is not a multiple of 4; fragments inside P stored straight to it (L a multiple of 4), the others through a per-warp 16x16 scratch in the tiles' memory.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

@@ -1,5 +1,5 @@
 // Held-out kernel t2-gdirect-2w-2x1-bk8 (stage 07-tensor-cores): 32x32 block tiles, 2 warps (64 threads, side by side) of 32x16 (2x1 fragments); a block whose tile lies inside P, when K and L are multiples of 4, loads its fragments straight from global memory (ldm K and L) for every whole k-step of 8, with no shared memory; the last partial k-step of such a block and every k-step of an edge block are staged through 32x8 and 8x32 zero-padded, unpadded shared tiles (scalar loads, 4 of each tile per thread; one buffer, two barriers); TF32 conversion in the fragment after every load; inside blocks store straight to P, edge blocks through a per-warp 16x16 scratch.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

@@ -1,5 +1,5 @@
 // Held-out kernel t2-rpf-16w-1x2-bk8 (stage 07-tensor-cores): 128x64 block tiles, 16 warps (512 threads, 8 down, 2 across) of 16x32 (1x2 fragments), BK 8 (one k-step per phase): 128x8 and 8x64 tiles in one shared buffer, rows padded by 4, with register prefetching of scalar zero-filled loads (2 of the M tile and 1 of the N tile per thread, the next phase's loaded after the first barrier, before the products; two barriers per phase), rounded to TF32 as they are stored; fragments inside P stored straight to it (L a multiple of 4), the others through a per-warp 16x16 scratch in the tiles' memory.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

@@ -1,5 +1,5 @@
 // Held-out kernel t2-rpf-16w-2x2-bk8-split (stage 07-tensor-cores): 128x128 block tiles, 16 warps (512 threads, 4x4) of 32x32 (2x2 fragments), BK 8 (one k-step per phase): 128x8 and 8x128 tiles, rows padded by 4, double-buffered through registers with the loads split by role (threads 0-255 one float4 of the M tile, threads 256-511 one float4 of the N tile, loaded before the current buffer is multiplied and stored into the other after; one barrier per phase; the same segment element by element with zero fill when K or L is not a multiple of 4); no TF32 conversion anywhere (the tensor cores truncate); fragments inside P stored straight to it (L a multiple of 4), the others through a per-warp 16x16 scratch in the tiles' memory.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

@@ -1,5 +1,5 @@
 // Held-out kernel t2-rpf-4w-4x2-bk16-cstage (stage 07-tensor-cores): 128x64 block tiles, 4 warps (2x2) of 64x32 (4x2 fragments), BK 16: 128x16 and 16x64 tiles, rows padded by 4, double-buffered through registers (4 float4 of the M tile and 2 of the N tile per thread loaded before the current buffer is multiplied, stored into the other after; one barrier per phase; scalar zero-filled segments when K or L is not a multiple of 4), stored unconverted and rounded to TF32 in each fragment after load_matrix_sync; the whole 128x64 block tile of P stored through a padded shared array (ldm 68) over the tiles' memory and written to P by all threads, row-contiguous, as float4 when L is a multiple of 4, with bounds tests.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

@@ -1,5 +1,5 @@
 // Held-out kernel t2-rpf-8w-4x2-bk32 (stage 07-tensor-cores): 128x128 block tiles, 8 warps (2 down, 4 across) of 64x32 (4x2 fragments), BK 32 (four k-steps of 8 per phase): 128x32 and 32x128 tiles in one shared buffer, rows padded by 8, with register prefetching (the next phase's 4 float4 of each tile per thread loaded after the first barrier, before the products; two barriers per phase), rounded to TF32 as they are stored; scalar zero-filled loads when K or L is not a multiple of 4; fragments inside P stored straight to it (L a multiple of 4), the others through a per-warp 16x16 scratch in the M tile's memory.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

@@ -1,5 +1,5 @@
 // Held-out kernel t2-smem-1w-2x2-bk32 (stage 07-tensor-cores): one warp per block computing a 32x32 tile of P as 2x2 fragments, BK 32 (four k-steps of 8 per phase): 32x32 tiles of M and N in shared memory, rows padded by 4, filled by float4 loads (8 of each tile per lane) when K and L are multiples of 4, else scalar zero-filled loads (32 of each per lane), rounded to TF32 and stored element by element; one buffer, two barriers per phase, no prefetch; every fragment stored to P through a 16x16 scratch in shared memory, copied with bounds tests.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

@@ -1,5 +1,5 @@
 // Held-out kernel t2-smem-4w-1x1-bk64 (stage 07-tensor-cores): 32x32 block tiles, 4 warps (2x2) of one 16x16 fragment each, BK 64 (eight k-steps of 8 per phase): 32x64 and 64x32 tiles, rows padded by 4, filled by float4 loads (4 of each tile per thread) when K and L are multiples of 4, else the same segments element by element with zero fill; no TF32 conversion anywhere (the tensor cores truncate); one buffer, two barriers per phase, no prefetch; fragments inside P stored straight to it (L a multiple of 4), the others through a per-warp 16x16 scratch array.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

@@ -1,5 +1,5 @@
 // Held-out kernel t2-smem-8w-1x4-bk32-bcol (stage 07-tensor-cores): 128x64 block tiles, 8 warps (256 threads, stacked) of 16x64 (1x4 fragments), BK 32 (four k-steps of 8 per phase): the M tile 128x32 (rows padded by 4) and the N tile stored transposed (BsT[64][36]) and read as col_major matrix_b fragments (ldm 36), both filled by scalar zero-filled loads (16 of the M tile and 8 of the N tile per thread, a warp reading one row of the M tile or half a row of the N tile) rounded to TF32 as they are stored; one buffer, two barriers per phase, no prefetch; fragments inside P stored straight to it (L a multiple of 4), the others through a per-warp 16x16 scratch in the M tile's memory.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc2/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-2/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

@@ -1,5 +1,5 @@
 // Held-out kernel t3-dyn-8w-4x4-128x256-bk16 (stage 07-tensor-cores): 128x256 block tiles, 8 warps (2 down, 4 across) of 64x64 (4x4 fragments), BK 16: 128x16 and 16x256 tiles, rows padded by 8, double-buffered in dynamic shared memory (58,368 bytes, opted in with cudaFuncSetAttribute) through registers (2 float4 of the M tile and 4 of the N tile per thread, __ldg, loaded before the current buffer is multiplied, stored into the other after; one barrier per phase), stored unconverted and rounded to TF32 in each fragment after load_matrix_sync; scalar zero-filled loads when K or L is not a multiple of 4; fragments inside P stored straight to it (L a multiple of 4), the others through a per-warp 16x16 scratch in the tiles' memory.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

@@ -1,5 +1,5 @@
 // Held-out kernel t3-gdirect-4w-1x1 (stage 07-tensor-cores): 32x32 block tiles, 4 warps (2x2) of one 16x16 fragment each, no shared tiles and no block barriers: a warp whose fragment lies inside P (K and L multiples of 4, M, N and P 32-byte aligned) loads its fragments straight from global memory (ldm K and L) for every whole k-step of 8; its last partial k-step and every k-step of an edge warp are built in the warp's own 16x8 and 8x16 zero-filled shared scratch (scalar loads, 4 of each per lane, __syncwarp); TF32 conversion in the fragment after every load; warps outside P return at once; inside warps store straight to P, edge ones through a per-warp 16x16 scratch.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

@@ -1,5 +1,5 @@
 // Held-out kernel t3-rpf-8w-2x2-64x128-bk16 (stage 07-tensor-cores): 64x128 block tiles, 8 warps (2 down, 4 across) of 32x32 (2x2 fragments), BK 16: 64x16 and 16x128 tiles, rows padded by 4, double-buffered through registers (1 float4 of the M tile and 2 of the N tile per thread loaded before the current buffer is multiplied, stored into the other after; one barrier per phase; the same segments element by element with zero fill when K or L is not a multiple of 4), rounded to TF32 as they are stored; fragments inside P stored straight to it (L a multiple of 4), the others through a per-warp 16x16 scratch in the tiles' memory.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

@@ -1,5 +1,5 @@
 // Held-out kernel t3-sdbuf-4w-2x4-bk16-cstage (stage 07-tensor-cores): 64x128 block tiles, 4 warps (2x2) of 32x64 (2x4 fragments), BK 16: 64x16 and 16x128 tiles, rows padded by 8, double-buffered in shared memory (the next phase's float4 loads, 2 of the M tile and 4 of the N tile per thread, stored straight into the other buffer before the current one is multiplied; one barrier per phase; element by element with zero fill when K or L is not a multiple of 4); no TF32 conversion anywhere (the tensor cores truncate); the whole 64x128 block tile of P stored through a padded shared array (ldm 132) over the tiles' memory and written to P by all threads, row-contiguous, as float4 when K and L are multiples of 4, with bounds tests.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

@@ -1,5 +1,5 @@
 // Held-out kernel t3-smem-1w-1x2-bk8 (stage 07-tensor-cores): one warp per block computing a 16x32 strip of P as 1x2 fragments, BK 8 (one k-step per phase): 16x8 and 8x32 tiles in unpadded shared memory (ldm 8 and 32), scalar zero-filled loads (4 of the M tile and 8 of the N tile per lane), TF32 conversion in the fragment after load_matrix_sync; one buffer, two barriers per phase; fragments inside P stored straight to it (L a multiple of 4), the others through a 16x16 scratch in shared memory.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

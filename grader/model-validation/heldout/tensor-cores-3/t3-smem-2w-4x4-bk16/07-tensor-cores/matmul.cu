@@ -1,5 +1,5 @@
 // Held-out kernel t3-smem-2w-4x4-bk16 (stage 07-tensor-cores): 128x64 block tiles, 2 warps (64 threads, one above the other) of 64x64 (4x4 fragments), BK 16: 128x16 and 16x64 tiles, rows padded by 4, filled by scalar zero-filled loads (32 of the M tile and 16 of the N tile per thread, consecutive threads on consecutive columns), stored unconverted and rounded to TF32 in each fragment after load_matrix_sync; one buffer, two barriers per phase, no prefetch; fragments inside P stored straight to it (L a multiple of 4), the others through a per-warp 16x16 scratch in the M tile's memory.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

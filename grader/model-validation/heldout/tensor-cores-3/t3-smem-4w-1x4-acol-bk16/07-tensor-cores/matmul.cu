@@ -1,5 +1,5 @@
 // Held-out kernel t3-smem-4w-1x4-acol-bk16 (stage 07-tensor-cores): 64x64 block tiles, 4 warps (stacked) of 16x64 (1x4 fragments), BK 16: the M tile stored transposed (AsT[16][68]: scalar loads along M's rows, 8 per thread, stored down its columns) and read as col_major matrix_a fragments (ldm 68), the N tile [16][68] (scalar loads, 8 per thread), both zero-filled and rounded to TF32 as they are stored; one buffer, two barriers per phase, no prefetch; per k-step one matrix_a fragment, each of the four matrix_b fragments loaded just before its product; every fragment stored to P through a per-warp 16x16 scratch array, copied with bounds tests.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

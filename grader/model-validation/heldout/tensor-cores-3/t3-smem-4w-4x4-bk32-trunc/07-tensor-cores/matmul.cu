@@ -1,5 +1,5 @@
 // Held-out kernel t3-smem-4w-4x4-bk32-trunc (stage 07-tensor-cores): 128x128 block tiles, 4 warps (2x2) of 64x64 (4x4 fragments), BK 32 (four k-steps of 8 per phase): 128x32 and 32x128 tiles, rows padded by 4, filled straight from global memory by float4 loads (8 of each tile per thread) when K and L are multiples of 4, else the same segments element by element with zero fill; no TF32 conversion anywhere (the tensor cores truncate); one buffer, two barriers per phase, no prefetch; fragments inside P stored straight to it (L a multiple of 4), the others through a per-warp 16x16 scratch array.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

@@ -1,5 +1,5 @@
 // Held-out kernel t3-smem-8w-1x1-bk8 (stage 07-tensor-cores): 32x64 block tiles, 8 warps (256 threads, 2 down, 4 across) of one 16x16 fragment each, BK 8 (one k-step per phase): 32x8 and 8x64 tiles, rows padded by 4, filled when K and L are multiples of 4 by one float4 per thread from threads 0-63 (M tile) and 64-191 (N tile), threads 192-255 idle, else by scalar zero-filled loads (1 of the M tile and 2 of the N tile per thread), rounded to TF32 and stored element by element; one buffer, two barriers per phase, no prefetch; fragments inside P stored straight to it (L a multiple of 4), the others through a per-warp 16x16 scratch array.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc3/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-3/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

@@ -1,5 +1,5 @@
 // Held-out kernel t4-gdirect-8w-2x2-fcvt (stage 07-tensor-cores): 128x64 block tiles, 8 warps (256 threads, 4 down, 2 across) of 32x32 (2x2 fragments), no shared tiles and no block barriers: a warp whose 32x32 tile lies inside P (K and L multiples of 4, M, N and P 32-byte aligned) loads its 2 matrix_a and 2 matrix_b fragments straight from global memory (ldm K and L) for every whole k-step of 8; its last partial k-step and every k-step of an edge warp are built in the warp's own 32x8 and 8x32 zero-filled shared scratch (scalar loads, 8 of each per lane, __syncwarp); TF32 conversion in the fragment after every load; warps outside P return at once; inside warps store straight to P, edge ones through a per-warp 16x16 scratch.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

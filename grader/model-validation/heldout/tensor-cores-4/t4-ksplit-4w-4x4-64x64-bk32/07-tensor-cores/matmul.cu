@@ -1,5 +1,5 @@
 // Held-out kernel t4-ksplit-4w-4x4-64x64-bk32 (stage 07-tensor-cores): 64x64 block tiles, 4 warps that split K rather than P: every warp accumulates the whole 64x64 tile (4x4 fragments) over its own k-step of each BK 32 phase (warp w columns 8w..8w+7 of the M tile, rows 8w..8w+7 of the N tile; 16 products per warp per phase): 64x32 and 32x64 tiles, rows padded by 4, filled by float4 loads (4 of each tile per thread) when K and L are multiples of 4, else the same segments element by element with zero fill, rounded to TF32 as they are stored; one buffer, two barriers per phase, no prefetch; the four partial tiles added through a 64x68 shared array (warp 0 stores its fragments, then warps 1, 2, 3 in turn load them back as accumulator fragments, add their own element by element and store them, a barrier between turns), then written to P by all threads, row-contiguous, scalar, with bounds tests.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

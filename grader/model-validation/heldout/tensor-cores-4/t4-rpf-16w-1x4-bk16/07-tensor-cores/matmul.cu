@@ -1,5 +1,5 @@
 // Held-out kernel t4-rpf-16w-1x4-bk16 (stage 07-tensor-cores): 128x128 block tiles, 16 warps (512 threads, 8 down, 2 across) of 16x64 (1x4 fragments), BK 16: 128x16 and 16x128 tiles, rows padded by 4, double-buffered through registers (1 float4 of the M tile and 1 of the N tile per thread, loaded before the current buffer is multiplied, stored into the other after; one barrier per phase; the same segments element by element with zero fill when K or L is not a multiple of 4), rounded to TF32 as they are stored; per k-step one matrix_a fragment and four matrix_b fragments; fragments inside P stored straight to it (L a multiple of 4), the others through a per-warp 16x16 scratch in the M tile's memory.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

@@ -1,5 +1,5 @@
 // Held-out kernel t4-rpf1-8w-2x4-64x256-bk16-trunc (stage 07-tensor-cores): 64x256 block tiles, 8 warps (2 down, 4 across) of 32x64 (2x4 fragments), BK 16: 64x16 and 16x256 tiles in one shared buffer, rows padded by 8, with register prefetching (the next phase's 1 float4 of the M tile and 4 of the N tile per thread loaded after the first barrier, before the products; two barriers per phase; the same segments element by element with zero fill when K or L is not a multiple of 4); no TF32 conversion anywhere (the tensor cores truncate); fragments inside P stored straight to it (L a multiple of 4), the others through a per-warp 16x16 scratch array of their own.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

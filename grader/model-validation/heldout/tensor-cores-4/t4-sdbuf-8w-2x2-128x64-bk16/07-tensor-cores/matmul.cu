@@ -1,5 +1,5 @@
 // Held-out kernel t4-sdbuf-8w-2x2-128x64-bk16 (stage 07-tensor-cores): 128x64 block tiles, 8 warps (4 down, 2 across) of 32x32 (2x2 fragments), BK 16: 128x16 and 16x64 tiles, rows padded by 4, double-buffered in shared memory (the next phase's scalar zero-filled loads, 8 of the M tile and 4 of the N tile per thread, a warp reading two rows of the M tile or half a row of the N tile, rounded to TF32 and stored straight into the other buffer before the current one is multiplied; one barrier per phase), whatever K and L; fragments inside P stored straight to it (L a multiple of 4), the others through a per-warp 16x16 scratch in the tiles' memory, free after the loop's last barrier.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

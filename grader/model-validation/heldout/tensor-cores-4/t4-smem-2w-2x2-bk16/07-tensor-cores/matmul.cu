@@ -1,5 +1,5 @@
 // Held-out kernel t4-smem-2w-2x2-bk16 (stage 07-tensor-cores): 32x64 block tiles, 2 warps (64 threads, side by side) of 32x32 (2x2 fragments), BK 16: 32x16 and 16x64 tiles in unpadded shared memory (ldm 16 and 64), filled by scalar zero-filled loads (8 of the M tile and 16 of the N tile per thread) whatever K and L; stored unconverted and rounded to TF32 in each fragment after load_matrix_sync; one buffer, two barriers per phase, no prefetch; fragments inside P stored straight to it (L a multiple of 4, tested at run time in the kernel), the others through a per-warp 16x16 scratch array.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

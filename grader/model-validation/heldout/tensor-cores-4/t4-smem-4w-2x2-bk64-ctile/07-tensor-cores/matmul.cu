@@ -1,5 +1,5 @@
 // Held-out kernel t4-smem-4w-2x2-bk64-ctile (stage 07-tensor-cores): 64x64 block tiles, 4 warps (2x2) of 32x32 (2x2 fragments), BK 64 (eight k-steps of 8 per phase): 64x64 tiles of M and N, rows padded by 4, filled by scalar zero-filled loads (32 of each tile per thread, consecutive threads on consecutive columns) rounded to TF32 as they are stored, whatever K and L; one buffer, two barriers per phase, no prefetch; the whole 64x64 block tile of P stored through a padded shared array (ldm 68) over the M tile's memory after a barrier and written to P by all threads, row-contiguous, scalar, with bounds tests.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>

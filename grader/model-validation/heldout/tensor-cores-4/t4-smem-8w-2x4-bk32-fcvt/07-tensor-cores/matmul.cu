@@ -1,5 +1,5 @@
 // Held-out kernel t4-smem-8w-2x4-bk32-fcvt (stage 07-tensor-cores): 128x128 block tiles, 8 warps (256 threads, 4 down, 2 across) of 32x64 (2x4 fragments), BK 32 (four k-steps of 8 per phase): 128x32 and 32x128 tiles, rows padded by 8, filled when K and L are multiples of 4 by float4 loads copied straight from global to shared memory (4 of each tile per thread, no registers held across the barrier), else element by element with zero fill (16 of each tile per thread); stored unconverted and rounded to TF32 in each fragment after load_matrix_sync; one buffer, two barriers per phase, no prefetch; fragments inside P stored straight to it (L a multiple of 4), the others through a per-warp 16x16 scratch in the M tile's memory.
-// Frozen for the performance model's validation (grader/setup/model-heldout-tc4/heldout.toml;
+// Frozen for the performance model's validation (grader/model-validation/heldout/tensor-cores-4/heldout.toml;
 // docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
 #include <cuda_runtime.h>
 #include <mma.h>
