@@ -1,4 +1,4 @@
-// 06 explorer, second round (walkthrough 06, section 6b; run2.sh builds the table's rows). The
+// 06 explorer, second round (walkthrough 06, section 6b; run-reference-switches.sh builds the table's rows). The
 // reference's design with each change behind a macro:
 //   VEC kernel chosen on the host (always): predicated vector loads, no branch in the phase loop
 //   FRAG2=1   step k+1's values read from shared memory while step k is multiplied
