@@ -93,8 +93,12 @@ set(_emu_suffix_race emu-race)
 set(_emu_suffix_count emu-count)
 
 # ---- the rewriter and the runtime, once per build (a TILELAB_KIT tree imports them) ----
+# The rewriter's library sources (rewrite.hpp), for the tool and for its tests.
+set(_emu_rewrite_sources rewrite.cpp rewrite_source.cpp rewrite_refusals.cpp rewrite_device_memory.cpp
+                         rewrite_launch.cpp rewrite_shared.cpp rewrite_unroll.cpp rewrite_set_constant.cpp)
+list(TRANSFORM _emu_rewrite_sources PREPEND "${_emu_dir}/")
 if(NOT TILELAB_KIT)
-add_executable(tilelab-emu-rewrite "${_emu_dir}/rewrite.cpp" "${_emu_dir}/rewrite_main.cpp")
+add_executable(tilelab-emu-rewrite ${_emu_rewrite_sources} "${_emu_dir}/rewrite_main.cpp")
 target_compile_options(tilelab-emu-rewrite PRIVATE -Wall -Wextra)
 endif()
 
@@ -419,7 +423,7 @@ if(TILELAB_SELF_TESTS)
 # (-Wno-sign-compare: CUDA code compares threadIdx with int, as nvcc lets it).
 tilelab_emu_rewrite(emu-features "${_emu_dir}/tests/features.cu" features_cpp)
 tilelab_emu_rewrite(emu-device-math "${_emu_dir}/tests/device_math.cu" device_math_cpp)
-add_executable(tilelab_emu_tests "${_emu_dir}/tests/test_rewrite.cpp" "${_emu_dir}/tests/test_f16.cpp" "${_emu_dir}/rewrite.cpp"
+add_executable(tilelab_emu_tests "${_emu_dir}/tests/test_rewrite.cpp" "${_emu_dir}/tests/test_f16.cpp" ${_emu_rewrite_sources}
                                  "${PROJECT_SOURCE_DIR}/grader/tests/cpp/main.cpp" "${features_cpp}"
                                  "${device_math_cpp}")
 set_source_files_properties("${features_cpp}" "${device_math_cpp}" PROPERTIES

@@ -53,7 +53,7 @@ struct SharedVar {
   std::vector<int> dims;
   std::string name, file, kernel;
   int line;
-  bool read = true;  // false: the kernel never reads it (rewrite.cpp), so nvcc would allocate nothing
+  bool read = true;  // false: the kernel never reads it (rewrite_shared.cpp), so nvcc would allocate nothing
 };
 
 // ---- the emulated threads of the block that runs ----
