@@ -202,16 +202,21 @@ struct SharedDeclarations : SourceView {
                         size_t from) const {
     return read_anywhere(type, nm, from) && !folds_to_constants(type, nm, dims, from) ? "" : ", false";
   }
+  // The first use of the variable `nm` in [i, to) (`.nm` and `->nm`, members of something else,
+  // skipped), or `to`.
+  size_t next_use(const std::string& nm, size_t i, size_t to) const {
+    for (; i < to; ++i) {
+      if (!code(i) || !named_at(nm, i)) continue;
+      if (!member_at(i)) return i;
+      i += nm.size() - 1;
+    }
+    return to;
+  }
   bool read_anywhere(const std::string& type, const std::string& nm, size_t from) const {
     if (type.find("volatile") != std::string::npos) return true;
     if (in_directive(nm)) return true;
     const size_t to = scope_end(from);
-    for (size_t i = from; i < to; ++i) {
-      if (!code(i) || !named_at(nm, i)) continue;
-      if (member_at(i)) {
-        i += nm.size() - 1;
-        continue;
-      }
+    for (size_t i = next_use(nm, from, to); i < to; i = next_use(nm, i + 1, to)) {
       size_t j = skip_fwd(i + nm.size());
       while (j < s_.size() && code(j) && s_[j] == '[') j = skip_fwd(match_fwd(j) + 1);
       if (!(j + 1 < s_.size() && code(j) && s_[j] == '=' && s_[j + 1] != '=')) return true;
@@ -323,12 +328,7 @@ struct SharedDeclarations : SourceView {
     const size_t rank = bounds(dims).size();
     std::vector<std::pair<std::string, std::string>> stored;  // element → its constant
     const size_t to = scope_end(from);
-    for (size_t i = from; i < to; ++i) {
-      if (!code(i) || !named_at(nm, i)) continue;
-      if (member_at(i)) {
-        i += nm.size() - 1;
-        continue;
-      }
+    for (size_t i = next_use(nm, from, to); i < to; i = next_use(nm, i + 1, to)) {
       std::string element;
       size_t n = 0;
       size_t j = skip_fwd(i + nm.size());

@@ -21,6 +21,16 @@ std::vector<Kind> classify(const std::string& s) {
   std::vector<Kind> k(n, Kind::Code);
   size_t i = 0;
   bool line_start = true;  // only whitespace since the last newline
+  // A string or character literal from its opening quote at i, escapes included, to its closing
+  // quote (or the end of the line, where a broken one stops).
+  const auto quoted = [&](char quote) {
+    k[i++] = Kind::Literal;
+    while (i < n && s[i] != quote && s[i] != '\n') {
+      if (s[i] == '\\' && i + 1 < n) k[i++] = Kind::Literal;
+      k[i++] = Kind::Literal;
+    }
+    if (i < n) k[i++] = Kind::Literal;
+  };
   while (i < n) {
     const char c = s[i];
     if (c == '\n') {
@@ -69,12 +79,7 @@ std::vector<Kind> classify(const std::string& s) {
         for (; i < e; ++i) k[i] = Kind::Literal;
         continue;
       }
-      k[i++] = Kind::Literal;
-      while (i < n && s[i] != '"' && s[i] != '\n') {
-        if (s[i] == '\\' && i + 1 < n) k[i++] = Kind::Literal;
-        k[i++] = Kind::Literal;
-      }
-      if (i < n) k[i++] = Kind::Literal;
+      quoted('"');
       continue;
     }
     if (c == '\'') {
@@ -85,12 +90,7 @@ std::vector<Kind> classify(const std::string& s) {
       const std::string prefix = s.substr(b, i - b);
       const bool literal = prefix.empty() || prefix == "L" || prefix == "u" || prefix == "U" || prefix == "u8";
       if (literal) {
-        k[i++] = Kind::Literal;
-        while (i < n && s[i] != '\'' && s[i] != '\n') {
-          if (s[i] == '\\' && i + 1 < n) k[i++] = Kind::Literal;
-          k[i++] = Kind::Literal;
-        }
-        if (i < n) k[i++] = Kind::Literal;
+        quoted('\'');
         continue;
       }
     }
