@@ -62,8 +62,17 @@ endif()
 
 # A known-bad submission, grader/tests/submissions/<name>/expect.toml: its name, stage and folder
 # (for a mutant, its folder under TILELAB_MUTANTS_DIR); name is empty (with a warning) when the
-# stage is unknown or <stage>/matmul.cu is missing.
+# stage is unknown or <stage>/matmul.cu is missing. With SECTION <regex>, name is also empty (and
+# nothing is said) when no line of expect.toml matches it: a case that has no such section.
 function(tilelab_known_bad expect name_var stage_var dir_var)
+  cmake_parse_arguments(PARSE_ARGV 4 arg "" "SECTION" "")
+  if(arg_SECTION)
+    file(STRINGS "${expect}" section REGEX "${arg_SECTION}")
+    if(NOT section)
+      set(${name_var} "" PARENT_SCOPE)
+      return()
+    endif()
+  endif()
   get_filename_component(dir "${expect}" DIRECTORY)
   get_filename_component(name "${dir}" NAME)
   file(STRINGS "${expect}" stage_line REGEX "^stage *= *\"")

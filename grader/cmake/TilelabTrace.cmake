@@ -84,11 +84,7 @@ tilelab_foreach_impl_source(_tilelab_trace_tables STAGES ${_trace_stages})
 # Known-bad submissions with a [trace] table: the first difference must contain its words (the
 # kit's own test tree only: _expects is empty elsewhere).
 foreach(expect IN LISTS _expects)
-  file(STRINGS "${expect}" trace_section REGEX "^\\[trace\\]")
-  if(NOT trace_section)
-    continue()
-  endif()
-  tilelab_known_bad("${expect}" bug stage bug_dir)
+  tilelab_known_bad("${expect}" bug stage bug_dir SECTION "^\\[trace\\]")
   if(NOT bug OR NOT stage IN_LIST TILELAB_TRACE_STAGES)
     continue()
   endif()
