@@ -49,13 +49,18 @@ class Rewriter : Classified, SourceView {
     };
     size_t next_pragma = 0;
     size_t pragma_end = std::string::npos;  // the end of the last #pragma unroll, until a for takes it
-    for (size_t i = 0; i < s_.size(); ++i) {
+    size_t i = 0;
+    // An edit that replaces a construct: the walk resumes after it.
+    auto take = [&](parts::Edit e) {
+      covered = e.end;
+      i = e.end - 1;
+      edits.push_back(std::move(e));
+    };
+    for (; i < s_.size(); ++i) {
       if (next_pragma < pragmas.size() && pragmas[next_pragma].first == i) {
         const auto [b, e] = pragmas[next_pragma++];
-        edits.push_back({b, e, parts::unroll_macro(*this, b, e)});
-        covered = e;
+        take({b, e, parts::unroll_macro(*this, b, e)});
         pragma_end = e;
-        i = e - 1;
         continue;
       }
       if (i < covered || !code(i)) continue;
@@ -70,30 +75,22 @@ class Rewriter : Classified, SourceView {
       }
       while (next_mem < mem.size() && mem[next_mem].begin < i) ++next_mem;
       if (next_mem < mem.size() && mem[next_mem].begin == i) {
-        edits.push_back({mem[next_mem].begin, mem[next_mem].end, mem[next_mem].text});
-        covered = mem[next_mem].end;
-        i = covered - 1;
+        take(mem[next_mem]);
       } else if (s_.compare(i, 3, "<<<") == 0 && code(i + 1) && code(i + 2)) {
         parts::Edit e;
         e.text = parts::launch(*this, i, e.begin, e.end);
         if (e.begin < covered) fail(i, "a kernel launch overlaps an earlier construct");
-        edits.push_back(e);
-        covered = e.end;
-        i = e.end - 1;
+        take(std::move(e));
       } else if (const size_t n = parts::device_variable(*this, i)) {
         // A __device__, __constant__ or __managed__ variable: placed in device memory's own pages,
         // which host code cannot reach (tilelab_emu.h, TLEMU_DEVICE_VAR).
-        edits.push_back({i, i + n, "TLEMU_DEVICE_VAR"});
-        covered = i + n;
-        i = covered - 1;
+        take({i, i + n, "TLEMU_DEVICE_VAR"});
       } else if (s_.compare(i, 10, "__shared__") == 0 && (i == 0 || !is_ident(s_[i - 1])) &&
                  (i + 10 >= s_.size() || !is_ident(s_[i + 10]))) {
         parts::Edit e;
         e.text = parts::shared(*this, i, e.begin, e.end);
         if (e.begin < covered) fail(i, "a __shared__ declaration overlaps an earlier construct");
-        edits.push_back(e);
-        covered = e.end;
-        i = e.end - 1;
+        take(std::move(e));
       }
     }
     std::string out = "#line 1 \"" + escape(path) + "\"\n";
