@@ -93,8 +93,12 @@ set(_emu_suffix_race emu-race)
 set(_emu_suffix_count emu-count)
 
 # ---- the rewriter and the runtime, once per build (a TILELAB_KIT tree imports them) ----
+# The rewriter's library sources (rewrite.hpp), for the tool and for its tests.
+set(_emu_rewrite_sources rewrite.cpp rewrite_source.cpp rewrite_refusals.cpp rewrite_device_memory.cpp
+                         rewrite_launch.cpp rewrite_shared.cpp rewrite_unroll.cpp rewrite_set_constant.cpp)
+list(TRANSFORM _emu_rewrite_sources PREPEND "${_emu_dir}/")
 if(NOT TILELAB_KIT)
-add_executable(tilelab-emu-rewrite "${_emu_dir}/rewrite.cpp" "${_emu_dir}/rewrite_main.cpp")
+add_executable(tilelab-emu-rewrite ${_emu_rewrite_sources} "${_emu_dir}/rewrite_main.cpp")
 target_compile_options(tilelab-emu-rewrite PRIVATE -Wall -Wextra)
 endif()
 
@@ -282,88 +286,76 @@ function(tilelab_emu_runners base display stage src builds)
 endfunction()
 
 # ---- the checks of every stage x implementation ----
-foreach(stage IN LISTS TILELAB_STAGES)
-  foreach(impl IN LISTS _impls)
-    tilelab_impl_source(${impl} ${stage} src)
-    if(NOT src)
+function(_tilelab_emu_checks impl stage src)
+  set(builds ${TILELAB_EMU_BUILDS})
+  if(TILELAB_${stage}_MODEL_SHAPE)
+    list(APPEND builds count)
+  endif()
+  tilelab_emu_runners(run-${impl}-${stage} ${impl} ${stage} "${src}" "${builds}")
+  # The performance check from the counts ([performance.model]): on a GPU build too, where an
+  # instructor grades with --perf-basis model (labels emu and gpu).
+  if(TILELAB_${stage}_MODEL_SHAPE)
+    string(REPLACE ";" "x" mshape "${TILELAB_${stage}_MODEL_SHAPE}")
+    # Named by the model's shape, run on one drawn near it for each grade (--draw-shape: from the
+    # grading seed, where the tree has one, and the worker's digest; docs/integrity.md).
+    set(mseed 1)
+    if(NOT TILELAB_GRADING_SEED STREQUAL "")
+      set(mseed ${TILELAB_GRADING_SEED})
+    endif()
+    # The kit's own solution check, which kit.model.<stage> asserts on, runs on the model's shape
+    # itself: the stage's thresholds were set there (the previous stage's kernel earns nothing at
+    # 256x192x384, and partial credit on some smaller drawn shapes, where 05's coarsening gains less).
+    set(draw --draw-shape)
+    if(impl STREQUAL "solution" AND TILELAB_KIT_SUITE)
+      set(draw "")
+    endif()
+    tilelab_add_check(${impl} ${stage} ${mshape} perf-model emu-count
+      ARGS --shape ${TILELAB_${stage}_MODEL_SHAPE} ${draw} --seed ${mseed} --check perf
+      TIMEOUT 120 COST ${TILELAB_${stage}_MODEL_COST} LABELS "public;emu;gpu;model")
+    if(impl STREQUAL "solution" AND TILELAB_KIT_SUITE)
+      # The kit's own assertion on it: full credit for the solution, none for the previous stage's
+      # kernel where the book says it loads more (grader/model-validation/model_validation.py assert-grades).
+      set(check "${impl}.${stage}.${mshape}.perf-model")
+      set_tests_properties(${check} PROPERTIES FIXTURES_SETUP model-${stage})
+      add_test(NAME kit.model.${stage}
+        COMMAND "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/grader/model-validation/model_validation.py" assert-grades
+                "${TILELAB_RESULTS_DIR}/${check}.json" ${stage})
+      set_tests_properties(kit.model.${stage} PROPERTIES FIXTURES_REQUIRED model-${stage} LABELS "kit;emu;model"
+                                                         TIMEOUT 60)
+    endif()
+  endif()
+  foreach(ds IN LISTS TILELAB_${stage}_DATASETS)
+    set(size "${TILELAB_${stage}_${ds}_SIZE}")
+    set(tags "${TILELAB_${stage}_${ds}_TAGS}")
+    if("perf" IN_LIST tags)
       continue()
     endif()
-    set(builds ${TILELAB_EMU_BUILDS})
-    if(TILELAB_${stage}_MODEL_SHAPE)
-      list(APPEND builds count)
-    endif()
-    tilelab_emu_runners(run-${impl}-${stage} ${impl} ${stage} "${src}" "${builds}")
-    # The performance check from the counts ([performance.model]): on a GPU build too, where an
-    # instructor grades with --perf-basis model (labels emu and gpu).
-    if(TILELAB_${stage}_MODEL_SHAPE)
-      string(REPLACE ";" "x" mshape "${TILELAB_${stage}_MODEL_SHAPE}")
-      # Named by the model's shape, run on one drawn near it for each grade (--draw-shape: from the
-      # grading seed, where the tree has one, and the worker's digest; docs/integrity.md).
-      set(mseed 1)
-      if(NOT TILELAB_GRADING_SEED STREQUAL "")
-        set(mseed ${TILELAB_GRADING_SEED})
-      endif()
-      # The kit's own solution check, which kit.model.<stage> asserts on, runs on the model's shape
-      # itself: the stage's thresholds were set there (the previous stage's kernel earns nothing at
-      # 256x192x384, and partial credit on some smaller drawn shapes, where 05's coarsening gains less).
-      set(draw --draw-shape)
-      if(impl STREQUAL "solution" AND TILELAB_KIT_SUITE)
-        set(draw "")
-      endif()
-      tilelab_add_check(${impl} ${stage} ${mshape} perf-model emu-count
-        ARGS --shape ${TILELAB_${stage}_MODEL_SHAPE} ${draw} --seed ${mseed} --check perf
-        TIMEOUT 120 COST ${TILELAB_${stage}_MODEL_COST} LABELS "public;emu;gpu;model")
-      if(impl STREQUAL "solution" AND TILELAB_KIT_SUITE)
-        # The kit's own assertion on it: full credit for the solution, none for the previous stage's
-        # kernel where the book says it loads more (grader/setup/model_validation.py assert-grades).
-        set(check "${impl}.${stage}.${mshape}.perf-model")
-        set_tests_properties(${check} PROPERTIES FIXTURES_SETUP model-${stage})
-        add_test(NAME kit.model.${stage}
-          COMMAND "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/grader/setup/model_validation.py" assert-grades
-                  "${TILELAB_RESULTS_DIR}/${check}.json" ${stage})
-        set_tests_properties(kit.model.${stage} PROPERTIES FIXTURES_REQUIRED model-${stage} LABELS "kit;emu;model"
-                                                           TIMEOUT 60)
-      endif()
-    endif()
-    foreach(ds IN LISTS TILELAB_${stage}_DATASETS)
-      set(size "${TILELAB_${stage}_${ds}_SIZE}")
-      set(tags "${TILELAB_${stage}_${ds}_TAGS}")
-      if("perf" IN_LIST tags)
-        continue()
-      endif()
-      foreach(build IN LISTS TILELAB_EMU_BUILDS)
-        string(TOUPPER "${build}" BUILD)
-        set(cap "${TILELAB_EMU_MAX_SIZE}")
-        if(NOT build STREQUAL "plain")
-          set(cap "${TILELAB_EMU_${BUILD}_MAX_SIZE}")
-          if("large" IN_LIST tags)
-            continue()
-          endif()
-        endif()
-        if(size GREATER cap)
+    foreach(build IN LISTS TILELAB_EMU_BUILDS)
+      string(TOUPPER "${build}" BUILD)
+      set(cap "${TILELAB_EMU_MAX_SIZE}")
+      if(NOT build STREQUAL "plain")
+        set(cap "${TILELAB_EMU_${BUILD}_MAX_SIZE}")
+        if("large" IN_LIST tags)
           continue()
         endif()
-        set(check ${_emu_suffix_${build}})
-        tilelab_add_check(${impl} ${stage} ${ds} ${check} ${check}
-          ARGS --dataset "${TILELAB_DATASETS_DIR}/${stage}/${ds}" --check correct
-          TIMEOUT ${TILELAB_${stage}_${ds}_TIMEOUT_${check}} COST ${TILELAB_${stage}_${ds}_COST_${check}}
-          LABELS "public;emu")
-      endforeach()
+      endif()
+      if(size GREATER cap)
+        continue()
+      endif()
+      set(check ${_emu_suffix_${build}})
+      tilelab_add_check(${impl} ${stage} ${ds} ${check} ${check}
+        ARGS --dataset "${TILELAB_DATASETS_DIR}/${stage}/${ds}" --check correct
+        TIMEOUT ${TILELAB_${stage}_${ds}_TIMEOUT_${check}} COST ${TILELAB_${stage}_${ds}_COST_${check}}
+        LABELS "public;emu")
     endforeach()
-    # Hidden datasets (made from the grading seed, sizes unknown until then): plain build only.
-    # Their sizes are not capped, so they get TILELAB_EMU_HIDDEN_TIMEOUT_FACTOR times the
-    # stage's timeout: a 1500^3 product takes the emulator about 20 s on a quiet core.
-    if(NOT TILELAB_GRADING_SEED STREQUAL "" AND TILELAB_${stage}_HIDDEN_COUNT GREATER 0)
-      math(EXPR hidden_timeout "${TILELAB_${stage}_TIMEOUT_CORRECT} * ${TILELAB_EMU_HIDDEN_TIMEOUT_FACTOR}")
-      math(EXPR last "${TILELAB_${stage}_HIDDEN_COUNT} - 1")
-      foreach(i RANGE ${last})
-        tilelab_add_check(${impl} ${stage} hidden${i} emu emu
-          ARGS --hidden ${i} --seed ${TILELAB_GRADING_SEED} --check correct
-          TIMEOUT ${hidden_timeout} LABELS "hidden;emu")
-      endforeach()
-    endif()
   endforeach()
-endforeach()
+  # Hidden datasets (made from the grading seed, sizes unknown until then): plain build only.
+  # Their sizes are not capped, so they get TILELAB_EMU_HIDDEN_TIMEOUT_FACTOR times the
+  # stage's timeout: a 1500^3 product takes the emulator about 20 s on a quiet core.
+  math(EXPR hidden_timeout "${TILELAB_${stage}_TIMEOUT_CORRECT} * ${TILELAB_EMU_HIDDEN_TIMEOUT_FACTOR}")
+  tilelab_add_hidden_checks(${impl} ${stage} emu emu ${hidden_timeout} "hidden;emu")
+endfunction()
+tilelab_foreach_impl_source(_tilelab_emu_checks)
 
 # ---- the kit's own tests of the emulator ----
 # Known-bad kernels: grader/tests/submissions/<bug>/<stage>/matmul.cu, with expect.toml naming, per
@@ -431,7 +423,7 @@ if(TILELAB_SELF_TESTS)
 # (-Wno-sign-compare: CUDA code compares threadIdx with int, as nvcc lets it).
 tilelab_emu_rewrite(emu-features "${_emu_dir}/tests/features.cu" features_cpp)
 tilelab_emu_rewrite(emu-device-math "${_emu_dir}/tests/device_math.cu" device_math_cpp)
-add_executable(tilelab_emu_tests "${_emu_dir}/tests/test_rewrite.cpp" "${_emu_dir}/tests/test_f16.cpp" "${_emu_dir}/rewrite.cpp"
+add_executable(tilelab_emu_tests "${_emu_dir}/tests/test_rewrite.cpp" "${_emu_dir}/tests/test_f16.cpp" ${_emu_rewrite_sources}
                                  "${PROJECT_SOURCE_DIR}/grader/tests/cpp/main.cpp" "${features_cpp}"
                                  "${device_math_cpp}")
 set_source_files_properties("${features_cpp}" "${device_math_cpp}" PROPERTIES

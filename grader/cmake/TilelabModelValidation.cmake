@@ -1,5 +1,6 @@
-# The performance model's validation (docs/performance.md, "Validation"; grader/setup/
-# model-validation.sh): with -DTILELAB_MODEL_VARIANTS=DIR (written by grader/setup/model_variants.py,
+# The performance model's validation (docs/performance.md, "Validation";
+# grader/model-validation/model-validation.sh): with -DTILELAB_MODEL_VARIANTS=DIR (written by
+# grader/model-validation/model_variants.py,
 # DIR/<variant>/<stage>/matmul.cu), a runner per variant: run-mv-<variant>-<stage>-gpu where CUDA is
 # on, run-mv-<variant>-<stage>-emu-count where the emulator is. Each links its stage's reference
 # solution (and the previous stage's), as a student's runner does.

@@ -20,34 +20,32 @@ if(NOT TILELAB_HAVE_CUDA)
   return()
 endif()
 
-foreach(stage IN LISTS TILELAB_STAGES)
-  foreach(impl IN LISTS _impls)
-    tilelab_impl_source(${impl} ${stage} src)
-    if(NOT src OR NOT TARGET run-${impl}-${stage}-gpu)
-      continue()
-    endif()
-    foreach(tool memcheck synccheck initcheck racecheck)
-      foreach(ds IN LISTS TILELAB_${stage}_SANITIZER_${tool})
-        set(name "${impl}.${stage}.${ds}.${tool}")
-        set(json "${TILELAB_RESULTS_DIR}/${name}.json")
-        set(wrap "${Python3_EXECUTABLE}" -m tilelab.run.sanitize --tool ${tool} --json "${json}"
-                 --timeout ${_san_timeout_${tool}})
-        if(impl STREQUAL "starter" AND TILELAB_STARTER_EXPECT_FAIL)
-          list(APPEND wrap --expect-fail)
-        endif()
-        set(cmd ${wrap} -- "${TILELAB_JUDGE}" --worker "${PROJECT_BINARY_DIR}/runners/run-${impl}-${stage}-gpu"
-                --spec "${TILELAB_${stage}_SPEC}" --dataset "${TILELAB_DATASETS_DIR}/${stage}/${ds}"
-                --check correct --json "${json}" --timeout ${_san_timeout_${tool}} --tool-attached ${TILELAB_JUDGE_SEALED})
-        if(NOT TILELAB_STARTER_EXPECT_FAIL)
-          tilelab_starter_wrap(${impl} "${json}" cmd)   # the student repository's progress mode
-        endif()
-        add_test(NAME ${name} COMMAND ${cmd} WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}/grader")
-        math(EXPR hard "${_san_timeout_${tool}} + 60")
-        set_tests_properties(${name} PROPERTIES
-          SKIP_RETURN_CODE ${TILELAB_SKIP_CODE}
-          TIMEOUT ${hard}
-          LABELS "${impl};${stage};${tool};gpu;public")
-      endforeach()
+function(_tilelab_sanitizer_checks impl stage src)
+  if(NOT TARGET run-${impl}-${stage}-gpu)
+    return()
+  endif()
+  foreach(tool memcheck synccheck initcheck racecheck)
+    foreach(ds IN LISTS TILELAB_${stage}_SANITIZER_${tool})
+      set(name "${impl}.${stage}.${ds}.${tool}")
+      set(json "${TILELAB_RESULTS_DIR}/${name}.json")
+      set(wrap "${Python3_EXECUTABLE}" -m tilelab.run.sanitize --tool ${tool} --json "${json}"
+               --timeout ${_san_timeout_${tool}})
+      if(impl STREQUAL "starter" AND TILELAB_STARTER_EXPECT_FAIL)
+        list(APPEND wrap --expect-fail)
+      endif()
+      set(cmd ${wrap} -- "${TILELAB_JUDGE}" --worker "${PROJECT_BINARY_DIR}/runners/run-${impl}-${stage}-gpu"
+              --spec "${TILELAB_${stage}_SPEC}" --dataset "${TILELAB_DATASETS_DIR}/${stage}/${ds}"
+              --check correct --json "${json}" --timeout ${_san_timeout_${tool}} --tool-attached ${TILELAB_JUDGE_SEALED})
+      if(NOT TILELAB_STARTER_EXPECT_FAIL)
+        tilelab_starter_wrap(${impl} "${json}" cmd)   # the student repository's progress mode
+      endif()
+      add_test(NAME ${name} COMMAND ${cmd} WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}/grader")
+      math(EXPR hard "${_san_timeout_${tool}} + 60")
+      set_tests_properties(${name} PROPERTIES
+        SKIP_RETURN_CODE ${TILELAB_SKIP_CODE}
+        TIMEOUT ${hard}
+        LABELS "${impl};${stage};${tool};gpu;public")
     endforeach()
   endforeach()
-endforeach()
+endfunction()
+tilelab_foreach_impl_source(_tilelab_sanitizer_checks)

@@ -62,8 +62,17 @@ endif()
 
 # A known-bad submission, grader/tests/submissions/<name>/expect.toml: its name, stage and folder
 # (for a mutant, its folder under TILELAB_MUTANTS_DIR); name is empty (with a warning) when the
-# stage is unknown or <stage>/matmul.cu is missing.
+# stage is unknown or <stage>/matmul.cu is missing. With SECTION <regex>, name is also empty (and
+# nothing is said) when no line of expect.toml matches it: a case that has no such section.
 function(tilelab_known_bad expect name_var stage_var dir_var)
+  cmake_parse_arguments(PARSE_ARGV 4 arg "" "SECTION" "")
+  if(arg_SECTION)
+    file(STRINGS "${expect}" section REGEX "${arg_SECTION}")
+    if(NOT section)
+      set(${name_var} "" PARENT_SCOPE)
+      return()
+    endif()
+  endif()
   get_filename_component(dir "${expect}" DIRECTORY)
   get_filename_component(name "${dir}" NAME)
   file(STRINGS "${expect}" stage_line REGEX "^stage *= *\"")
@@ -318,46 +327,68 @@ if(NOT TILELAB_GRADING_SEED STREQUAL "")
   set(TILELAB_JUDGE_SEALED --sealed)
 endif()
 
-set(_impls ${TILELAB_IMPLS})
-if(TILELAB_SUBMISSION)
-  list(APPEND _impls submission)
-endif()
-
-foreach(stage IN LISTS TILELAB_STAGES)
-  foreach(impl IN LISTS _impls)
-    tilelab_impl_source(${impl} ${stage} src)
-    if(NOT src)
-      continue()
-    endif()
-    if(TILELAB_HAVE_CUDA)
-      tilelab_add_gpu_runner(${impl} ${stage} "${src}")
-      foreach(ds IN LISTS TILELAB_${stage}_DATASETS)
-        # Scaled with the dataset (tilelab.specs.codegen.check_timeout): a hang costs seconds, not the cap.
-        tilelab_add_check(${impl} ${stage} ${ds} correct gpu
-          ARGS --dataset "${TILELAB_DATASETS_DIR}/${stage}/${ds}" --check correct
-          TIMEOUT ${TILELAB_${stage}_${ds}_TIMEOUT_correct} LABELS public)
-      endforeach()
-      set(pds "${TILELAB_${stage}_PERF_DATASET}")
-      tilelab_add_check(${impl} ${stage} ${pds} perf gpu
-        ARGS --dataset "${TILELAB_DATASETS_DIR}/${stage}/${pds}" --check perf
-        TIMEOUT ${TILELAB_${stage}_TIMEOUT_PERF} LABELS public)
-      if(NOT TILELAB_GRADING_SEED STREQUAL "" AND TILELAB_${stage}_HIDDEN_COUNT GREATER 0)
-        math(EXPR last "${TILELAB_${stage}_HIDDEN_COUNT} - 1")
-        foreach(i RANGE ${last})
-          tilelab_add_check(${impl} ${stage} hidden${i} correct gpu
-            ARGS --hidden ${i} --seed ${TILELAB_GRADING_SEED} --check correct
-            TIMEOUT ${TILELAB_${stage}_TIMEOUT_CORRECT} LABELS hidden)
-        endforeach()
+# Calls fn(impl stage src) for each stage x implementation that has a matmul.cu (tilelab_impl_source),
+# stages outermost, over TILELAB_STAGES or the STAGES given: the one walk the GPU's checks, the
+# emulator's, the sanitizers' and the trace tables' share.
+function(tilelab_foreach_impl_source fn)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "STAGES")
+  if(NOT "STAGES" IN_LIST ARGN)
+    set(arg_STAGES ${TILELAB_STAGES})   # (STAGES with no stage after it walks none)
+  endif()
+  set(impls ${TILELAB_IMPLS})
+  if(TILELAB_SUBMISSION)
+    list(APPEND impls submission)
+  endif()
+  foreach(stage IN LISTS arg_STAGES)
+    foreach(impl IN LISTS impls)
+      tilelab_impl_source(${impl} ${stage} src)
+      if(src)
+        cmake_language(CALL ${fn} ${impl} ${stage} "${src}")
       endif()
-    endif()
+    endforeach()
   endforeach()
-endforeach()
+endfunction()
+
+# The hidden datasets' correctness checks of one implementation (made from the grading seed, so
+# only in a tree that has one): `hidden<i>` for each of the stage's TILELAB_<stage>_HIDDEN_COUNT.
+function(tilelab_add_hidden_checks impl stage check backend timeout labels)
+  if(TILELAB_GRADING_SEED STREQUAL "" OR NOT TILELAB_${stage}_HIDDEN_COUNT GREATER 0)
+    return()
+  endif()
+  math(EXPR last "${TILELAB_${stage}_HIDDEN_COUNT} - 1")
+  foreach(i RANGE ${last})
+    tilelab_add_check(${impl} ${stage} hidden${i} ${check} ${backend}
+      ARGS --hidden ${i} --seed ${TILELAB_GRADING_SEED} --check correct
+      TIMEOUT ${timeout} LABELS "${labels}")
+  endforeach()
+endfunction()
+
+# The GPU's checks of one implementation's stage: its public datasets, its performance dataset and,
+# in a tree with a grading seed, its hidden datasets.
+function(_tilelab_gpu_checks impl stage src)
+  if(NOT TILELAB_HAVE_CUDA)
+    return()
+  endif()
+  tilelab_add_gpu_runner(${impl} ${stage} "${src}")
+  foreach(ds IN LISTS TILELAB_${stage}_DATASETS)
+    # Scaled with the dataset (tilelab.specs.codegen.check_timeout): a hang costs seconds, not the cap.
+    tilelab_add_check(${impl} ${stage} ${ds} correct gpu
+      ARGS --dataset "${TILELAB_DATASETS_DIR}/${stage}/${ds}" --check correct
+      TIMEOUT ${TILELAB_${stage}_${ds}_TIMEOUT_correct} LABELS public)
+  endforeach()
+  set(pds "${TILELAB_${stage}_PERF_DATASET}")
+  tilelab_add_check(${impl} ${stage} ${pds} perf gpu
+    ARGS --dataset "${TILELAB_DATASETS_DIR}/${stage}/${pds}" --check perf
+    TIMEOUT ${TILELAB_${stage}_TIMEOUT_PERF} LABELS public)
+  tilelab_add_hidden_checks(${impl} ${stage} correct gpu ${TILELAB_${stage}_TIMEOUT_CORRECT} hidden)
+endfunction()
+tilelab_foreach_impl_source(_tilelab_gpu_checks)
 
 # The CPU emulator backend: emu, emu-asan and emu-race checks (grader/emu, docs/emulator.md).
 include(TilelabEmu)
 include(TilelabSanitizer)
 include(TilelabKitGpu)
-include(TilelabModelValidation)  # only with -DTILELAB_MODEL_VARIANTS (grader/setup/model-validation.sh)
+include(TilelabModelValidation)  # only with -DTILELAB_MODEL_VARIANTS (grader/model-validation/model-validation.sh)
 if(TILELAB_KIT_EXPORT)
   include(TilelabKitExport)      # what a submission's tree takes prebuilt from this one
 endif()

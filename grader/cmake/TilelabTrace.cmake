@@ -55,42 +55,36 @@ function(tilelab_trace_runner name display stage src in_all)
 endfunction()
 
 set(_trace_check "${PROJECT_SOURCE_DIR}/grader/tests/submissions/trace_check.py")
-foreach(stage IN LISTS TILELAB_TRACE_STAGES)
-  if(NOT stage IN_LIST TILELAB_STAGES)
-    continue()
+function(_tilelab_trace_tables impl stage src)
+  set(checked OFF)
+  if(impl STREQUAL "solution" AND TILELAB_KIT_SUITE)
+    set(checked ON)   # a self-test: only in the kit's own test tree, never in a grading tree
   endif()
-  foreach(impl IN LISTS _impls)
-    tilelab_impl_source(${impl} ${stage} src)
-    if(NOT src)
-      continue()
-    endif()
-    set(checked OFF)
-    if(impl STREQUAL "solution" AND TILELAB_KIT_SUITE)
-      set(checked ON)   # a self-test: only in the kit's own test tree, never in a grading tree
-    endif()
-    tilelab_trace_runner(${impl}-${stage} ${impl} ${stage} "${src}" ${checked})
-    if(checked)
-      # The reference solution's table is the book's (trace.reference), and for 02-tiled exactly the
-      # cells of Fig. 4.15 as typed in from the book.
-      set(name "kit.trace.solution.${stage}")
-      add_test(NAME ${name}
-        COMMAND "${Python3_EXECUTABLE}" "${_trace_check}" --stage ${stage}
-                --runner "${PROJECT_BINARY_DIR}/runners/trace-${impl}-${stage}"
-                --work "${TILELAB_RESULTS_DIR}/${name}"
-        WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}/grader")
-      set_tests_properties(${name} PROPERTIES LABELS "kit;emu;trace" TIMEOUT 120)
-    endif()
-  endforeach()
+  tilelab_trace_runner(${impl}-${stage} ${impl} ${stage} "${src}" ${checked})
+  if(checked)
+    # The reference solution's table is the book's (trace.reference), and for 02-tiled exactly the
+    # cells of Fig. 4.15 as typed in from the book.
+    set(name "kit.trace.solution.${stage}")
+    add_test(NAME ${name}
+      COMMAND "${Python3_EXECUTABLE}" "${_trace_check}" --stage ${stage}
+              --runner "${PROJECT_BINARY_DIR}/runners/trace-${impl}-${stage}"
+              --work "${TILELAB_RESULTS_DIR}/${name}"
+      WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}/grader")
+    set_tests_properties(${name} PROPERTIES LABELS "kit;emu;trace" TIMEOUT 120)
+  endif()
+endfunction()
+set(_trace_stages "")
+foreach(stage IN LISTS TILELAB_TRACE_STAGES)
+  if(stage IN_LIST TILELAB_STAGES)
+    list(APPEND _trace_stages ${stage})
+  endif()
 endforeach()
+tilelab_foreach_impl_source(_tilelab_trace_tables STAGES ${_trace_stages})
 
 # Known-bad submissions with a [trace] table: the first difference must contain its words (the
 # kit's own test tree only: _expects is empty elsewhere).
 foreach(expect IN LISTS _expects)
-  file(STRINGS "${expect}" trace_section REGEX "^\\[trace\\]")
-  if(NOT trace_section)
-    continue()
-  endif()
-  tilelab_known_bad("${expect}" bug stage bug_dir)
+  tilelab_known_bad("${expect}" bug stage bug_dir SECTION "^\\[trace\\]")
   if(NOT bug OR NOT stage IN_LIST TILELAB_TRACE_STAGES)
     continue()
   endif()

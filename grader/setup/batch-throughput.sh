@@ -6,7 +6,7 @@
 #
 # Student-like submissions: for each stage a pool of kernels as students hand them in -- the
 # reference solution, the unfinished starter, the frozen held-out kernels of the model validation
-# (grader/setup/model-heldout: other block shapes, prefetching, float4, coarsening ...), the
+# (grader/model-validation/heldout/cuda-cores-1: other block shapes, prefetching, float4, coarsening ...), the
 # known-bad suite's files and its mutants (missing barriers, bounds, swapped indices ...) -- and
 # student i hands in the i-th kernel of each pool (cycling), with one comment line of their own
 # (so no two submissions are the same files). Writes $OUT/batch.log, $OUT/grades/ and
@@ -32,7 +32,7 @@ from pathlib import Path
 subs, n, mutants, stages = Path(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3]), sys.argv[4:]
 for s in stages:
     pool = [Path("solutions") / s / "matmul.cu", Path("starter") / s / "matmul.cu"]
-    for root in (Path("grader/setup/model-heldout"), Path("grader/tests/submissions"), mutants):
+    for root in (Path("grader/model-validation/heldout/cuda-cores-1"), Path("grader/tests/submissions"), mutants):
         pool += sorted(root.glob(f"*/{s}/matmul.cu"))
     pool = [p for p in pool if p.is_file()]
     for i in range(n):

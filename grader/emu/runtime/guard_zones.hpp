@@ -1,7 +1,7 @@
 // Device memory of the builds without AddressSanitizer (plain, race, and those built like them):
 // a cudaMalloc buffer sits between NaN-filled guard zones, so an overrun reads NaN (as a GPU reads
-// garbage) and a write there is reported after the launch. The hooks files of those builds call
-// these from hooks::alloc_buffer, hooks::free_buffer and hooks::launch_end.
+// garbage) and a write there is reported after the launch. guard_zones.cpp defines those builds'
+// hooks::alloc_buffer and hooks::free_buffer; their hooks files call check from hooks::launch_end.
 #pragma once
 #include "internal.hpp"
 

@@ -571,8 +571,6 @@ void barrier(Runtime&, const char*, int) {
 // The thread about to run (-1: the scheduler): its own stack, whose accesses are not global.
 void switch_start(Runtime& r, int to, void**) { running_stack(r, to, g_stack_lo, g_stack_span); }
 void switch_finish(Runtime&, void*) {}
-bool alloc_buffer(Buffer& b, size_t size) { return guard_zones::alloc(b, size); }
-void free_buffer(Runtime& r, Buffer& b) { guard_zones::free(r, b); }
 
 // One warp's mma_sync (wmma.cpp, once per warp): nvcc makes a 16x16 wmma product of two mma.sync
 // instructions of 16 x 8 (m16n8k8 for TF32, m16n8k16 for half), as SASS shows (HMMA).

@@ -511,8 +511,6 @@ void barrier(Runtime&, const char* file, int line) {
 // The thread about to run (-1: the scheduler): its own stack, whose accesses are neither shared nor host memory.
 void switch_start(Runtime& r, int to, void**) { running_stack(r, to, g_stack_lo, g_stack_span); }
 void switch_finish(Runtime&, void*) {}
-bool alloc_buffer(Buffer& b, size_t size) { return guard_zones::alloc(b, size); }
-void free_buffer(Runtime& r, Buffer& b) { guard_zones::free(r, b); }
 }  // namespace hooks
 
 }  // namespace tlemu

@@ -157,8 +157,6 @@ void barrier(Runtime& r, const char*, int) {
 }
 void switch_start(Runtime&, int, void**) {}
 void switch_finish(Runtime&, void*) {}
-bool alloc_buffer(Buffer& b, size_t size) { return guard_zones::alloc(b, size); }
-void free_buffer(Runtime& r, Buffer& b) { guard_zones::free(r, b); }
 }  // namespace hooks
 
 }  // namespace tlemu

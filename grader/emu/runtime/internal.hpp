@@ -53,7 +53,7 @@ struct SharedVar {
   std::vector<int> dims;
   std::string name, file, kernel;
   int line;
-  bool read = true;  // false: the kernel never reads it (rewrite.cpp), so nvcc would allocate nothing
+  bool read = true;  // false: the kernel never reads it (rewrite_shared.cpp), so nvcc would allocate nothing
 };
 
 // ---- the emulated threads of the block that runs ----
@@ -236,7 +236,8 @@ inline void running_stack(const Runtime& r, int to, uintptr_t& lo, uintptr_t& sp
   span = t.stack_size;
 }
 
-// cudaMalloc's buffer of `size` bytes: sets b.ptr (and b.region); false when out of memory.
+// cudaMalloc's buffer of `size` bytes: sets b.ptr (and b.region); false when out of memory. These
+// two are guard_zones.cpp's in every build that links it, hooks_asan.cpp's in the asan build.
 bool alloc_buffer(Buffer& b, size_t size);
 // cudaFree (after the runtime's own checks); the buffer is forgotten after this.
 void free_buffer(Runtime& r, Buffer& b);

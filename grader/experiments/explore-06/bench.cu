@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-#include VARIANT  // a file defining launch_matmul: ../../../solutions/06-register-tiled/matmul.cu, vw.cu, vc.cu or vt.cu
+#include VARIANT  // a file defining launch_matmul: ../../../solutions/06-register-tiled/matmul.cu, cp-async-pipeline.cu or warp-tiled.cu
 static float median(std::vector<float> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; }
 int main(int argc, char** argv) {
     int shapes[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {1000, 777, 1234}};

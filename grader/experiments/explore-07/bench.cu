@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-#include VARIANT  // a file defining launch_matmul: ../../../solutions/07-tensor-cores/matmul.cu, vn.cu ...
+#include VARIANT  // a file defining launch_matmul: ../../../solutions/07-tensor-cores/matmul.cu, wmma-from-global.cu ...
 static float median(std::vector<float> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; }
 int main() {
     int shapes[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {3000, 1999, 4001}};

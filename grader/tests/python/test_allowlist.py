@@ -27,7 +27,7 @@ import pytest
 
 from tilelab import ROOT
 from tilelab.commands import grade
-from tilelab.run import forbidden, includes
+from tilelab.run import allowlist, forbidden, includes, libexports, symbols
 from tilelab.specs import spec
 from tilelab.score.scoring import verdict_of
 from tilelab.specs.compat import tomllib
@@ -36,7 +36,7 @@ GRADER = ROOT / "grader"
 DATA = Path(__file__).resolve().parent / "data" / "allowlist"
 EMU_INCLUDE = GRADER / "emu" / "include"
 SUBMISSIONS = GRADER / "tests" / "submissions"
-BUILD_KIND = {"plain": forbidden.EMU, "asan": forbidden.EMU_ASAN, "race": forbidden.EMU_RACE}
+BUILD_KIND = {"plain": symbols.EMU, "asan": symbols.EMU_ASAN, "race": symbols.EMU_RACE}
 
 # The flags of each emulator build, as grader/cmake/TilelabEmu.cmake gives them (read from it; these
 # are the fallback should its wording change).
@@ -192,7 +192,7 @@ def _stage_sources(folder: str) -> list[Path]:
 # ---- the list itself ----
 
 def test_every_group_says_why_and_refusals_say_what_to_use_instead():
-    pol = forbidden.policy()
+    pol = allowlist.policy()
     assert pol.groups
     for g in pol.groups:
         assert g.reason and "\n" not in g.reason, g.name
@@ -209,7 +209,7 @@ def test_an_exact_allowed_name_is_refused_by_no_glob_but_the_documented_one():
     """Refused groups are checked before allowed globs; an exact allowed entry comes first. The
     one exact entry a refused glob also covers is __libc_single_threaded (libstdc++'s headers read it;
     the rest of __libc_* stays refused), so a new overlap is a decision to document."""
-    pol = forbidden.policy()
+    pol = allowlist.policy()
     overlap = set()
     for g in pol.of("allow"):
         for name in g.exact:
@@ -217,8 +217,8 @@ def test_an_exact_allowed_name_is_refused_by_no_glob_but_the_documented_one():
                 if any(r.matches(name) for r in pol.of("refuse", kind)):
                     overlap.add(name)
     assert overlap == {"__libc_single_threaded"}
-    assert forbidden.check_reference("__libc_single_threaded") is None
-    assert forbidden.check_reference("__libc_start_main") is not None
+    assert allowlist.check_reference("__libc_single_threaded") is None
+    assert allowlist.check_reference("__libc_start_main") is not None
 
 
 @pytest.mark.parametrize("name, kinds", [
@@ -226,19 +226,19 @@ def test_an_exact_allowed_name_is_refused_by_no_glob_but_the_documented_one():
     ("__cudaRegisterFatBinary", {"gpu"}), ("tlemu::syncthreads", {"emu", "emu-asan", "emu-race"}),
     ("threadIdx", {"emu", "emu-asan", "emu-race"}), ("__asan_report_load4", {"emu-asan"}),
     ("__ubsan_handle_add_overflow_abort", {"emu-asan"}), ("__tsan_read4", {"emu-race"}),
-    ("cudaMalloc", set(forbidden.KINDS)), ("printf", set(forbidden.KINDS)), ("sqrtf", set(forbidden.KINDS)),
-    ("operator new[]", set(forbidden.KINDS)), ("std::ios_base::Init::Init", set(forbidden.KINDS)),
-    ("cudaEventElapsedTime", set(forbidden.KINDS)), ("exit", set(forbidden.KINDS)),
+    ("cudaMalloc", set(symbols.KINDS)), ("printf", set(symbols.KINDS)), ("sqrtf", set(symbols.KINDS)),
+    ("operator new[]", set(symbols.KINDS)), ("std::ios_base::Init::Init", set(symbols.KINDS)),
+    ("cudaEventElapsedTime", set(symbols.KINDS)), ("exit", set(symbols.KINDS)),
     ("tlemu::take_findings", set()), ("tlemu::take_counts", set()), ("cudaLaunchKernelEx", set()),
     ("systemd_thing", set())])
 def test_which_objects_may_reference_what(name, kinds):
-    assert {k for k in forbidden.KINDS if forbidden.check_reference(name, k) is None} == kinds
+    assert {k for k in symbols.KINDS if allowlist.check_reference(name, k) is None} == kinds
 
 
 def test_definitions_of_what_others_own_and_the_weak_copies_of_library_headers():
-    owned = forbidden.owned_symbols()
-    d = forbidden.check_definition
-    S = forbidden.Symbol
+    owned = libexports.owned_symbols()
+    d = allowlist.check_definition
+    S = symbols.Symbol
     # The student's own names, and COMDAT instantiations of the library's templates and inline functions.
     assert d(S("_Z13launch_matmulPKfS0_Pfi", "launch_matmul", "T"), owned=owned) is None
     assert d(S("_Z7my_cudav", "my_cuda", "T"), owned=owned) is None
@@ -253,25 +253,25 @@ def test_definitions_of_what_others_own_and_the_weak_copies_of_library_headers()
     assert d(S("__asan_default_options", "__asan_default_options", "W"), owned=owned)
     # The emulator header's inline templates are the header's, on the emulator only.
     launch = S("_ZN5tlemu6launchIJEEEvv", "tlemu::launch<>", "W")
-    assert d(launch, forbidden.EMU, owned=owned) is None
-    assert d(launch, forbidden.GPU, owned=owned)
-    assert d(S("_ZN5tlemu6launchIJEEEvv", "tlemu::launch<>", "T"), forbidden.EMU, owned=owned)
+    assert d(launch, symbols.EMU, owned=owned) is None
+    assert d(launch, symbols.GPU, owned=owned)
+    assert d(S("_ZN5tlemu6launchIJEEEvv", "tlemu::launch<>", "T"), symbols.EMU, owned=owned)
     # cu* is the driver API's only as a C name.
     assert d(S("cuLaunchKernel", "cuLaunchKernel", "T"), owned=owned)
     assert d(S("_Z9cuMatMulPf", "cuMatMul", "T"), owned=owned) is None
 
 
 def test_the_objects_kind_comes_from_the_build_folder(tmp_path):
-    for folder, kind in [("emu_plain_run_submission_01_basic.dir", forbidden.EMU),
-                         ("emu_asan_run_submission_01_basic.dir", forbidden.EMU_ASAN),
-                         ("emu_race_run_submission_01_basic.dir", forbidden.EMU_RACE)]:
-        assert forbidden.object_kind(tmp_path / "CMakeFiles" / folder / "generated" / "emu" / "x.cpp.o") == kind
+    for folder, kind in [("emu_plain_run_submission_01_basic.dir", symbols.EMU),
+                         ("emu_asan_run_submission_01_basic.dir", symbols.EMU_ASAN),
+                         ("emu_race_run_submission_01_basic.dir", symbols.EMU_RACE)]:
+        assert symbols.object_kind(tmp_path / "CMakeFiles" / folder / "generated" / "emu" / "x.cpp.o") == kind
 
 
 def test_a_machine_without_binutils_refuses_rather_than_passes(cc, monkeypatch):
     obj = cc.emu(_src(DATA / "initializers_ok.cu"))
     real = shutil.which
-    monkeypatch.setattr(forbidden.shutil, "which", lambda n: None if n == "nm" else real(n))
+    monkeypatch.setattr(symbols.shutil, "which", lambda n: None if n == "nm" else real(n))
     found = _scan(obj)
     assert found and found[0].kind == "unreadable" and "nm" in found[0].symbol
 
@@ -313,7 +313,7 @@ def test_the_instrumented_emulator_builds_pass(cc, src, build):
     if not src.exists():
         pytest.skip("needs the instructor's kit (solutions/ and the known-bad suite)")
     obj = cc.emu(_src(src), build)
-    assert forbidden.object_kind(obj) == BUILD_KIND[build]
+    assert symbols.object_kind(obj) == BUILD_KIND[build]
     assert _scan(obj) == []
 
 
@@ -492,8 +492,8 @@ DEFINITIONS = [
 def _check_definitions(found: list[forbidden.Finding]):
     defs = {f.symbol: f for f in found if f.kind == "definition"}
     for name, what in DEFINITIONS:
-        if name == "cblas_sgemm" and not any("openblas" in p.name for p in forbidden._library_paths(
-                forbidden.policy(), None)):
+        if name == "cblas_sgemm" and not any("openblas" in p.name for p in libexports.library_paths(
+                allowlist.policy(), None)):
             continue   # OpenBLAS not installed here: nothing of the process owns the name
         assert name in defs, (name, sorted(defs))
         assert what in defs[name].reason and defs[name].reason.endswith("rename it or make it static"), defs[name]
@@ -533,18 +533,18 @@ def test_summary_groups_by_advice_and_caps_long_lists():
     text = forbidden.summary(found)
     assert text.startswith("sym00, sym01, sym02, sym03, sym04, sym05, sym06, sym07, sym08, sym09 and 2 more: do X; ")
     assert text.endswith("defines malloc, a name libc.so.6 defines: fix")
-    assert not [g.name for g in forbidden.policy().groups if ";" in g.advice]   # "; " separates the groups
+    assert not [g.name for g in allowlist.policy().groups if ";" in g.advice]   # "; " separates the groups
 
 
 # ---- the documentation ----
 
 def test_docs_integrity_holds_the_lists_table():
     """docs/integrity.md shows the list's groups between its allowlist markers, exactly as
-    forbidden.render_markdown() renders them (regenerate: see the doc)."""
+    allowlist.render_markdown() renders them (regenerate: see the doc)."""
     doc = (ROOT / "docs" / "integrity.md").read_text()
     m = re.search(r"<!-- allowlist:begin -->\n(.*?)<!-- allowlist:end -->", doc, re.S)
     assert m, "docs/integrity.md lacks the <!-- allowlist:begin --> ... <!-- allowlist:end --> markers"
-    assert m.group(1) == forbidden.render_markdown(), "regenerate the table with the one-liner docs/integrity.md gives"
+    assert m.group(1) == allowlist.render_markdown(), "regenerate the table with the one-liner docs/integrity.md gives"
     assert "## The allow-list" in doc
 
 

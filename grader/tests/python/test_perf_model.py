@@ -111,7 +111,7 @@ def test_a_bad_model_table_is_a_clear_spec_error(table, error):
 
 
 def _validation():
-    path = ROOT / "grader" / "setup" / "model_validation.py"
+    path = ROOT / "grader" / "model-validation" / "model_validation.py"
     mod = importlib.util.spec_from_file_location("model_validation", path)
     m = importlib.util.module_from_spec(mod)
     mod.loader.exec_module(m)

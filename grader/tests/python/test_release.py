@@ -89,13 +89,13 @@ def test_the_known_bad_suite_is_not_shipped(out):
 def test_the_models_held_out_kernels_are_not_shipped(out):
     """Working kernels: every held-out set of the performance model's validation, as
     model_variants.SETS lists them (docs/performance.md, "Validation"), is instructor material."""
-    sys.path.insert(0, str(ROOT / "grader" / "setup"))
+    sys.path.insert(0, str(ROOT / "grader" / "model-validation"))
     import model_variants
     assert len(model_variants.HELDOUT_SETS) >= 9
     for folder in model_variants.HELDOUT_SETS.values():
         assert (folder / "heldout.toml").is_file()
         assert not (out / folder.relative_to(ROOT)).exists()
-    assert (out / "grader" / "setup" / "model_variants.py").is_file()
+    assert (out / "grader" / "model-validation" / "model_variants.py").is_file()
 
 
 def test_an_existing_folder_is_not_overwritten_by_accident(tmp_path):

@@ -49,9 +49,9 @@ EXCLUDE_PATHS = {"grader/tests/open-attacks", "grader/setup/gpu-verify.sh", "doc
                  "grader/tilelab/report/templates/student-README.md.j2",
                  "grader/tests/similarity", "grader/tests/slurm", "grader/tests/python/test_similarity.py",
                  "grader/setup/batch-throughput.sh", "grader/experiments"}
-# Every folder of the performance model's frozen held-out sets (grader/setup/model_variants.py's
-# SETS), whatever sets are added: a rule, not a list.
-EXCLUDE_GLOBS = ("grader/setup/model-heldout*",)
+# Every folder of the performance model's frozen held-out sets (grader/model-validation/model_variants.py's
+# SETS): their one folder, whatever sets are added to it.
+EXCLUDE_GLOBS = ("grader/model-validation/heldout",)
 README_TEMPLATE = "student-README.md.j2"
 INSTRUCTOR_BEGIN = re.compile(r"^\s*<!--\s*instructor\s*-->\s*$")
 INSTRUCTOR_END = re.compile(r"^\s*<!--\s*/instructor\s*-->\s*$")

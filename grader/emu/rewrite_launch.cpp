@@ -1,0 +1,103 @@
+// Kernel launches in the rewritten file (rewrite_parts.hpp): `k<<<g, b[, s[, st]]>>>(args)` becomes
+// a call of ::tlemu::launch (rewrite.hpp).
+#include <string>
+#include <vector>
+
+#include "rewrite_parts.hpp"
+
+namespace tlemu_rewrite::parts {
+namespace {
+
+using namespace source;
+
+struct Launches : SourceView {
+  // The kernel expression ending right before `<<<` at p: [::]name[<...>][::name[<...>]]...
+  size_t kernel_start(size_t p) const {
+    size_t j = skip_back(p - 1);
+    size_t start = std::string::npos;
+    while (j != std::string::npos) {
+      if (s_[j] == '>') {  // template arguments, balanced
+        int depth = 0;
+        size_t i = j;
+        for (;; --i) {
+          if (code(i)) {
+            if (s_[i] == '>' || s_[i] == ')') ++depth;
+            if (s_[i] == '<' || s_[i] == '(') --depth;
+            if (depth == 0) break;
+          }
+          if (i == 0) fail(p, "cannot find the start of the kernel's template arguments");
+        }
+        j = skip_back(i - 1);
+      }
+      if (j == std::string::npos || !is_ident(s_[j])) fail(p, "cannot find the kernel name before <<<");
+      while (j > 0 && is_ident(s_[j - 1])) --j;
+      start = j;
+      if (j < 2) break;
+      const size_t c = skip_back(j - 1);
+      if (c == std::string::npos || c < 1 || s_[c] != ':' || s_[c - 1] != ':') break;
+      start = c - 1;  // a qualified name, or a leading ::
+      const size_t q = c < 2 ? std::string::npos : skip_back(c - 2);
+      if (q == std::string::npos || !(is_ident(s_[q]) || s_[q] == '>')) break;
+      j = q;
+    }
+    return start;
+  }
+
+  std::string launch(size_t p, size_t& begin, size_t& end) {
+    begin = kernel_start(p);
+    const std::string kernel = flat(begin, p);
+    // The configuration: up to four expressions, up to the `>>>` at depth 0.
+    std::vector<std::string> cfg;
+    size_t piece = p + 3, close = std::string::npos;
+    int depth = 0;
+    for (size_t i = p + 3; i < s_.size(); ++i) {
+      if (!code(i)) continue;
+      const char c = s_[i];
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      if (c == ')' || c == ']' || c == '}') --depth;
+      if (depth < 0) fail(p, "unbalanced brackets in the launch configuration");
+      if (depth == 0 && c == ',') {
+        cfg.push_back(flat(piece, i));
+        piece = i + 1;
+      }
+      if (depth == 0 && s_.compare(i, 3, ">>>") == 0) {
+        cfg.push_back(flat(piece, i));
+        close = i;
+        break;
+      }
+    }
+    if (close == std::string::npos) fail(p, "<<< without a matching >>>");
+    if (cfg.size() < 2 || cfg.size() > 4) fail(p, "a launch configuration takes 2 to 4 values: <<<grid, block[, shared bytes[, stream]]>>>");
+    for (const auto& c : cfg)
+      if (c.empty()) fail(p, "an empty value in the launch configuration");
+    if (cfg.size() < 3) cfg.push_back("0");
+    if (cfg.size() < 4) cfg.push_back("nullptr");
+    const size_t open = skip_fwd(close + 3);
+    if (open >= s_.size() || s_[open] != '(') fail(p, "expected the kernel's arguments in ( ) after >>>");
+    const size_t rpar = match_fwd(open);
+    end = rpar + 1;
+    const std::string args = s_.substr(open + 1, rpar - open - 1);
+    const bool no_args = flat(open + 1, rpar).empty();
+    // First the call itself, unevaluated, on the student's line: arguments that do not fit the
+    // kernel are reported as g++ reports any call ("too few arguments to function 'void k(float*,
+    // int)'"), not from inside the emulator's launch template, which then does not instantiate the
+    // call (its lambda is SFINAE-constrained to calls that compile).
+    const std::string call = kernel + "(" + (no_args ? std::string() : flat(open + 1, rpar)) + ")";
+    std::string o = "((void)sizeof((" + call + ", 0)), ::tlemu::launch({__FILE__, __LINE__, \"" + escape(kernel) +
+                    "\"}, " + cfg[0] + ", " + cfg[1] + ", " + cfg[2] + ", " + cfg[3] +
+                    ", [&](auto&&... tlemu_a) -> decltype(" + kernel + "(tlemu_a...), void()) { " + kernel +
+                    "(tlemu_a...); }";
+    if (!no_args) o += ", " + args;
+    o += "))";
+    o.append(size_t(newlines(begin, open + 1) + newlines(rpar, end)), '\n');
+    return o;
+  }
+};
+
+}  // namespace
+
+std::string launch(const SourceView& src, size_t p, size_t& begin, size_t& end) {
+  return Launches{src}.launch(p, begin, end);
+}
+
+}  // namespace tlemu_rewrite::parts

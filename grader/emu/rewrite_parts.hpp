@@ -1,0 +1,41 @@
+// The rewriter's parts, each deciding one thing about the source it reads through a SourceView
+// (rewrite_source.hpp); rewrite.cpp walks the file once, asks them, and emits their edits in order.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "rewrite_source.hpp"
+
+namespace tlemu_rewrite::parts {
+
+using source::SourceView;
+
+// A replacement of the source's [begin, end) by text (which keeps the newlines it replaces).
+struct Edit {
+  size_t begin, end;
+  std::string text;
+};
+
+// What nvcc would refuse and g++ would compile: throws RewriteError naming the line
+// (rewrite_refusals.cpp: inline assembly in device code, a constexpr host function called from it).
+void refuse_what_nvcc_refuses(const SourceView& src);
+
+// Device memory (rewrite_device_memory.cpp): the length of a __device__, __constant__ or
+// __managed__ qualifier at i that declares a variable to place in device memory's pages (else 0),
+// and the calls of memcpy, memset and memmove in device code, renamed to the emulator's.
+size_t device_variable(const SourceView& src, size_t i);
+std::vector<Edit> device_mem_calls(const SourceView& src);
+
+// The launch whose `<<<` is at p (rewrite_launch.cpp): its replacement; [begin, end) is what it replaces.
+std::string launch(const SourceView& src, size_t p, size_t& begin, size_t& end);
+
+// The __shared__ declaration at p (rewrite_shared.cpp): its replacement; [begin, end) is what it replaces.
+std::string shared(const SourceView& src, size_t p, size_t& begin, size_t& end);
+
+// Loop unrolling (rewrite_unroll.cpp): the `#pragma unroll [n]` lines, [begin, end) each, and the
+// macro one becomes.
+std::vector<std::pair<size_t, size_t>> unroll_pragmas(const SourceView& src);
+std::string unroll_macro(const SourceView& src, size_t b, size_t e);
+
+}  // namespace tlemu_rewrite::parts

@@ -1,0 +1,109 @@
+// The rewriter's refusals (rewrite_parts.hpp): what nvcc refuses and g++ would compile.
+#include <set>
+#include <string>
+#include <vector>
+
+#include "rewrite_parts.hpp"
+
+namespace tlemu_rewrite::parts {
+namespace {
+
+using namespace source;
+
+struct Refusals : SourceView {
+  // Inline assembly (asm, __asm, __asm__) is refused on its line where a kernel runs it: in the body
+  // of a __global__ or __device__ function (a lambda in it included) and in a #define, whose macro
+  // device code may use. The builds that count and check accesses never see its loads (issue #39,
+  // known-bad redteam2-count-inline-asm), and a GPU's PTX cannot run here. Host code's asm (a file's
+  // .init section, a raw system call: the confinement's known-bad cases) is left to the allow-list,
+  // the machine-code scan and the sandbox.
+  void check_no_inline_asm() const {
+    std::vector<std::pair<size_t, size_t>> bodies;
+    for (const DeviceFunction& f : device_functions()) bodies.push_back({f.open, f.close});
+    for (size_t i = 0; i < s_.size(); ++i) {
+      if (k_[i] != Kind::Code && k_[i] != Kind::Directive) continue;
+      if (!is_ident(s_[i]) || (i > 0 && is_ident(s_[i - 1]))) continue;
+      size_t e = i;
+      while (e < s_.size() && is_ident(s_[e])) ++e;
+      const std::string word = s_.substr(i, e - i);
+      const size_t at = i;
+      i = e - 1;
+      if (word != "asm" && word != "__asm" && word != "__asm__") continue;
+      bool refused = false;
+      if (k_[at] == Kind::Directive) {  // a #define's body (not an #include's <asm/...> path)
+        size_t d = at;
+        while (d > 0 && k_[d - 1] == Kind::Directive && (s_[d - 1] != '\n' || (d > 1 && s_[d - 2] == '\\'))) --d;
+        while (d < at && (s_[d] == ' ' || s_[d] == '\t')) ++d;
+        if (d < at && s_[d] == '#') ++d;
+        while (d < at && (s_[d] == ' ' || s_[d] == '\t')) ++d;
+        refused = s_.compare(d, 6, "define") == 0;
+      } else {
+        for (const auto& [open, close] : bodies) refused = refused || (at > open && at < close);
+      }
+      if (refused) fail(at, "inline assembly cannot run on the emulator (`" + word + "` in device code)");
+    }
+  }
+
+  // ---- calls nvcc refuses: a plain constexpr (host) function called from device code ----
+  // g++ compiles every function for the host, so a __global__ or __device__ function may call a
+  // constexpr function that has no __device__; nvcc refuses the call ("calling a constexpr __host__
+  // function from a __global__ function is not allowed", unless --expt-relaxed-constexpr, which the
+  // kit does not pass). Found by reading the source: the constexpr functions declared without
+  // __device__, then their calls in the bodies of __global__ and __device__-only functions outside
+  // constant expressions (a statement with constexpr, static_assert, __shared__ or case).
+  void check_host_constexpr_calls() const {
+    std::set<std::string> host;  // constexpr functions without __device__
+    for (size_t i = 0; i < s_.size(); ++i) {
+      if (!word_at(i, "constexpr")) continue;
+      size_t j = i + 9;
+      while (j < s_.size() && !(code(j) && (s_[j] == '(' || s_[j] == '=' || s_[j] == ';' || s_[j] == '{'))) ++j;
+      if (j >= s_.size() || s_[j] != '(') continue;  // a variable
+      const std::string name = ident_before(j);
+      const size_t b = statement_start(i);
+      if (name.empty() || name == "operator" || name == "constexpr" || has_word(b, j, "__device__") ||
+          has_word(b, j, "__global__"))
+        continue;  // not a function (if constexpr), or one nvcc compiles for the device
+      host.insert(name);
+    }
+    if (host.empty()) return;
+    for (const DeviceFunction& f : device_functions()) {
+      if (f.host) continue;  // __host__ __device__: nvcc only warns
+      const bool global = f.global;
+      const std::string& fn = f.name;
+      const size_t k = f.open, end = f.close;
+      for (size_t c = k + 1; c < end; ++c) {
+        if (!code(c) || !is_ident(s_[c]) || is_ident(s_[c - 1])) continue;
+        size_t e = c;
+        while (e < end && is_ident(s_[e])) ++e;
+        const std::string id = s_.substr(c, e - c);
+        const size_t open = skip_fwd(e);
+        const size_t prev = skip_back(c - 1);
+        if (!host.count(id) || open >= end || s_[open] != '(' ||
+            (prev != std::string::npos && (s_[prev] == '.' || (s_[prev] == '>' && prev > 0 && s_[prev - 1] == '-')))) {
+          c = e;
+          continue;
+        }
+        const size_t st = statement_start(c);
+        if (has_word(st, c, "constexpr") || has_word(st, c, "static_assert") || has_word(st, c, "__shared__") ||
+            has_word(st, c, "case")) {
+          c = e;
+          continue;
+        }
+        fail(c, "calling a constexpr __host__ function (\"" + id + "\") from a " +
+                    (global ? "__global__" : "__device__") + " function (\"" + fn +
+                    "\") is not allowed: nvcc refuses it; declare " + id +
+                    " __host__ __device__ constexpr (an emulator check: g++ alone would accept it)");
+      }
+    }
+  }
+};
+
+}  // namespace
+
+void refuse_what_nvcc_refuses(const SourceView& src) {
+  const Refusals r{src};
+  r.check_no_inline_asm();
+  r.check_host_constexpr_calls();
+}
+
+}  // namespace tlemu_rewrite::parts

@@ -1,0 +1,52 @@
+// Held-out kernel v01-b64x8-return (stage 01-basic): 64x8 blocks (512 threads), threads outside P returning at once (if (Row >= Width || Col >= Width) return;).
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-5/heldout.toml;
+// docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
+#include <cuda_runtime.h>
+#include <cstdio>
+
+#define CUDA_CHECK(call)                                                             \
+    do {                                                                             \
+        cudaError_t err_ = (call);                                                   \
+        if (err_ != cudaSuccess) {                                                   \
+            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
+                    cudaGetErrorString(err_));                                       \
+            return;                                                                  \
+        }                                                                            \
+    } while (0)
+
+#define BX 64
+#define BY 8
+
+// 64x8 blocks (512 threads); threads outside P return at once.
+__global__ void MatrixMulKernel(const float* M, const float* N, float* P, int Width) {
+    int Col = blockIdx.x * BX + threadIdx.x;
+    int Row = blockIdx.y * BY + threadIdx.y;
+    if (Row >= Width || Col >= Width) return;
+    float acc = 0.0f;
+    for (int k = 0; k < Width; k++) {
+        acc += M[Row * Width + k] * N[k * Width + Col];
+    }
+    P[Row * Width + Col] = acc;
+}
+
+void launch_matmul(const float* M, const float* N, float* P, int Width) {
+    dim3 block(BX, BY);
+    dim3 grid((Width + BX - 1) / BX, (Width + BY - 1) / BY);
+    MatrixMulKernel<<<grid, block>>>(M, N, P, Width);
+}
+
+void matmul_host(const float* M_h, const float* N_h, float* P_h, int Width) {
+    size_t size = (size_t)Width * Width * sizeof(float);
+    float *M_d = nullptr, *N_d = nullptr, *P_d = nullptr;
+    CUDA_CHECK(cudaMalloc((void**)&M_d, size));
+    CUDA_CHECK(cudaMalloc((void**)&N_d, size));
+    CUDA_CHECK(cudaMalloc((void**)&P_d, size));
+    CUDA_CHECK(cudaMemcpy(M_d, M_h, size, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(N_d, N_h, size, cudaMemcpyHostToDevice));
+    launch_matmul(M_d, N_d, P_d, Width);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaMemcpy(P_h, P_d, size, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(M_d));
+    CUDA_CHECK(cudaFree(N_d));
+    CUDA_CHECK(cudaFree(P_d));
+}

@@ -1,0 +1,34 @@
+// Held-out kernel v02-mtrans-pad (stage 02-tiled): 16x16 tiles with the M tile stored transposed in a padded array (MdsT[tx][ty], [16][17]) and read as MdsT[k][ty]; the N tile as the book.
+// Frozen for the performance model's validation (grader/model-validation/heldout/cuda-cores-5/heldout.toml;
+// docs/performance.md, "Validation"): fix a bug in it if one is found, never edit it toward the model.
+#include <cuda_runtime.h>
+
+#define TILE_WIDTH 16
+
+// 16x16 tiles with the M tile stored transposed in a padded array (MdsT[tx][ty], [16][17]) and
+// read as MdsT[k][ty]; the N tile as the book.
+__global__ void MatrixMulKernel(const float* M, const float* N, float* P, int Width) {
+    __shared__ float MdsT[TILE_WIDTH][TILE_WIDTH + 1];
+    __shared__ float Nds[TILE_WIDTH][TILE_WIDTH];
+
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int Row = blockIdx.y * TILE_WIDTH + ty;
+    int Col = blockIdx.x * TILE_WIDTH + tx;
+
+    float Pvalue = 0.0f;
+    for (int ph = 0; ph < Width / TILE_WIDTH; ++ph) {
+        MdsT[tx][ty] = M[Row * Width + ph * TILE_WIDTH + tx];
+        Nds[ty][tx] = N[(ph * TILE_WIDTH + ty) * Width + Col];
+        __syncthreads();
+        for (int k = 0; k < TILE_WIDTH; ++k)
+            Pvalue += MdsT[k][ty] * Nds[k][tx];
+        __syncthreads();
+    }
+    P[Row * Width + Col] = Pvalue;
+}
+
+void launch_matmul(const float* M, const float* N, float* P, int Width) {
+    dim3 dimBlock(TILE_WIDTH, TILE_WIDTH);
+    dim3 dimGrid(Width / TILE_WIDTH, Width / TILE_WIDTH);
+    MatrixMulKernel<<<dimGrid, dimBlock>>>(M, N, P, Width);
+}
