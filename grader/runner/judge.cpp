@@ -72,7 +72,7 @@ Shape drawn_shape(const StageSpec& spec, const Shape& model, uint64_t seed) {
   return {J, K, L};
 }
 
-int run(int argc, char** argv, nlohmann::json& r) {
+int run(int argc, char** argv, ResultWriter& r) {
   ::signal(SIGPIPE, SIG_IGN);  // a worker that is gone is an answer, not the judge's end
   CLI::App app{"tilelab judge: checks (and times) one implementation of one stage on one dataset"};
   std::string worker_path, reference_path, spec_path, dataset_dir, check = "correct", json_path;
@@ -121,13 +121,13 @@ int run(int argc, char** argv, nlohmann::json& r) {
       if (a == "--json" && i + 1 < argc) g_result_path = argv[i + 1];
       else if (a.rfind("--json=", 0) == 0) g_result_path = a.substr(7);
     }
-    r = base_result("?", "?", "?");
+    base_result(r, "?", "?", "?");
     return finish(r, kBadInput, std::string("the grader's command line for this check is bad: ") + e.what());
   }
   g_result_path = json_path;
   set_launch_options(launch);
   if (dataset_dir.empty() && hidden_index < 0 && shape.empty()) {
-    r = base_result("?", "?", check);
+    base_result(r, "?", "?", check);
     return finish(r, kBadInput, "the grader's command line for this check is bad: give --dataset DIR, "
                                 "--hidden INDEX --seed S, or --shape J K L");
   }
@@ -136,13 +136,13 @@ int run(int argc, char** argv, nlohmann::json& r) {
   std::string dataset_name = hidden_index >= 0 ? "hidden" + std::to_string(hidden_index)
                              : !shape.empty()  ? "shape"
                                                : std::filesystem::path(dataset_dir).filename().string();
-  r = base_result(stage_id, dataset_name, check);
+  base_result(r, stage_id, dataset_name, check);
   StageSpec spec;
   Dataset d;
   try {
     spec = load_stage_spec(spec_path);
     g_host_function = spec.host_function;
-    r["stage"] = stage_id = spec.id;
+    r.set(rf::stage, stage_id = spec.id);
     if (hidden_index >= 0) {
       d = make_dataset(spec.hidden_dataset(seed, hidden_index));
     } else if (!shape.empty()) {
@@ -150,7 +150,7 @@ int run(int argc, char** argv, nlohmann::json& r) {
       ds.stage = spec.id;
       ds.shape = {shape[0], shape[1], shape[2]};
       if (draw_shape && ds.shape.J > 0 && ds.shape.K > 0 && ds.shape.L > 0) {
-        r["model_shape"] = {{"J", ds.shape.J}, {"K", ds.shape.K}, {"L", ds.shape.L}};
+        r.at(rf::model_shape).set(schema::shape::J, ds.shape.J).set(schema::shape::K, ds.shape.K).set(schema::shape::L, ds.shape.L);
         ds.shape = drawn_shape(spec, ds.shape, file_digest(worker_path) ^ mix(seed ^ 0x5348415045ull));
       }
       ds.name = ds.shape.str();
@@ -160,7 +160,7 @@ int run(int argc, char** argv, nlohmann::json& r) {
     } else {
       d = read_dataset(dataset_dir);
     }
-    r["dataset"] = d.spec.name;
+    r.set(rf::dataset, d.spec.name);
     g_laps(r, "dataset");
     if (spec.api == "square" && !d.spec.shape.square())
       throw BadInput("stage " + spec.id + " takes square matrices; dataset is " + d.spec.shape.str());
@@ -168,17 +168,17 @@ int run(int argc, char** argv, nlohmann::json& r) {
     return finish(r, kBadInput, e.what());
   }
   const Shape& s = d.spec.shape;
-  r["shape"] = {{"J", s.J}, {"K", s.K}, {"L", s.L}};
+  r.at(rf::shape).set(schema::shape::J, s.J).set(schema::shape::K, s.K).set(schema::shape::L, s.L);
   try {
     Session w(worker_path, timeout);
     // Greeted first: a backend that cannot run here (no GPU) says so before the references are
     // computed (at 4096^3 they take the CPU about a minute, which a skip does not need).
     const nlohmann::json hello = w.hello();
     g_laps(r, "worker_start");
-    r["confinement"] = w.confinement();
-    if (!Session::confined(r["confinement"])) return finish(r, kError, "runner error: the worker is not confined (" + r["confinement"].dump() + ")");
-    r["impl"] = w.impl();
-    r["backend"] = w.backend();
+    r.set(rf::confinement, w.confinement());
+    if (!Session::confined(r.get(rf::confinement))) return finish(r, kError, "runner error: the worker is not confined (" + r.get(rf::confinement).dump() + ")");
+    r.set(rf::impl, w.impl());
+    r.set(rf::backend, w.backend());
     const std::string unavailable = hello.value("unavailable", std::string());
     if (!unavailable.empty()) {
       // The worker runs the code under test, which may say "no GPU here" to be skipped (a skipped
@@ -201,7 +201,7 @@ int run(int argc, char** argv, nlohmann::json& r) {
                                    "\"), but the grader's own program runs on this machine: the code under test may not "
                                    "decide whether it is checked");
     }
-    r["device"] = hello.value("device", nlohmann::json::object());
+    r.set(rf::device, hello.value("device", nlohmann::json::object()));
 
     // Everything the verdict is judged against is made here, in the judge's own process.
     // A performance dataset's references were made with it, once (has_perf_references); a dataset
@@ -243,8 +243,9 @@ int main(int argc, char** argv) {
   // No process of the same user (a worker of this or another grade) may read the judge's memory,
   // its environment or its open files through /proc or ptrace.
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-  nlohmann::json r;
+  nlohmann::json doc;
+  tilelab::judge::ResultWriter r(doc);
   const int rc = tilelab::judge::run(argc, argv, r);
-  if (!tilelab::judge::g_result_path.empty() && r.contains("verdict")) tilelab::write_result(tilelab::judge::g_result_path, r);
+  if (!tilelab::judge::g_result_path.empty() && doc.contains("verdict")) tilelab::write_result(tilelab::judge::g_result_path, doc);
   return rc;
 }

@@ -142,9 +142,9 @@ Diagnosis refine(const Diagnosis& d, const nlohmann::json& launch, const Shape& 
 
 }  // namespace
 
-bool record_findings(nlohmann::json& r, const nlohmann::json& found) {
+bool record_findings(ResultWriter& r, const nlohmann::json& found) {
   if (found.is_null()) return false;
-  r[found.value("build", "") == "gpu" ? "guard" : "emulator"] = found;
+  r.set(found.value("build", "") == "gpu" ? rf::guard : rf::emulator, found);
   for (const auto& f : found.value("warnings", nlohmann::json::array()))  // reported; they fail nothing
     std::cout << f.value("file", "") << ":" << f.value("line", 0) << ": warning: " << f.value("kind", "")
               << ": " << f.value("message", "") << "\n";
@@ -154,21 +154,21 @@ bool record_findings(nlohmann::json& r, const nlohmann::json& found) {
     if (!file.empty()) std::cout << file << ":" << f.value("line", 0) << ": ";
     std::cout << f["kind"].get<std::string>() << ": " << f["message"].get<std::string>() << "\n";
   }
-  r["hint_code"] = found["hint_code"];
-  r["hint"] = found["hint"];
+  r.set(rf::hint_code, found["hint_code"]);
+  r.set(rf::hint, found["hint"]);
   return true;
 }
 
-int run_checks(Session& w, nlohmann::json& r, const StageSpec& spec, const Dataset& d, const std::vector<double>& absMN,
+int run_checks(Session& w, ResultWriter& r, const StageSpec& spec, const Dataset& d, const std::vector<double>& absMN,
                const Dataset& fresh, const std::vector<double>& fresh_absMN, const std::string& check) {
   const Shape& s = d.spec.shape;
   try {
     RunOutcome out = w.run(d);
     g_laps(r, "first_run");
-    r["launch"] = out.launch;
+    r.set(rf::launch, out.launch);
     Checked k = check_outcome(out, d, absMN, spec);
-    r["kernel"] = to_json(k.report);
-    r["inputs_unchanged"] = k.inputs_unchanged;
+    r.set(rf::kernel, to_json(k.report));
+    r.set(rf::inputs_unchanged, k.inputs_unchanged);
     bool pass = k.report.pass;
     Diagnosis diag = refine(k.diagnosis, out.launch, s, spec, [&] { return check_outcome(w.run(d, true), d, absMN, spec).report.pass; });
     if (!pass) print_wrong(k.report, "launch_matmul");
@@ -178,8 +178,8 @@ int run_checks(Session& w, nlohmann::json& r, const StageSpec& spec, const Datas
       RunOutcome hout = w.run_host(d);
       host_launch = hout.launch;
       Checked h = check_outcome(hout, d, absMN, spec);
-      r["host"] = to_json(h.report);
-      if (!hout.host_timing.is_null()) r["host"]["timing"] = hout.host_timing;
+      r.set(rf::host, to_json(h.report));
+      if (!hout.host_timing.is_null()) r.at(rf::host).set(schema::comparison::timing, hout.host_timing);
       if (!h.report.pass) {
         print_wrong(h.report, "matmul_host");
         if (pass) diag = {"host-" + h.diagnosis.code, "matmul_host: " + h.diagnosis.hint +
@@ -188,14 +188,14 @@ int run_checks(Session& w, nlohmann::json& r, const StageSpec& spec, const Datas
         pass = false;
       }
     }
-    r["hint_code"] = diag.code;
-    r["hint"] = diag.hint;
+    r.set(rf::hint_code, diag.code);
+    r.set(rf::hint, diag.hint);
     const nlohmann::json found = w.findings();
     if (record_findings(r, found)) return finish(r, kError, found.value("message", "the backend found an error"));
     // Host code that stores through a device pointer crashes on a GPU; the emulator, whose device
     // memory is host memory, finds the stores between device operations and gives the same verdict.
     if (out.launch.value("host_stores_into_device", int64_t(0)) > 0) {
-      if (r.contains("host")) r["host"]["pass"] = false;
+      if (r.has(rf::host)) r.at(rf::host).set(schema::comparison::pass, false);
       set_hint(r, hints::kHostStoredDevice);
       return finish(r, kError, "host code stored through a device pointer during launch_matmul (a GPU crashes there)");
     }
@@ -205,7 +205,7 @@ int run_checks(Session& w, nlohmann::json& r, const StageSpec& spec, const Datas
     // matmul_host's round trip around a product no kernel computed earns nothing either.
     const bool no_kernel = out.launch.value("launches", int64_t(0)) <= 0,
                host_wrote = out.launch.value("host_copies_into_P", int64_t(0)) > 0;
-    if ((no_kernel || host_wrote) && r.contains("host")) r["host"]["pass"] = false;
+    if ((no_kernel || host_wrote) && r.has(rf::host)) r.at(rf::host).set(schema::comparison::pass, false);
     if (no_kernel) {
       set_hint(r, hints::kNoKernel);
       return finish(r, kWrong, "launch_matmul launched no kernel");
@@ -215,14 +215,14 @@ int run_checks(Session& w, nlohmann::json& r, const StageSpec& spec, const Datas
       return finish(r, kWrong, "P was written by a copy from the host during launch_matmul, not by a kernel");
     }
     if (const std::string moved = host_traffic_problem(out.launch, s); !moved.empty()) {
-      if (r.contains("host")) r["host"]["pass"] = false;
+      if (r.has(rf::host)) r.at(rf::host).set(schema::comparison::pass, false);
       set_hint(r, hints::kHostTraffic);
       return finish(r, kWrong, moved);
     }
-    if (r.contains("host")) {
+    if (r.has(rf::host)) {
       const auto [hint, problem] = host_function_problem(host_launch, s);
       if (!problem.empty()) {
-        r["host"]["pass"] = false;
+        r.at(rf::host).set(schema::comparison::pass, false);
         set_hint(r, hint);
         return finish(r, kWrong, problem);
       }
@@ -243,7 +243,7 @@ int run_checks(Session& w, nlohmann::json& r, const StageSpec& spec, const Datas
     g_laps(r, "checks");
     const Matrix lib = w.library(d);
     g_laps(r, "library");
-    if (!lib.data.empty()) r["library_check"] = to_json(check_product(lib, d.P, absMN, s, spec.rule, spec.tile));
+    if (!lib.data.empty()) r.set(rf::library_check, to_json(check_product(lib, d.P, absMN, s, spec.rule, spec.tile)));
     Audit audit;
     // The emulator's count build counts every call it checks (counted_calls), the fresh inputs' too:
     // that call is made before the counts are read, at the end of time(), and checked below.
@@ -252,13 +252,16 @@ int run_checks(Session& w, nlohmann::json& r, const StageSpec& spec, const Datas
     const std::vector<TimingStats> stats = w.time(d, spec, audit);
     g_laps(r, "timing");
     const bool tf32 = spec.precision == "tf32";
-    const double peak = r["device"].value(tf32 ? "tf32_peak_gflops" : "fp32_peak_gflops", 0.0);
-    nlohmann::json timing = {{"meaningful", w.meaningful()}, {"flops", s.flops()}};
+    const double peak = r.get(rf::device).value(tf32 ? "tf32_peak_gflops" : "fp32_peak_gflops", 0.0);
+    namespace tf = schema::timing;
+    nlohmann::json timing;
+    schema::Writer<schema::Timing> tw(timing);
+    tw.set(tf::meaningful, w.meaningful()).set(tf::flops, s.flops());
     for (const auto& t : stats) {
-      timing["impls"][t.name] = stats_json(t, s, peak);
+      tw.set_entry(tf::impls, t.name, stats_json(t, s, peak));
       if (!t.model.is_null()) {
-        timing["basis"] = "model";  // modelled times (the emulator's count build)
-        timing["impls"][t.name]["global_loads_per_fma"] = loads_per_fma(t.model, s);
+        tw.set(tf::basis, "model");  // modelled times (the emulator's count build)
+        tw.entry(tf::impls, t.name).set(schema::impl_timing::global_loads_per_fma, loads_per_fma(t.model, s));
       }
     }
     auto median = [&](const std::string& name) {
@@ -266,17 +269,17 @@ int run_checks(Session& w, nlohmann::json& r, const StageSpec& spec, const Datas
     };
     const double mine = median(w.impl());
     if (mine > 0) {
-      if (median("reference") > 0) timing["ratio_to_reference"] = median("reference") / mine;
-      if (median("previous") > 0) timing["ratio_to_previous"] = median("previous") / mine;
-      if (median("cublas") > 0) timing["ratio_to_cublas"] = median("cublas") / mine;
+      if (median("reference") > 0) tw.set(tf::ratio_to_reference, median("reference") / mine);
+      if (median("previous") > 0) tw.set(tf::ratio_to_previous, median("previous") / mine);
+      if (median("cublas") > 0) tw.set(tf::ratio_to_cublas, median("cublas") / mine);
     }
-    r["timing"] = timing;
+    r.set(rf::timing, timing);
 
     // ---- the timed code must still compute: fresh inputs of the same shape, checked again ----
     RunOutcome again = fresh_first ? std::move(*fresh_first) : w.run(fresh);
     Checked f = check_outcome(again, fresh, fresh_absMN, spec);
     g_laps(r, "fresh_inputs");
-    r["fresh_inputs"] = to_json(f.report);
+    r.set(rf::fresh_inputs, to_json(f.report));
     if (!f.report.pass) {
       set_hint(r, hints::kStaleResult);
       print_wrong(f.report, "fresh inputs");
@@ -286,17 +289,17 @@ int run_checks(Session& w, nlohmann::json& r, const StageSpec& spec, const Datas
       set_hint(r, hints::kHostTraffic);
       return finish(r, kWrong, moved);
     }
-    r["timing"]["audited_calls"] = audit.checked;
+    r.at(rf::timing).set(schema::timing::audited_calls, audit.checked);
     if (audit.checked > 0) {  // the judge's own time per audited call, and how close a call came to the bound
-      r["timing"]["audit_ms"] = std::round(1e4 * audit.seconds / audit.checked) / 10;
-      r["timing"]["audit_max_ratio"] = audit.max_ratio;
+      r.at(rf::timing).set(schema::timing::audit_ms, std::round(1e4 * audit.seconds / audit.checked) / 10);
+      r.at(rf::timing).set(schema::timing::audit_max_ratio, audit.max_ratio);
     }
     const std::string implausible =
         stats.empty() ? "" : implausible_timing(r, timing["impls"][w.impl()], stats.front(), audit, s, peak,
                                                           tf32 ? "TF32 tensor-core" : "FP32");
     if (!implausible.empty()) return finish(r, kWrong, implausible);
     if (spec.max_global_loads_per_fma > 0 && timing.value("basis", "") == "model")
-      r["timing"]["max_global_loads_per_fma"] = spec.max_global_loads_per_fma;
+      r.at(rf::timing).set(schema::timing::max_global_loads_per_fma, spec.max_global_loads_per_fma);
     const std::string untiled = stats.empty() ? "" : untiled_loads(r, stats.front(), spec, s);
     if (!untiled.empty()) return finish(r, kWrong, untiled);
     std::printf("%-12s %10s %10s %9s\n", "impl", "median ms", "GFLOP/s", "% peak");
@@ -309,8 +312,8 @@ int run_checks(Session& w, nlohmann::json& r, const StageSpec& spec, const Datas
     return finish(r, kError, e.findings.value("message", "the emulator stopped the run"));
   } catch (const DeviceError& e) {
     const Diagnosis dg = diagnose_cuda_error(e.what());
-    r["hint_code"] = dg.code;
-    r["hint"] = dg.hint;
+    r.set(rf::hint_code, dg.code);
+    r.set(rf::hint, dg.hint);
     try {
       record_findings(r, w.findings());
     } catch (const std::exception&) {

@@ -7,17 +7,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "judge_result.hpp"  // ResultWriter
 #include "judge_session.hpp"
 
 namespace tilelab::judge {
 
 // The checks of one dataset, against the worker: every P it hands back is checked here.
-int run_checks(Session& w, nlohmann::json& r, const StageSpec& spec, const Dataset& d, const std::vector<double>& absMN,
+int run_checks(Session& w, ResultWriter& r, const StageSpec& spec, const Dataset& d, const std::vector<double>& absMN,
                const Dataset& fresh, const std::vector<double>& fresh_absMN, const std::string& check);
 
 // A backend's findings (Backend::findings): the emulator's kept under "emulator", the GPU guard
 // zones' under "guard"; true when there is one, which fails the check with the hint about the
 // first to fix.
-bool record_findings(nlohmann::json& r, const nlohmann::json& found);
+bool record_findings(ResultWriter& r, const nlohmann::json& found);
 
 }  // namespace tilelab::judge

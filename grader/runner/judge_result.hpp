@@ -8,16 +8,23 @@
 #include <nlohmann/json.hpp>
 
 #include "tilelab/contract.hpp"
+#include "tilelab/result_schema.hpp"
 
 namespace tilelab::judge {
+
+// The result, writable only through the fields of grader/result_schema.toml.
+using ResultWriter = schema::Writer<schema::Result>;
+namespace rf = schema::result;
 
 // Where a check's time goes, written as the result's "seconds" (wall time of each step, in order):
 // what an instructor reads to see why a check is slow (docs/performance.md, grading times).
 struct Laps {
   std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
-  void operator()(nlohmann::json& r, const char* step) {
+  nlohmann::json seconds = nlohmann::json::object();
+  void operator()(ResultWriter& r, const char* step) {
     const auto now = std::chrono::steady_clock::now();
-    r["seconds"][step] = std::round(std::chrono::duration<double>(now - last).count() * 1000) / 1000;
+    seconds[step] = std::round(std::chrono::duration<double>(now - last).count() * 1000) / 1000;
+    r.set(rf::seconds, seconds);
     last = now;
   }
 };
@@ -27,11 +34,11 @@ extern Laps g_laps;
 extern std::string g_result_path;
 extern bool g_host_function;  // the stage grades matmul_host: a crash's hint may point there
 
-// A result with what is known before anything ran.
-nlohmann::json base_result(const std::string& stage, const std::string& dataset, const std::string& check);
+// The result started again, with what is known before anything ran.
+void base_result(ResultWriter& r, const std::string& stage, const std::string& dataset, const std::string& check);
 // The verdict, its exit code and message; printed. Returns the code, the judge's exit status.
-int finish(nlohmann::json& r, ExitCode code, const std::string& message);
+int finish(ResultWriter& r, ExitCode code, const std::string& message);
 // A hint whose text is fixed (grader/contract.toml).
-void set_hint(nlohmann::json& r, const Hint& h);
+void set_hint(ResultWriter& r, const Hint& h);
 
 }  // namespace tilelab::judge

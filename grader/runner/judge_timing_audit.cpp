@@ -7,15 +7,18 @@
 namespace tilelab::judge {
 
 nlohmann::json stats_json(const TimingStats& t, const Shape& s, double peak_gflops) {
-  nlohmann::json j = {{"name", t.name}, {"runs", t.runs}};
-  if (t.launches >= 0) j["launches"] = t.launches;
-  if (t.wall_median_ms > 0) j["wall_median_ms"] = t.wall_median_ms;
-  if (!t.model.is_null()) j["model"] = t.model;
-  if (t.median_ms <= 0) return j;
+  namespace f = schema::impl_timing;
+  nlohmann::json out;
+  schema::Writer<schema::ImplTiming> j(out);
+  j.set(f::name, t.name).set(f::runs, t.runs);
+  if (t.launches >= 0) j.set(f::launches, t.launches);
+  if (t.wall_median_ms > 0) j.set(f::wall_median_ms, t.wall_median_ms);
+  if (!t.model.is_null()) j.set(f::model, t.model);
+  if (t.median_ms <= 0) return out;
   const double gflops = s.flops() / (t.median_ms * 1e6);
-  j.update({{"median_ms", t.median_ms}, {"mean_ms", t.mean_ms}, {"stderr_ms", t.stderr_ms}, {"min_ms", t.min_ms},
-            {"gflops", gflops}, {"pct_of_peak", peak_gflops > 0 ? 100.0 * gflops / peak_gflops : 0.0}});
-  return j;
+  j.set(f::median_ms, t.median_ms).set(f::mean_ms, t.mean_ms).set(f::stderr_ms, t.stderr_ms).set(f::min_ms, t.min_ms);
+  j.set(f::gflops, gflops).set(f::pct_of_peak, peak_gflops > 0 ? 100.0 * gflops / peak_gflops : 0.0);
+  return out;
 }
 
 namespace {
@@ -68,7 +71,7 @@ std::string uneven_work(const nlohmann::json& model) {
 }  // namespace
 
 // Returns the verdict's message, or "" when the timing is plausible.
-std::string implausible_timing(nlohmann::json& r, const nlohmann::json& mine, const TimingStats& t, const Audit& audit,
+std::string implausible_timing(ResultWriter& r, const nlohmann::json& mine, const TimingStats& t, const Audit& audit,
                                const Shape& s, double peak_gflops, const char* peak_name) {
   if (t.launches >= 0 && t.runs > 0 && t.launches < t.runs) {
     set_hint(r, hints::kWorkSkipped);
@@ -120,7 +123,7 @@ double loads_per_fma(const nlohmann::json& model, const Shape& s) {
   return model.at("counts").value("global_load_bytes", 0.0) / 4.0 / (double(s.J) * double(s.K) * double(s.L));
 }
 
-std::string untiled_loads(nlohmann::json& r, const TimingStats& t, const StageSpec& spec, const Shape& s) {
+std::string untiled_loads(ResultWriter& r, const TimingStats& t, const StageSpec& spec, const Shape& s) {
   if (spec.max_global_loads_per_fma <= 0 || t.model.is_null()) return "";
   const double got = loads_per_fma(t.model, s), limit = spec.max_global_loads_per_fma;
   if (got <= limit) return "";
@@ -132,7 +135,7 @@ std::string untiled_loads(nlohmann::json& r, const TimingStats& t, const StageSp
                   "where this stage allows at most %.3g: TILE_WIDTH %d or more (2/%d = %.3g) meets it.",
                   got, 2.0 / got, 2.0 / got, limit, need, need, 2.0 / need);
     set_hint(r, hints::kTilesTooSmall);
-    r["hint"] = r["hint"].get<std::string>() + buf;
+    r.set(rf::hint, r.get(rf::hint).get<std::string>() + buf);
     std::snprintf(buf, sizeof buf, "the kernels made %.3g global loads of M and N per multiply-add on %s where this "
                   "stage allows at most %.3g: the shared tiles are too small (TILE_WIDTH %d or more meets it); "
                   "no performance credit", got, s.str().c_str(), limit, need);
@@ -141,7 +144,7 @@ std::string untiled_loads(nlohmann::json& r, const TimingStats& t, const StageSp
   std::snprintf(buf, sizeof buf, " Here: %.3g global loads per multiply-add where tiles of %d need at most %.3g.",
                 got, spec.tile, limit);
   set_hint(r, hints::kNoSharedMemory);
-  r["hint"] = r["hint"].get<std::string>() + buf;
+  r.set(rf::hint, r.get(rf::hint).get<std::string>() + buf);
   std::snprintf(buf, sizeof buf, "the kernels made %.3g global loads of M and N per multiply-add on %s "
                 "where tiles of %d need at most %.3g: the tiles in shared memory do not cut the global loads; "
                 "no performance credit", got, s.str().c_str(), spec.tile, limit);

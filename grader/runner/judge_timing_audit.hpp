@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "judge_result.hpp"  // ResultWriter
 #include "judge_session.hpp"  // TimingStats, Audit
 
 namespace tilelab::judge {
@@ -25,7 +26,7 @@ nlohmann::json stats_json(const TimingStats& t, const Shape& s, double peak_gflo
 //    (the product was computed elsewhere; zero traffic would otherwise model as near-peak speed);
 //  - on the count build, kernels that did not do the same work on every call it counted, or whose
 //    sampled blocks loaded less than the grid as a whole (uneven_work).
-std::string implausible_timing(nlohmann::json& r, const nlohmann::json& mine, const TimingStats& t, const Audit& audit,
+std::string implausible_timing(ResultWriter& r, const nlohmann::json& mine, const TimingStats& t, const Audit& audit,
                                const Shape& s, double peak_gflops, const char* peak_name);
 
 // Global loads of M and N per multiply-add of the product, from a model's counts: the 4-byte floats
@@ -41,6 +42,6 @@ double loads_per_fma(const nlohmann::json& model, const Shape& s);
 // too narrow -- `tiles-too-small`, naming the width the limit needs: the book's tiled kernel loads
 // 2/T per multiply-add, so T >= 2/limit, rounded up to a power of two (the widths a block of T x T
 // threads and the stages' width_multiple allow; 16 for limit 1.5 x 2/16).
-std::string untiled_loads(nlohmann::json& r, const TimingStats& t, const StageSpec& spec, const Shape& s);
+std::string untiled_loads(ResultWriter& r, const TimingStats& t, const StageSpec& spec, const Shape& s);
 
 }  // namespace tilelab::judge

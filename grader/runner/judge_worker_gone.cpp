@@ -10,6 +10,8 @@ namespace tilelab::judge {
 
 namespace {
 
+namespace pf = schema::progress;
+
 // A run of the emulator that passed its time limit, told from the progress it reported
 // (grader/emu/progress.hpp; issue #26, item 2). Hung: nothing finished (no thread, no barrier, no
 // block) in the last quarter of the limit (at least 1 s) -- an endless loop; the hint stays the
@@ -18,7 +20,7 @@ namespace {
 // phases outnumber those the product needs, by how much; hint_code `too-slow`, and the grader runs
 // the stage's other checks. The verdict is `timeout` either way (the page is written by the process
 // that runs the code under test: it words the verdict, never changes it).
-int timed_out(nlohmann::json& r, const WorkerGone& g, double timeout, const Shape& s, int tile) {
+int timed_out(ResultWriter& r, const WorkerGone& g, double timeout, const Shape& s, int tile) {
   const std::string limit = "the run did not finish within " + std::to_string(int(timeout)) + " s";
   const tlemu::Progress& p = g.progress;
   if (p.magic != tlemu::kProgressMagic || !p.attached || p.launches == 0) {
@@ -38,7 +40,7 @@ int timed_out(nlohmann::json& r, const WorkerGone& g, double timeout, const Shap
                   "passed (%s had finished %s, and %llu threads of the next)",
                   stalled, kernel.c_str(), blocks.c_str(), (unsigned long long)p.threads_done);
     set_hint(r, hints::kTimeout);
-    r["progress"] = {{"hung", true}, {"blocks_done", p.blocks_done}, {"blocks_total", p.blocks_total}};
+    r.at(rf::progress).set(pf::hung, true).set(pf::blocks_done, p.blocks_done).set(pf::blocks_total, p.blocks_total);
     return finish(r, kTimeout, limit + buf);
   }
   const double pace = double(p.blocks_done) / ran;  // blocks per second
@@ -64,16 +66,16 @@ int timed_out(nlohmann::json& r, const WorkerGone& g, double timeout, const Shap
                   (unsigned long long)phases, tile, (long long)needed);
     hint += buf;
   }
-  r["hint_code"] = "too-slow";
-  r["hint"] = hint;
-  r["progress"] = {{"hung", false}, {"blocks_done", p.blocks_done}, {"blocks_total", p.blocks_total},
-                   {"phases_per_block", phases}, {"phases_needed", needed}, {"seconds", ran}};
+  r.set(rf::hint_code, "too-slow");
+  r.set(rf::hint, hint);
+  r.at(rf::progress).set(pf::hung, false).set(pf::blocks_done, p.blocks_done).set(pf::blocks_total, p.blocks_total)
+      .set(pf::phases_per_block, phases).set(pf::phases_needed, needed).set(pf::seconds, ran);
   return finish(r, kTimeout, why);
 }
 
 }  // namespace
 
-int worker_gone(nlohmann::json& r, const WorkerGone& g, double timeout, const Shape& s, int tile) {
+int worker_gone(ResultWriter& r, const WorkerGone& g, double timeout, const Shape& s, int tile) {
   switch (g.kind) {
     case WorkerGone::kTimeout:
       return timed_out(r, g, timeout, s, tile);

@@ -171,3 +171,60 @@ def dataclasses(methods: dict[str, type], module: str) -> dict[str, type]:
         classes[o.name] = dc.make_dataclass(o.name, fields + list(getattr(base, "_extra", ())), bases=(base,),
                                             namespace=ns, frozen=True)
     return classes
+
+
+def violations(doc: Any, obj: str = "Result", where: str = "") -> list[str]:
+    """Where a JSON document breaks the schema: a field it does not declare (in an object not
+    `open`), or a value of the wrong type (a number's "nan"/"inf" strings are numbers)."""
+    o = OBJECTS[obj]
+    if not isinstance(doc, dict):
+        return [f"{where or obj}: not an object"]
+    out = []
+    fields = {f.name: f for f in o.fields}
+    for key, v in doc.items():
+        f = fields.get(key)
+        path = f"{where}.{key}" if where else key
+        if f is None:
+            out += [] if o.open else [f"{path}: not in the schema's {obj}"]
+        elif f.object and f.type.startswith("list["):
+            out += [f"{path}: not a list"] if not isinstance(v, list) else \
+                [e for i, x in enumerate(v) for e in violations(x, f.object, f"{path}[{i}]")]
+        elif f.object and f.type.startswith("map["):
+            out += [f"{path}: not an object"] if not isinstance(v, dict) else \
+                [e for k, x in v.items() for e in violations(x, f.object, f"{path}.{k}")]
+        elif f.object:
+            out += violations(v, f.object, path)
+        elif f.type != "any" and _READ[f.type](v) is None:
+            out.append(f"{path}: not {f.type}")
+        elif f.type in ("list[int]", "list[str]", "ranges", "map[number]", "map[int]") and \
+                len(_READ[f.type](v)) != len(v):
+            out.append(f"{path}: an element is not {f.type}")
+    return out
+
+
+# ---- C++: tilelab/result_schema.hpp (written by codegen at configure time) ----
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _cpp_type(f: Field) -> str:
+    if f.object:
+        kind = "List" if f.type.startswith("list[") else "Map" if f.type.startswith("map[") else "Object"
+        return f"{kind}<{f.object}>"
+    return {"str": "std::string", "int": "std::int64_t", "number": "double", "bool": "bool"}.get(f.type, "Json")
+
+
+def cpp_header() -> str:
+    """The C++ side of the schema: a tag per object, a typed constant per field, and the writer that
+    accepts only those (a field not in the schema cannot be written through it)."""
+    out = ["// Generated from grader/result_schema.toml by tilelab.specs.codegen. Do not edit.",
+           "#pragma once", "#include \"tilelab/result_writer.hpp\"", "", "namespace tilelab::schema {", ""]
+    out += [f"struct {o.name};  // {o.meaning}" for o in OBJECTS.values()]
+    for o in OBJECTS.values():
+        out += ["", f"namespace {_snake(o.name)} {{"]
+        out += [f"inline constexpr Field<{_cpp_type(f)}, {o.name}> {f.name}{{\"{f.name}\"}};  // {f.meaning}"
+                for f in o.fields]
+        out.append(f"}}  // namespace {_snake(o.name)}")
+    out += ["", "}  // namespace tilelab::schema", ""]
+    return "\n".join(out)
