@@ -37,11 +37,12 @@ struct TimingStats {
   nlohmann::json model;
 };
 
-// for a timed check, the reference worker (the stage's reference solution, the previous stage's and
-// the library). Each request carries M and N; each reply's P is the judge's to check.
 // FNV-1a over a file's bytes: a fixed, portable digest (0 for a file that cannot be read).
 uint64_t file_digest(const std::string& path);
 
+// The workers of one check, as the judge talks to them: the one running the code under test and,
+// for a timed check, the reference worker (the stage's reference solution, the previous stage's and
+// the library). Each request carries M and N; each reply's P is the judge's to check.
 class Session {
  public:
   Session(const std::string& worker, double timeout)
