@@ -14,6 +14,7 @@
 #include "runtime.hpp"  // the emulated CUDA runtime, before device_buffer.hpp uses it
 #include "device_buffer.hpp"
 #include "host_traffic.hpp"
+#include "tilelab/result_schema.hpp"
 #include "tilelab/timed_inputs.hpp"
 #include "traffic_json.hpp"
 
@@ -56,37 +57,40 @@ std::string where(const tlemu::Finding& f) {
   return file + (f.line > 0 ? ":" + std::to_string(f.line) : "") + ": ";
 }
 
-// The "emulator" object of the result: every finding, and the hint about the first to fix.
-// Warnings (Finding::warning) go to "warnings", with the advice each: they fail nothing.
+// One finding of the "emulator" object, with the advice for it.
+void write_finding(schema::Writer<schema::Finding> j, const tlemu::Finding& f) {
+  namespace k = schema::finding;
+  j.set(k::kind, f.kind).set(k::file, f.file).set(k::line, f.line).set(k::message, f.message);
+  j.set(k::hint_code, f.hint_code).set(k::count, f.count).set(k::advice, advice(f));
+}
+
+// The "emulator" object of the result (grader/result_schema.toml, Analysis): every finding, and
+// the hint about the first to fix. Warnings (Finding::warning) go to "warnings", with the advice
+// each: they fail nothing.
 nlohmann::json findings_json(std::vector<tlemu::Finding> all) {
-  nlohmann::json j = {{"build", tlemu::backend_name()}, {"findings", nlohmann::json::array()}};
+  namespace a = schema::analysis;
+  nlohmann::json out;
+  schema::Writer<schema::Analysis> j(out);
+  j.set(a::build, tlemu::backend_name());
+  j.empty_list(a::findings);
   std::vector<tlemu::Finding> fs;
   for (auto& f : all) {
     if (!f.warning) {
       fs.push_back(std::move(f));
       continue;
     }
-    if (!j.contains("warnings")) j["warnings"] = nlohmann::json::array();
-    j["warnings"].push_back({{"kind", f.kind}, {"file", f.file}, {"line", f.line}, {"message", f.message},
-                             {"hint_code", f.hint_code}, {"count", f.count}, {"advice", advice(f)}});
+    write_finding(j.append(a::warnings), f);
   }
   std::stable_sort(fs.begin(), fs.end(), [](const auto& a, const auto& b) { return priority(a.kind) < priority(b.kind); });
-  for (const auto& f : fs)
-    j["findings"].push_back({{"kind", f.kind},
-                             {"file", f.file},
-                             {"line", f.line},
-                             {"message", f.message},
-                             {"hint_code", f.hint_code},
-                             {"count", f.count},
-                             {"advice", advice(f)}});
+  for (const auto& f : fs) write_finding(j.append(a::findings), f);
   if (!fs.empty()) {
     const auto& top = fs.front();
-    j["hint_code"] = top.hint_code;
-    j["hint"] = where(top) + top.message + ". " + advice(top);
-    j["message"] = "the emulator found " + std::to_string(fs.size()) + " problem" + (fs.size() > 1 ? "s" : "") +
-                   ": " + where(top) + top.kind;
+    j.set(a::hint_code, top.hint_code);
+    j.set(a::hint, where(top) + top.message + ". " + advice(top));
+    j.set(a::message, "the emulator found " + std::to_string(fs.size()) + " problem" + (fs.size() > 1 ? "s" : "") +
+                          ": " + where(top) + top.kind);
   }
-  return j;
+  return out;
 }
 
 class EmuBackend final : public Backend {

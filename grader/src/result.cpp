@@ -1,15 +1,12 @@
 #include "tilelab/result.hpp"
 
+#include "tilelab/result_schema.hpp"
+
 #include <cmath>
 #include <fstream>
 
 namespace tilelab {
 namespace {
-
-nlohmann::json number(double v) {  // JSON has no NaN/Inf: write them as strings
-  if (std::isfinite(v)) return v;
-  return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
-}
 
 nlohmann::json ranges(const std::vector<std::pair<int64_t, int64_t>>& rs) {
   auto out = nlohmann::json::array();
@@ -19,33 +16,36 @@ nlohmann::json ranges(const std::vector<std::pair<int64_t, int64_t>>& rs) {
 
 }  // namespace
 
+// A hidden dataset's report holds positions and counts only (CheckReport::values_withheld).
 nlohmann::json to_json(const CheckReport& r) {
-  auto first = nlohmann::json::array();
-  for (const auto& w : r.first_wrong)
-    first.push_back(r.values_withheld ? nlohmann::json{{"row", w.row}, {"col", w.col}}
-                                      : nlohmann::json{{"row", w.row}, {"col", w.col}, {"expected", number(w.expected)},
-                                                       {"actual", number(w.actual)}, {"allowed", number(w.allowed)}});
-  nlohmann::json out = {{"pass", r.pass},
-          {"checked", r.checked},
-          {"wrong", r.wrong},
-          {"not_finite", r.not_finite},
-          {"max_abs_error", number(r.max_abs_error)},
-          {"max_error_ratio", number(r.max_error_ratio)},
-          {"rel_fro_error", number(r.rel_fro_error)},
-          {"first_wrong", first},
-          {"wrong_rows", ranges(r.wrong_rows)},
-          {"wrong_cols", ranges(r.wrong_cols)},
-          {"wrong_tiles", ranges(r.wrong_tiles)},
-          {"wrong_tile_count", r.wrong_tile_count},
-          {"tile", r.tile}};
-  if (r.values_withheld) {  // positions and counts only (CheckReport::values_withheld)
-    for (const char* k : {"max_abs_error", "max_error_ratio", "rel_fro_error"}) out.erase(k);
-    out["values_withheld"] = true;
+  namespace c = schema::comparison;
+  namespace w = schema::wrong_element;
+  nlohmann::json out;
+  schema::Writer<schema::Comparison> j(out);
+  j.empty_list(c::first_wrong);
+  for (const auto& e : r.first_wrong) {
+    auto f = j.append(c::first_wrong);
+    f.set(w::row, e.row).set(w::col, e.col);
+    if (!r.values_withheld) f.set(w::expected, e.expected).set(w::actual, e.actual).set(w::allowed, e.allowed);
   }
+  j.set(c::pass, r.pass)
+      .set(c::checked, r.checked)
+      .set(c::wrong, r.wrong)
+      .set(c::not_finite, r.not_finite)
+      .set(c::wrong_rows, ranges(r.wrong_rows))
+      .set(c::wrong_cols, ranges(r.wrong_cols))
+      .set(c::wrong_tiles, ranges(r.wrong_tiles))
+      .set(c::wrong_tile_count, r.wrong_tile_count)
+      .set(c::tile, r.tile);
+  if (r.values_withheld)
+    j.set(c::values_withheld, true);
+  else
+    j.set(c::max_abs_error, r.max_abs_error).set(c::max_error_ratio, r.max_error_ratio).set(c::rel_fro_error, r.rel_fro_error);
   if (!r.wrong_map.cells.empty())
-    out["wrong_map"] = {{"cell_rows", r.wrong_map.cell_rows},
-                        {"cell_cols", r.wrong_map.cell_cols},
-                        {"rows", r.wrong_map.cells}};
+    j.at(c::wrong_map)
+        .set(schema::wrong_map::cell_rows, r.wrong_map.cell_rows)
+        .set(schema::wrong_map::cell_cols, r.wrong_map.cell_cols)
+        .set(schema::wrong_map::rows, nlohmann::json(r.wrong_map.cells));
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "tilelab/result.hpp"
+#include "tilelab/result_schema.hpp"
 
 using namespace tilelab;
 
@@ -75,4 +76,31 @@ TEST_CASE("a hidden dataset's report holds positions and counts, no value") {
   r.values_withheld = false;  // a public dataset's keeps today's feedback
   CHECK(to_json(r)["first_wrong"][0]["actual"] == 7654321.0);
   CHECK(to_json(r)["rel_fro_error"] == 0.25);
+}
+
+TEST_CASE("a hidden dataset's report holds positions and counts, never a value") {
+  CheckReport r;
+  r.pass = false;
+  r.values_withheld = true;
+  r.first_wrong = {{1, 2, 3.0, 4.0, 1e-6}};
+  const auto j = to_json(r);
+  CHECK(j["values_withheld"] == true);
+  CHECK(j["first_wrong"][0].dump() == R"({"col":2,"row":1})");
+  for (const char* k : {"max_abs_error", "max_error_ratio", "rel_fro_error"}) CHECK_FALSE(j.contains(k));
+}
+
+TEST_CASE("the result writer writes the schema's fields with their types, NaN as a string") {
+  nlohmann::json doc;
+  schema::Writer<schema::Result> r(doc);
+  r.set(schema::result::verdict, "pass").set(schema::result::exit_code, 0);
+  auto timing = r.at(schema::result::timing);
+  timing.set(schema::timing::ratio_to_reference, std::numeric_limits<double>::quiet_NaN());
+  timing.entry(schema::timing::impls, "solution").set(schema::impl_timing::runs, 3);
+  r.at(schema::result::shape).set(schema::shape::J, int64_t(2));
+  CHECK(r.has(schema::result::verdict));
+  CHECK_FALSE(r.has(schema::result::hint));
+  CHECK(doc.dump() == R"({"exit_code":0,"shape":{"J":2},"timing":{"impls":{"solution":{"runs":3}},)"
+                      R"("ratio_to_reference":"nan"},"verdict":"pass"})");
+  r.clear();
+  CHECK(doc.dump() == "{}");
 }

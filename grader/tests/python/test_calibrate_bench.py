@@ -9,10 +9,10 @@ import pytest
 import fakes
 from tilelab import ROOT
 from tilelab.commands import bench, calibrate
-from tilelab.run import results
+from tilelab.run import ctest_results as results
 from tilelab.specs import spec
 from tilelab.specs.contract import SCHEMAS
-from tilelab.run.runresult import Result
+from tilelab.run.result import Result
 
 
 def perf(ratio_ref, ratio_prev=None):

@@ -71,4 +71,4 @@ def test_each_contract_name_is_written_once_in_the_kit_sources():
     for needle in needles:
         where = [str(p.relative_to(ROOT)) for p in sources if p.is_file() and needle in p.read_text(errors="replace")]
         assert where == ["grader/contract.toml"], (needle, where)
-    assert not re.search(r"tilelab\.(result|grade|bench|spec)/\d", (ROOT / "grader/tilelab/run/results.py").read_text())
+    assert not re.search(r"tilelab\.(result|grade|bench|spec)/\d", (ROOT / "grader/tilelab/run/ctest_results.py").read_text())

@@ -1,7 +1,7 @@
 """The GPU-only branches of the commands, run here without a GPU (issue #40, item 5).
 
 `tilelab bench` crashed on every GPU run (`'Result' object has no attribute 'get'`): its loop read
-the typed runner result (run/runresult.py) as the dict it had once been, and no test ever reached
+the typed runner result (run/result.py) as the dict it had once been, and no test ever reached
 that line, because only a GPU takes it. Here each command's result handling is fed a Result parsed
 from what the judge writes for a GPU perf check (data/results/*.perf.json and data/bench/*.json:
 real H200 results with `timing.impls`, `timing.ratio_to_cublas`, `gflops`, `device`), through the
@@ -20,7 +20,7 @@ import fakes
 from tilelab import cli
 from tilelab.commands import bench, calibrate, grade
 from tilelab.report.formats import common, terminal
-from tilelab.run.runresult import Result
+from tilelab.run.result import Result
 from tilelab.run.sandbox import Ran
 from tilelab.run.tree import RegisteredTest
 from tilelab.score import metrics

@@ -4,7 +4,7 @@ import json
 import shutil
 
 import fakes
-from tilelab.run import results
+from tilelab.run import ctest_results as results
 
 JUNIT = fakes.DATA / "junit.xml"
 

@@ -190,7 +190,7 @@ def test_scrubbing_a_report_gives_a_new_one_and_leaves_the_scored_one_as_it_was(
 
     import fakes
     from tilelab.commands import grade
-    from tilelab.run.runresult import Result
+    from tilelab.run.result import Result
     tree = tmp_path / "b"
     src = f"{tree}/submission-src/01-basic/matmul.cu"
     r = fakes.report("bob", verdict="wrong", hidden=False)

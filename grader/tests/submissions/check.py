@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # grader/, for til
 from tilelab.run import judge  # noqa: E402
 from tilelab.score import diagnoses  # noqa: E402
 from tilelab.specs.contract import ExitCode  # noqa: E402
-from tilelab.run.runresult import Result  # noqa: E402
+from tilelab.run.result import Result  # noqa: E402
 from tilelab.specs.compat import tomllib  # noqa: E402
 
 

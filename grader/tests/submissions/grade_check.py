@@ -55,7 +55,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # grader/
 from tilelab.commands import grade  # noqa: E402
-from tilelab.run import forbidden, judge, results as results_mod  # noqa: E402
+from tilelab.run import ctest_results as results_mod, forbidden, judge  # noqa: E402
 from tilelab.score import diagnoses  # noqa: E402
 from tilelab.specs import spec  # noqa: E402
 from tilelab.report.formats import terminal  # noqa: E402

@@ -11,12 +11,12 @@ from pathlib import Path
 
 from .. import ROOT
 from ..report import plot
-from ..run import judge, results
+from ..run import ctest_results as results, judge
 from ..score import metrics
 from ..specs import spec
 from ..specs.contract import SCHEMAS
 from ..score.metrics import Metrics
-from ..run.runresult import Result
+from ..run.result import Result
 from ..run.sandbox import run_limited
 from ..run.tree import Tree, select
 
@@ -76,7 +76,7 @@ def run(build: Path, stages: list[str] | None = None, sizes=DEFAULT_SIZES, timeo
             if on_step:
                 on_step(f"{sid} at {n}")
             r = measure(exe, spec_path, n, tree.build / "bench" / f"{sid}.{n}.json", timeout)
-            # r is a parsed Result (runresult.py), never the JSON: its device is an attribute; the
+            # r is a parsed Result (result.py), never the JSON: its device is an attribute; the
             # first result that names one gives bench.json's device.
             device = device or (r.device if r is not None else {})
             rows.append(row_from(sid, n, r))

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import ROOT
-from ..run import results as results_mod
+from ..run import ctest_results as results_mod
 from ..specs import spec
-from ..run.runresult import Result
+from ..run.result import Result
 from ..run.sandbox import run_limited
 from ..run.tree import Tree, select
 

@@ -18,10 +18,10 @@ from typing import Callable
 
 from .. import ROOT
 from ..report.model import GradeReport, device_of
-from ..run import artifacts, forbidden, includes, judge, kit as kit_mod, results as results_mod
+from ..run import artifacts, forbidden, includes, judge, kit as kit_mod, ctest_results as results_mod
 from ..run import submission as submission_mod, tree as tree_mod
 from ..run.gputurns import GpuTurns
-from ..run.runresult import Result
+from ..run.result import Result
 from ..run.sanitize import gpu_present as gpu_available   # one probe of the GPU for the grader
 from ..run.tree import Tree, compile_excerpt, log_tail, select, shown
 from ..score.scoring import (CORRECT_CHECK, Built, DidNotCompile, Hung, NotChecked, Outcome, Refused, StageScore,

@@ -10,7 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 from ..score.metrics import of_result
-from ..run.results import load
+from ..run.ctest_results import load
 
 
 def bench_rows(folder: Path) -> list[str]:

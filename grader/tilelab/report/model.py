@@ -9,7 +9,7 @@ import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ..run.runresult import Result
+from ..run.result import Result
 from ..specs.contract import SCHEMAS
 from ..score.scoring import CheckScore, StageScore
 

@@ -8,7 +8,7 @@ terminal, only where P is small enough to show element by element."""
 from __future__ import annotations
 
 from . import plot
-from ..run.runresult import Comparison
+from ..run.result import Comparison
 from ..score.scoring import CheckScore, StageScore
 
 LEGEND = {"0": "right", "1": "wrong", "2": "never written (NaN)"}

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from ..specs.contract import ExitCode, verdict_name
-from .results import load
+from .ctest_results import load
 
 
 def main(argv: list[str] | None = None) -> int:

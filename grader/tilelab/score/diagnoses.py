@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from ..specs import contract
 from ..specs.contract import HINTS
 from .metrics import spans
-from ..run.results import GRADING_ERROR
-from ..run.runresult import Finding, Result
+from ..run.ctest_results import GRADING_ERROR
+from ..run.result import Finding, Result
 from .scoring import PERF_CHECKS, PERF_GATED, CheckScore, StageScore
 
 # The emulator's order of findings to fix first: contract.toml [findings], as the runner sorts them.

@@ -8,7 +8,7 @@ import functools
 
 from dataclasses import dataclass
 
-from ..run.runresult import Result
+from ..run.result import Result
 from .scoring import CheckScore
 
 

@@ -10,8 +10,8 @@ from types import SimpleNamespace
 from typing import Literal, Union
 
 from ..specs.contract import hint
-from ..run.results import GRADING_ERROR
-from ..run.runresult import Result
+from ..run.ctest_results import GRADING_ERROR
+from ..run.result import Result
 from ..specs.codegen import check_timeout
 from ..specs.spec import Stage
 

@@ -5,6 +5,7 @@
 writes, from grader/contract.toml and every assignments/<stage>/stage.toml (read and validated by
 tilelab.specs.spec, their only reader):
     OUT_DIR/include/tilelab/contract.hpp   exit codes, schema names, fixed hints (C++)
+    OUT_DIR/include/tilelab/result_schema.hpp  the result object's fields (grader/result_schema.toml)
     OUT_DIR/tilelab_stages.cmake           what CMake registers per stage and dataset
     OUT_DIR/stages/<stage>.json            the resolved spec the runner and datagen read (--spec;
                                            spec.resolved_path: OUT_DIR is <build>/generated)
@@ -19,7 +20,7 @@ import sys
 from pathlib import Path
 
 from .. import ROOT
-from . import spec
+from . import resultschema, spec
 from .contract import CODES, FINDING_ADVICE, FINDING_ADVICE_DEFAULT, FINDING_ORDER, HINTS, SCHEMAS, ExitCode
 
 
@@ -173,6 +174,7 @@ def main(argv: list[str]) -> int:
         print(f"tilelab: {e}", file=sys.stderr)
         return ExitCode.BAD_INPUT
     _write_if_changed(out / "include" / "tilelab" / "contract.hpp", contract_header())
+    _write_if_changed(out / "include" / "tilelab" / "result_schema.hpp", resultschema.cpp_header())
     for s in stages:
         _write_if_changed(spec.resolved_path(out.parent, s.id), json.dumps(spec.resolved(s), indent=2) + "\n")
     _write_if_changed(out / "tilelab_stages.cmake", stages_cmake(stages, out.parent))

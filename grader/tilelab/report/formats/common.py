@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from ...score import diagnoses, metrics
 from ..model import GradeReport
-from ...run.runresult import Finding
+from ...run.result import Finding
 from ...score.quiz import ATTEMPTS_USED, PREDICT, WRONG_CODE
 from ...score.scoring import QUESTION, CheckScore, StageScore
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..specs.contract import SCHEMAS, ExitCode, hint
-from .runresult import Result
+from .result import Result
 
 SCHEMA = SCHEMAS["result"]
 # The verdict of a check that could not be judged for a reason that is not the submission's: the
@@ -41,7 +41,7 @@ def load(path: Path) -> Result | None:
 
 def read_json_results(results_dir: Path, prefix: str = "") -> dict[str, Result]:
     """Every <name>.json in results_dir whose name starts with prefix, keyed by test name, parsed
-    once into a Result (runresult.py)."""
+    once into a Result (result.py)."""
     out: dict[str, Result] = {}
     for f in sorted(Path(results_dir).glob(f"{prefix}*.json")):
         if (r := load(f)) is not None:

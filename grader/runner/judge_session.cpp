@@ -1,0 +1,168 @@
+#include "judge_session.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <random>
+
+#include "perf_model.hpp"
+#include "traffic_json.hpp"
+#include "tilelab/audit.hpp"
+
+namespace tilelab::judge {
+
+uint64_t file_digest(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return 0;
+  uint64_t h = 0xcbf29ce484222325ull;
+  unsigned char buf[1 << 16];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;)
+    for (size_t i = 0; i < n; ++i) h = (h ^ buf[i]) * 0x100000001b3ull;
+  std::fclose(f);
+  return h;
+}
+
+namespace {
+
+TimingStats summarize(const std::string& name, std::vector<double> v) {
+  TimingStats t;
+  t.name = name;
+  t.runs = int(v.size());
+  if (v.empty()) return t;
+  const double mean = std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
+  double var = 0;
+  for (double x : v) var += (x - mean) * (x - mean);
+  var /= std::max<double>(1, double(v.size()) - 1);
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  t.median_ms = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  t.mean_ms = mean;
+  t.stderr_ms = std::sqrt(var / double(n));
+  t.min_ms = v.front();
+  return t;
+}
+
+// The count build's counts of every call of one implementation (the checked runs and the timed
+// calls, in order) as one model: the call that models slowest stands for the kernel, and each call's
+// time and loads per multiply-add are kept under "calls" (uneven_work() compares them), with the
+// sampled blocks' estimate of its loads beside the exact figure.
+nlohmann::json counted_calls(const nlohmann::json& calls, const Shape& s) {
+  nlohmann::json worst, each = nlohmann::json::array();
+  for (const auto& c : calls) {
+    const tlemu::TrafficCounts tc = c.get<tlemu::TrafficCounts>();
+    nlohmann::json m = perf_model(tc, s);
+    const double fmas = double(s.J) * double(s.K) * double(s.L);
+    each.push_back({{"ms", m["model"].value("ms", 0.0)}, {"global_loads_per_fma", tc.global_load_bytes / 4 / fmas},
+                    {"sampled_global_loads_per_fma", tc.sampled_global_load_bytes / 4 / fmas}});
+    if (worst.is_null() || m["model"].value("ms", 0.0) > worst["model"].value("ms", 0.0)) worst = std::move(m);
+  }
+  worst["calls"] = each;
+  return worst;
+}
+
+}  // namespace
+
+// Times the implementation under test, the reference solution, the previous stage's and the
+// library, interleaved call by call (docs/timing.md): each worker times its own calls (CUDA events,
+// L2 flushed), the judge keeps the samples, its own clock around each call and the launch counts.
+// On the emulator (times mean nothing) the implementation is called as often, its launches counted,
+// and the count build's traffic stands for every implementation's time (perf_model.hpp).
+std::vector<TimingStats> Session::time(const Dataset& d, const StageSpec& spec, Audit& audit) {
+  const Shape& s = d.spec.shape;
+  const PerfSpec& perf = spec.perf;
+  // Every call of the implementation under test gets inputs of its own (timed_inputs.hpp), from a
+  // seed drawn here after the previous call returned; the P of the last call and of up to six
+  // others, chosen after the fact, is audited (audit.hpp) with choices drawn after the call too.
+  std::random_device entropy;
+  std::mt19937_64 rng((uint64_t(entropy()) << 32) ^ entropy());
+  const double audit_share = meaningful() ? 5.0 / std::max(1, perf.min_runs) : 1.0;
+  struct Entry {
+    Worker* w;
+    std::string impl;  // "" = the library
+    std::string name;
+    std::vector<double> ms, wall;
+    int64_t launches = 0;
+  };
+  std::vector<Entry> entries = {{&mine_, impl_, impl_, {}, {}, 0}};
+  mine_.call(request({{"op", "time_prepare"}}, s), {&d.M.data, &d.N.data});
+  if (Worker* ref = reference()) {
+    ref->call(request({{"op", "time_prepare"}}, s), {&d.M.data, &d.N.data});
+    for (const auto& i : ref_hello_["impls"]) entries.push_back({ref, i.get<std::string>(), i.get<std::string>(), {}, {}, 0});
+    if (ref_hello_.value("library", false) && meaningful()) entries.push_back({ref, "", "cublas", {}, {}, -1});
+  }
+  auto once = [&](Entry& e, bool counted, bool last = false) {
+    const bool fresh = counted && &e == &entries[0];
+    const uint64_t seed = rng();
+    if (fresh) e.w->call({{"op", "time_inputs"}, {"seed", seed}});
+    const auto t0 = std::chrono::steady_clock::now();
+    const wire::Message m = e.w->call({{"op", "time_once"}, {"impl", e.impl}});
+    const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (fresh && (last || (audit.checked < 6 && std::uniform_real_distribution<double>(0, 1)(rng) < audit_share))) {
+      wire::Message res = e.w->call({{"op", "time_result"}}, {}, size_t(s.J * s.L));
+      if (res.mats.size() != 1) throw WorkerGone(WorkerGone::kGarbled, "no P in the reply");
+      Matrix P(s.J, s.L);
+      P.data = std::move(res.mats[0]);
+      const auto a0 = std::chrono::steady_clock::now();
+      const TimedAudit a = audit_timed_call(P, seed, s, spec.rule, spec.tile, rng());
+      audit.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
+      ++audit.checked;
+      audit.max_ratio = std::max(audit.max_ratio, a.freivalds_ratio);
+      if (!a.pass) {
+        ++audit.wrong;
+        std::printf("timed call %d: not the product of its inputs: %lld of %lld rows outside Freivalds' bound "
+                    "(the worst %.3g times it), %lld of %lld sampled elements wrong, relative Frobenius error %.3g\n",
+                    int(e.ms.size()) + 1, (long long)a.freivalds_failed, (long long)s.J, a.freivalds_ratio,
+                    (long long)a.rows.wrong, (long long)a.rows.checked, a.rows.rel_fro_error);
+      }
+    }
+    if (!counted) return;
+    e.ms.push_back(std::max(0.0, m.head.value("ms", 0.0)));
+    e.wall.push_back(wall);
+    if (e.launches >= 0) e.launches += std::max<int64_t>(0, m.head.value("launches", int64_t(0)));
+  };
+  std::vector<TimingStats> out;
+  if (!meaningful()) {
+    // The emulator: the implementation under test is called as a GPU's timing loop calls it (a
+    // warm-up, then two timed calls on the same buffers, each with inputs of its own, both
+    // audited); the others are only counted.
+    for (int call = 0; call <= 2; ++call) once(entries[0], call > 0, true);
+    for (Entry& e : entries) {
+      TimingStats t;
+      t.name = e.name;
+      if (&e == &entries[0]) t.runs = int(e.ms.size()), t.launches = e.launches;
+      const nlohmann::json c = e.w->call({{"op", "counts"}, {"impl", e.impl}}).head.value("counts", nlohmann::json());
+      if (c.is_object() && c.contains("calls") && c["calls"].is_array() && !c["calls"].empty()) {
+        t.model = counted_calls(c["calls"], s);
+        t.median_ms = t.mean_ms = t.min_ms = t.model["model"].value("ms", 0.0);
+      } else if (&e != &entries[0]) {
+        continue;
+      }
+      out.push_back(t);
+    }
+    return out;
+  }
+  for (Entry& e : entries) once(e, false);  // warm-up: module load, cuBLAS heuristics
+  const auto stop_at = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  for (int round = 1; round <= perf.max_runs; ++round) {
+    bool settled = round >= perf.min_runs;
+    for (const Entry& e : entries) {
+      const TimingStats t = summarize(e.name, e.ms);
+      settled = settled && t.stderr_ms <= perf.target_rel_stderr * t.mean_ms;
+    }
+    // The round after the estimates settled (or time ran out) is the last: its call is audited.
+    const bool last = round == perf.max_runs || (round > perf.min_runs && (settled || std::chrono::steady_clock::now() > stop_at));
+    for (Entry& e : entries) once(e, true, last);
+    if (last) break;
+  }
+  for (const Entry& e : entries) {
+    TimingStats t = summarize(e.name, e.ms);
+    t.launches = e.launches;
+    t.wall_median_ms = summarize(e.name, e.wall).median_ms;
+    out.push_back(t);
+  }
+  return out;
+}
+
+}  // namespace tilelab::judge
