@@ -184,14 +184,13 @@ def test_formats_do_not_import_one_another_and_each_registers_one_file():
 
 
 def test_write_outputs_writes_every_registered_format(tmp_path):
-    from tilelab.commands import grade
     from tilelab.report import formats
 
-    written = grade.write_outputs(fakes.report(verdict="wrong"), tmp_path, tuple(formats.names()))
+    written = formats.write(fakes.report(verdict="wrong"), tmp_path, tuple(formats.names()))
     assert sorted(p.name for p in written) == sorted(formats.get(n).filename for n in formats.names())
     assert all(p.stat().st_size > 0 for p in written)
     with pytest.raises(ValueError, match="unknown output format"):
-        grade.write_outputs(fakes.report(), tmp_path, ("nope",))
+        formats.write(fakes.report(), tmp_path, ("nope",))
 
 
 def test_emulator_warnings_reach_every_report_and_cost_nothing():

@@ -1,6 +1,7 @@
 """The package's layout (docs/architecture.md, "The Python package"): every import inside tilelab, at
-the top of a module or inside a function, points down the layers commands -> report -> score -> run
--> specs (cli above them all), and no two modules import each other, directly or round a loop."""
+the top of a module or inside a function, points down the layers commands -> grading -> report ->
+score -> run -> specs (cli above them all), and no two modules import each other, directly or round a
+loop. `grading` sits above `report` because grading one implementation hands back a GradeReport."""
 
 import ast
 from pathlib import Path
@@ -8,7 +9,7 @@ from pathlib import Path
 from tilelab import ROOT
 
 PACKAGE = ROOT / "grader" / "tilelab"
-LAYERS = ("specs", "run", "score", "report", "commands")   # bottom first
+LAYERS = ("specs", "run", "score", "report", "grading", "commands")   # bottom first
 
 
 def _modules() -> dict[str, Path]:
@@ -45,7 +46,7 @@ def _imports() -> dict[str, set[str]]:
 
 
 def _layer(module: str) -> int:
-    """specs 0 ... commands 4; cli and __main__ above them; the package itself (ROOT) below them."""
+    """specs 0 ... commands 5; cli and __main__ above them; the package itself (ROOT) below them."""
     parts = module.split(".")
     if len(parts) == 1:
         return -1

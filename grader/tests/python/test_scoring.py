@@ -185,7 +185,7 @@ def test_a_grade_with_a_grading_error_exits_as_the_grader_could_not_run():
     """`grade --impl solution --hidden --seed ...` must not exit 1 ("something failed") for the
     grader's own failure: it exits 2, as when the grader could not run at all."""
     from tilelab.specs.contract import ExitCode
-    from tilelab.commands.grade import exit_status
+    from tilelab.grading.implementation import exit_status
     from tilelab.report.model import GradeReport
 
     r = _results()

@@ -48,8 +48,8 @@ def row_from(stage: str, size: int, r: Result | None, fallback: str = "") -> Ben
 
 def measure(exe: str, spec_path: str, size: int, out: Path, timeout: float) -> Result | None:
     out.unlink(missing_ok=True)
-    run_limited([*judge.command(exe), "--spec", spec_path, "--shape", str(size), str(size), str(size), "--check", "perf",
-                 "--json", str(out), "--timeout", str(int(timeout))], timeout=timeout + 30, log=out.with_suffix(".log"))
+    run_limited(judge.command(exe, spec=spec_path, shape=(size, size, size), check="perf", out=out, timeout=timeout),
+                timeout=timeout + 30, log=out.with_suffix(".log"))
     return results.load(out)
 
 

@@ -2,7 +2,7 @@
 
 A format is one module in this package that calls `register` at import time with a function of
 the GradeReport (model.py) and the RenderOptions (a platform's visibility settings): every output
--- `grade.write_outputs`, the CLI's `--format`, the hosted autograders (autograder.py) -- goes
+-- `write` (what `grade`, `batch` and `report` write), the CLI's `--format`, the hosted autograders (autograder.py) -- goes
 through `render`, and this package imports every module in it, so adding a format touches one file.
 Formats never import one another; what several share lives in `common.py`.
 
@@ -75,6 +75,22 @@ def names() -> list[str]:
 def render(report: GradeReport, name: str, options: RenderOptions | None = None) -> str:
     """The text of one registered format for a report: the one path every output takes."""
     return get(name).render(report, options or RenderOptions())
+
+
+def write(report: GradeReport, out: Path, formats: tuple[str, ...] = ("gradescope", "grade")) -> list[Path]:
+    """The files of the registered output formats asked for (results.json, prairielearn.json,
+    classroom.json, grade.json, report.html ...), in the folder out; ValueError for a name that is
+    not a format, before anything is written."""
+    unknown = [f for f in formats if f not in names()]
+    if unknown:
+        raise ValueError(f"unknown output format(s) {unknown}; the formats are {names()}")
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in formats:
+        fmt = get(name)
+        (out / fmt.filename).write_text(render(report, name))
+        written.append(out / fmt.filename)
+    return written
 
 
 for _m in pkgutil.iter_modules(__path__):
