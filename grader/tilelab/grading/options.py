@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Callable
 
 from .. import ROOT
-from ..run import engine, sanitize
+from ..run import sanitize
 from ..run.gputurns import GpuTurns
 from ..specs import seed as seed_mod, spec
 
@@ -43,11 +43,6 @@ class GradeOptions:
 
     def __post_init__(self):
         self.seed = seed_mod.text(self.seed)   # any text; the number is derived from it (seed.py)
-
-    def run_options(self) -> engine.RunOptions:
-        """What the engine reads of these options."""
-        return engine.RunOptions(quick=self.quick, build_timeout=self.build_timeout,
-                                 check_timeout=self.check_timeout, check_lock=self.check_lock, on_step=self.on_step)
 
 
 class UsageError(ValueError):

@@ -14,9 +14,15 @@ def hidden_count(stage: spec.Stage, opts: GradeOptions) -> int:
     return stage.hidden.count if opts.hidden and opts.seed and stage.hidden else 0
 
 
+def run_options(opts: GradeOptions) -> engine.RunOptions:
+    """What the engine reads of a grade's options."""
+    return engine.RunOptions(quick=opts.quick, build_timeout=opts.build_timeout, check_timeout=opts.check_timeout,
+                             check_lock=opts.check_lock, on_step=opts.on_step)
+
+
 def grade_stage(tree: Tree, stage: spec.Stage, impl: str, backend: str, registered, opts: GradeOptions) -> StageScore:
     """Build and run the stage in the tree, then score what became of it."""
-    return score_stage(stage, impl, engine.stage_outcome(tree, stage, impl, backend, registered, opts.run_options()),
+    return score_stage(stage, impl, engine.stage_outcome(tree, stage, impl, backend, registered, run_options(opts)),
                        hidden_count(stage, opts), backend, basis=opts.perf_basis)
 
 

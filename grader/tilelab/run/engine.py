@@ -24,7 +24,7 @@ from ..specs import spec
 
 @dataclass(frozen=True)
 class RunOptions:
-    """What the engine reads of a grade's options (grading/options.py: GradeOptions.run_options)."""
+    """What the engine reads of a grade's options (grading/stage.py: run_options)."""
     quick: bool = False                   # `tilelab check`: plain emulator build, small public datasets only
     build_timeout: float = 1800
     check_timeout: float | None = None    # per stage; default: the sum of its checks' timeouts + 120 s
