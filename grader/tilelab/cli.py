@@ -359,13 +359,14 @@ def cmd_doctor(args) -> int:
 
 def cmd_report(args) -> int:
     from .grading import implementation
-    from .report import formats
+    from .report import formats, view
     from .report.formats import terminal
     from .report.model import GradeReport
 
     report = GradeReport.from_dict(json.loads(Path(args.grade_json).read_text()))
-    terminal.print_report(report, table=args.table)
-    for p in formats.write(report, Path(args.out or Path(args.grade_json).parent), tuple(args.format)):
+    shown = view.of(report)   # once, for the table and the files
+    terminal.print_report(shown, table=args.table)
+    for p in formats.write(shown, Path(args.out or Path(args.grade_json).parent), tuple(args.format)):
         print(f"wrote {p}")
     return implementation.exit_status(report)
 

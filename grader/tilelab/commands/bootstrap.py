@@ -15,7 +15,7 @@ import os
 
 from .. import ROOT
 from ..grading import implementation, options as options_mod
-from ..report import formats as formats_mod
+from ..report import formats as formats_mod, view as view_mod
 from ..run import tree as tree_mod
 from ..specs.contract import ExitCode
 
@@ -57,8 +57,9 @@ def _grade_and_write(impl: str):
     except options_mod.UsageError as e:
         print(f"tilelab: {e}")
         return ExitCode.BAD_INPUT
-    table.print_report(report)
-    for p in formats_mod.write(report, options_mod.default_out(report.impl, report.backend)):
+    view = view_mod.of(report)   # once, for the table and the files
+    table.print_report(view)
+    for p in formats_mod.write(view, options_mod.default_out(report.impl, report.backend)):
         print(f"wrote {tree_mod.shown(p)}")
     return report
 

@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 from ..grading import implementation, options as options_mod
-from ..report import formats as formats_mod
+from ..report import formats as formats_mod, view as view_mod
 from ..run import tree as tree_mod
 from ..specs.contract import ExitCode
 
@@ -34,8 +34,9 @@ def grade(stages: list[str] | None = None, submission: str | None = None, backen
     # is its tree, and the next grade there must not overwrite them half-way.
     with tree_mod.exclusive(options_mod.tree_of(opts)):
         report = implementation.grade(opts)
-        terminal.print_report(report, table=table)
+        view = view_mod.of(report)   # the diagnoses and figures, once for the table and every file
+        terminal.print_report(view, table=table)
         dest = Path(out) if out else Path(build_dir or options_mod.default_out(report.impl, report.backend))
-        for p in formats_mod.write(report, dest, formats):
+        for p in formats_mod.write(view, dest, formats):
             print(f"wrote {tree_mod.shown(p)}")
     return implementation.exit_status(report)
