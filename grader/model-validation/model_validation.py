@@ -68,8 +68,8 @@ def run(tree: Path, variants: Path, backend: str, out: Path, size: int, timeout:
         runner = tree / "runners" / f"run-mv-{name}-{st.id}-{backend}"
         shape = list(st.performance.model.shape) if backend == "emu-count" else [size] * 3
         res = logs / f"{name}-{backend}.json"
-        cmd = [*judge.command(runner), "--spec", str(spec.resolved_path(tree, st.id)), "--shape", *map(str, shape), "--seed", "1", "--check", "perf",
-               "--json", str(res), "--timeout", str(int(timeout))]
+        cmd = judge.command(runner, spec=spec.resolved_path(tree, st.id), shape=shape, seed=1, check="perf", out=res,
+                            timeout=timeout)
         with open(logs / f"{name}-{backend}.log", "w") as log:
             p = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, timeout=timeout + 60)
         r = json.loads(res.read_text()) if res.exists() else {}

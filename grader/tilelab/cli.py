@@ -288,9 +288,10 @@ def cmd_gradescope(args) -> int:
 
 
 def cmd_bench(args) -> int:
-    from .commands import bench, grade
+    from .commands import bench
+    from .run.sanitize import gpu_present
 
-    if not grade.gpu_available():
+    if not gpu_present():
         print("tilelab bench: no usable NVIDIA GPU here (see ./tilelab doctor); nothing to time")
         return ExitCode.SKIPPED
     rows, device = bench.run(Path(args.build_dir), args.stage or None, args.sizes, args.timeout,
@@ -303,9 +304,10 @@ def cmd_bench(args) -> int:
 
 
 def cmd_calibrate(args) -> int:
-    from .commands import calibrate, grade
+    from .commands import calibrate
+    from .run.sanitize import gpu_present
 
-    if not grade.gpu_available():
+    if not gpu_present():
         print("tilelab calibrate: no usable NVIDIA GPU here; thresholds must be calibrated on the grading GPU")
         return ExitCode.SKIPPED
     sugg, device = calibrate.run(Path(args.build_dir), args.stage or None, args.repeats,
@@ -356,15 +358,17 @@ def cmd_doctor(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from .commands import grade
+    from .grading import implementation
+    from .report import formats, view
     from .report.formats import terminal
     from .report.model import GradeReport
 
     report = GradeReport.from_dict(json.loads(Path(args.grade_json).read_text()))
-    terminal.print_report(report, table=args.table)
-    for p in grade.write_outputs(report, Path(args.out or Path(args.grade_json).parent), tuple(args.format)):
+    shown = view.of(report)   # once, for the table and the files
+    terminal.print_report(shown, table=args.table)
+    for p in formats.write(shown, Path(args.out or Path(args.grade_json).parent), tuple(args.format)):
         print(f"wrote {p}")
-    return grade.exit_status(report)
+    return implementation.exit_status(report)
 
 
 def build_parser() -> argparse.ArgumentParser:

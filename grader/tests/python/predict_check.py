@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from tilelab import ROOT  # noqa: E402
-from tilelab.commands import grade  # noqa: E402
+from tilelab.run import measure as measure_mod  # noqa: E402
 from tilelab.score import quiz  # noqa: E402
 from tilelab.specs import spec  # noqa: E402
 from tilelab.run.tree import Tree, exclusive  # noqa: E402
@@ -48,7 +48,7 @@ def _check(tree: Tree, students: int) -> int:
         for q in quiz.load_questions(ROOT / "assignments" / stage.id):
             if not q.measure:
                 continue
-            measure = grade._measurer(tree, "solution", stage.id)
+            measure = measure_mod.measurer(tree, "solution", stage.id)
             for i in range(students):
                 d = quiz.draw(q, f"predict-{i}", stage.id)
                 book = quiz.expected(d, key[q.id])

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from tilelab import ROOT
-from tilelab.commands import grade
+from tilelab.run import refusal
 from tilelab.run import allowlist, forbidden, includes, libexports, symbols
 from tilelab.specs import spec
 from tilelab.score.scoring import verdict_of
@@ -514,16 +514,16 @@ def test_each_forbidden_definition_is_refused_by_name_on_the_gpu(cc):
 def test_refusal_names_each_symbol_and_what_to_use_instead(cc, tmp_path):
     stage = next(s for s in spec.load_all(ROOT) if s.id == "01-basic")
     bad = cc.emu(_src(DATA / "attack_references.cu"))
-    refused = grade.refusal(tmp_path, stage, [bad])
+    refused = refusal.refusal(tmp_path, stage, [bad])
     assert verdict_of(refused) == "forbidden"
     message = refused.why
     assert "__real_cudaLaunchKernel, cudaLaunchCooperativeKernel, cudaLaunchKernel, cudaLaunchKernelEx, " \
            "cuLaunchKernel: launch kernels with <<<grid, block>>>" in message
     assert "std::basic_filebuf<char, std::char_traits<char> >::{basic_filebuf, close, open, ~basic_filebuf}" in message
     assert "cublasSgemm_v2" in message and "write the multiplication yourself" in message
-    defs = grade.refusal(tmp_path, stage, [cc.emu(_src(DATA / "attack_definitions.cu"))])
+    defs = refusal.refusal(tmp_path, stage, [cc.emu(_src(DATA / "attack_definitions.cu"))])
     assert "defines cudaEventElapsedTime, a CUDA runtime name: rename it or make it static" in defs.why
-    assert grade.refusal(tmp_path, stage, [cc.emu(_src(DATA / "real_code.cu"))]) is None
+    assert refusal.refusal(tmp_path, stage, [cc.emu(_src(DATA / "real_code.cu"))]) is None
 
 
 def test_summary_groups_by_advice_and_caps_long_lists():

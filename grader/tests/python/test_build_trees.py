@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tilelab import ROOT
-from tilelab.commands import grade
+from tilelab.grading import options
 from tilelab.specs import spec
 from tilelab.specs.codegen import _cost_size
 from tilelab.run.tree import CHECK_TARGET, Tree, _cached_generator
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.skipif(not shutil.which("cmake"), reason="needs cmake")
 
 def test_a_grading_tree_holds_only_what_grades(tmp_path):
     tree = Tree(tmp_path / "b")
-    ran = tree.configure(list(grade.SHARED_IMPLS), backend="emu")
+    ran = tree.configure(list(options.SHARED_IMPLS), backend="emu")
     assert ran.ok, ran.output[-3000:]
     names = [t.name for t in tree.tests()]
     assert any(n.startswith("starter.02-tiled.") for n in names), names[:10]
@@ -34,7 +34,7 @@ def test_a_grading_tree_holds_only_what_grades(tmp_path):
     assert not (tree.build / "kit-mutants").exists() and not (tree.build / "generated" / "variants").exists()
 
     # The same arguments again: no new configure, only CMake's check of its inputs.
-    again = tree.configure(list(grade.SHARED_IMPLS), backend="emu")
+    again = tree.configure(list(options.SHARED_IMPLS), backend="emu")
     check = CHECK_TARGET[tree.generator]
     assert again.ok and check in (tree.logs / "configure.log").read_text()
     # Other arguments: configured anew.

@@ -71,3 +71,17 @@ def test_bench_rows_table_json_and_plot(tmp_path):
     assert doc["format"] == SCHEMAS["bench"] and doc["device"]["name"] == "NVIDIA H200"
     assert len(doc["rows"]) == len(rows) and (tmp_path / "bench.png").read_bytes()[:4] == b"\x89PNG"
     assert len(written) == 2
+
+
+def test_bench_and_benchtable_print_one_speed_table():
+    """issue #43 item 6: `tilelab bench` and `python3 -m tilelab.report.benchtable` print the same
+    table -- one header, the same figures of the same results -- differing only in the size column."""
+    from tilelab.report import benchtable
+
+    files = sorted((fakes.DATA / "bench").glob("*.json"))
+    mine = bench.table_lines([bench.row_from("01-basic", int(f.stem.split(".")[1].split("x")[0]), results.load(f))
+                              for f in files])
+    theirs = benchtable.bench_rows(fakes.DATA / "bench")
+    assert mine[0] == theirs[0] and len(mine) == len(theirs) == len(files) + 1
+    figures = lambda line: line[34:]   # noqa: E731  (after the stage and size columns)
+    assert [figures(x) for x in mine[1:]] == [figures(x) for x in theirs[1:]]

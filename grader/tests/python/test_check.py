@@ -6,7 +6,8 @@ import time
 import pytest
 
 from tilelab import ROOT
-from tilelab.commands import check, grade
+from tilelab.commands import check
+from tilelab.run import engine
 from tilelab.specs import spec
 from tilelab.run.tree import RegisteredTest
 
@@ -17,7 +18,7 @@ def _stage(sid):
 
 def test_quick_datasets_are_the_public_ones_not_tagged_large():
     for s in spec.load_all(ROOT):
-        names = grade.quick_datasets(s)
+        names = engine.quick_datasets(s)
         assert names, s.id
         by_name = {d.name: d for d in s.correctness_datasets}
         assert all(n in by_name and "large" not in by_name[n].tags for n in names)
@@ -29,8 +30,8 @@ def test_quick_selects_only_the_plain_emulator_checks_of_those_datasets():
     s = _stage("02-tiled")
     tests = [RegisteredTest(f"starter.02-tiled.{d.name}.{c}", (), (), 10.0)
              for d in s.correctness_datasets for c in ("emu", "emu-asan", "emu-race")]
-    picked = grade._quick(tests, s, "emu")
-    assert sorted(t.name for t in picked) == sorted(f"starter.02-tiled.{n}.emu" for n in grade.quick_datasets(s))
+    picked = engine.quick_checks(tests, s, "emu")
+    assert sorted(t.name for t in picked) == sorted(f"starter.02-tiled.{n}.emu" for n in engine.quick_datasets(s))
 
 
 def test_watch_checks_once_then_after_each_save():
@@ -53,7 +54,7 @@ def test_check_gives_the_starter_and_the_solution_their_verdicts(grading_tree, c
     assert rc == 1 and lines[0].startswith("02-tiled: FAIL on"), lines
     assert "wrong" in lines[1], lines
     rc, lines = check.run_once("02-tiled", impl="solution", jobs=2, build_dir=build)
-    n = len(grade.quick_datasets(_stage("02-tiled")))
+    n = len(engine.quick_datasets(_stage("02-tiled")))
     assert rc == 0 and lines[0].startswith(f"02-tiled: pass on {n} small datasets"), lines
     started = time.monotonic()
     rc, lines = check.run_once("02-tiled", impl="solution", jobs=2, build_dir=build)

@@ -7,7 +7,9 @@ import pytest
 
 import fakes
 from tilelab import ROOT, cli
-from tilelab.commands import batch, grade
+from tilelab.commands import batch
+from tilelab.grading import implementation
+from tilelab.run import sanitize
 from tilelab.report.model import GradeReport
 
 COMMANDS = ["setup", "grade", "batch", "release", "starter", "gradescope", "bench", "calibrate", "doctor", "report"]
@@ -28,7 +30,7 @@ def test_the_launcher_runs_the_cli():
 
 @pytest.mark.parametrize("verdict, rc", [("pass", 0), ("wrong", 1), ("skipped", 77)])
 def test_grade_prints_the_table_writes_results_and_exits_by_verdict(tmp_path, monkeypatch, capsys, verdict, rc):
-    monkeypatch.setattr(grade, "run", lambda opts: fakes.report("starter", verdict=verdict, hidden=False))
+    monkeypatch.setattr(implementation, "grade", lambda opts: fakes.report("starter", verdict=verdict, hidden=False))
     code = cli.main(["grade", "--out", str(tmp_path), "--format", "gradescope", "--format", "grade",
                      "--format", "html", "--format", "prairielearn"])
     assert code == rc
@@ -47,7 +49,7 @@ def test_grade_usage_errors_exit_4(capsys):
 
 
 def test_grader_failure_exits_2():
-    assert grade.exit_status(GradeReport("x", "starter", "gpu", status="error")) == 2
+    assert implementation.exit_status(GradeReport("x", "starter", "gpu", status="error")) == 2
 
 
 def test_report_rerenders_a_grade_json(tmp_path, capsys):
@@ -60,7 +62,7 @@ def test_batch_command(tmp_path, monkeypatch, capsys):
     for name in ("alice", "bob"):
         (tmp_path / "subs" / name / "01-basic").mkdir(parents=True)
         (tmp_path / "subs" / name / "01-basic" / "matmul.cu").write_text(name)
-    monkeypatch.setattr(batch, "grade_run", lambda go: fakes.report(go.name, hidden=False))
+    monkeypatch.setattr(implementation, "grade", lambda go: fakes.report(go.name, hidden=False))
     monkeypatch.setattr(batch, "resolve_backend", lambda b: "gpu")
     assert cli.main(["batch", str(tmp_path / "subs"), "--out", str(tmp_path / "out"), "--stage", "01-basic"]) == 0
     out = capsys.readouterr().out
@@ -90,7 +92,7 @@ def test_doctor_names_a_fix_for_everything_missing(capsys):
 
 
 def test_bench_and_calibrate_skip_without_a_gpu(monkeypatch, capsys):
-    monkeypatch.setattr(grade, "gpu_available", lambda: False)
+    monkeypatch.setattr(sanitize, "gpu_present", lambda: False)
     assert cli.main(["bench"]) == 77 and cli.main(["calibrate"]) == 77
     assert "no usable NVIDIA GPU" in capsys.readouterr().out
 

@@ -93,7 +93,7 @@ def test_a_hang_is_the_first_diagnosis_with_the_timeout_hint():
     name = f"submission.{STAGE.id}.w32.emu"
     hung = fakes.result(STAGE.id, "submission", "w32", "emu", "timeout")
     hung["hint"] = "A kernel or loop that never ends: check loop bounds and every __syncthreads()."
-    # The kernel hung on w32 and no other check was started: grade.py hands the hang to scoring.
+    # The kernel hung on w32 and no other check was started: the engine (run/engine.py) hands the hang to scoring.
     s = score_stage(STAGE, "submission", Built({name: hung}, cut_short=Hung("w32")), backend="emu")
     assert s.error == "the kernel hung on w32: timed out"
     assert {(c.verdict, c.message) for c in s.checks if c.name != name} == \

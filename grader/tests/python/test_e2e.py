@@ -8,7 +8,8 @@ import shutil
 import pytest
 
 from tilelab import ROOT
-from tilelab.commands import grade
+from tilelab.grading import implementation, options
+from tilelab.report import formats
 from tilelab.specs import spec
 
 
@@ -20,7 +21,7 @@ def test_the_reference_solution_as_a_submission_loses_nothing(tmp_path, grading_
     shutil.copy(ROOT / "solutions" / first / "matmul.cu", sub / "matmul.cu")
     def run(backend):
         # "auto": the tree test_check built, when it ran first (the shared objects are not rebuilt).
-        return grade.run(grade.GradeOptions(stages=[first], submission=tmp_path / "student", name="e2e",
+        return implementation.grade(options.GradeOptions(stages=[first], submission=tmp_path / "student", name="e2e",
                                             backend=backend, jobs=2, isolate_network=True,
                                             build_dir=grading_tree if backend == "auto" else tmp_path / "build-gpu"))
     report = run("auto")
@@ -34,5 +35,5 @@ def test_the_reference_solution_as_a_submission_loses_nothing(tmp_path, grading_
     kernel = [c for c in stage.checks if c.check != "question"]   # no answers.toml handed in: those score 0
     assert {c.verdict for c in kernel} <= {"pass", "skipped"}, [(c.name, c.verdict, c.message) for c in kernel]
     assert {c.verdict for c in stage.checks if c.check == "question"} <= {"missing", "skipped"}
-    written = grade.write_outputs(report, tmp_path / "out", ("gradescope", "grade", "html"))
+    written = formats.write(report, tmp_path / "out", ("gradescope", "grade", "html"))
     assert len(written) == 3

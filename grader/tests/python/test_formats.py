@@ -3,6 +3,7 @@ Gradescope's results.json, PrairieLearn's results.json, the CSV gradebook, grade
 
 import copy
 import csv
+import io
 import json
 import numbers
 from dataclasses import replace
@@ -158,7 +159,7 @@ def test_github_classroom_payload():
 
 
 def test_formats_do_not_import_one_another_and_each_registers_one_file():
-    """Adding a format touches one file: each module imports only the registry and common.py,
+    """Adding a format touches one file: each module imports only the registry (registry.py) and common.py,
     and write_outputs writes every registered format by its name."""
     import ast
     from pathlib import Path
@@ -169,9 +170,10 @@ def test_formats_do_not_import_one_another_and_each_registers_one_file():
     for f in pkg.glob("*.py"):
         for node in ast.walk(ast.parse(f.read_text())):
             if isinstance(node, ast.ImportFrom) and node.level == 1:
-                assert node.module in (None, "common"), f"{f.name} imports .{node.module}"
-                if node.module is None:
-                    assert {a.name for a in node.names} <= {"Format", "Platform", "RenderOptions", "register"}, f"{f.name} imports a sibling"
+                assert node.module in (None, "common", "registry"), f"{f.name} imports .{node.module}"
+                if node.module in (None, "registry"):
+                    assert {a.name for a in node.names} <= {"Format", "Platform", "RenderOptions", "register", "get", "names"}, \
+                        f"{f.name} imports a sibling"
     # What is registered is what the package's modules register, one format a module: no list here
     # to keep by hand (a new format is its module and its own test).
     registered = []
@@ -184,14 +186,13 @@ def test_formats_do_not_import_one_another_and_each_registers_one_file():
 
 
 def test_write_outputs_writes_every_registered_format(tmp_path):
-    from tilelab.commands import grade
     from tilelab.report import formats
 
-    written = grade.write_outputs(fakes.report(verdict="wrong"), tmp_path, tuple(formats.names()))
+    written = formats.write(fakes.report(verdict="wrong"), tmp_path, tuple(formats.names()))
     assert sorted(p.name for p in written) == sorted(formats.get(n).filename for n in formats.names())
     assert all(p.stat().st_size > 0 for p in written)
     with pytest.raises(ValueError, match="unknown output format"):
-        grade.write_outputs(fakes.report(), tmp_path, ("nope",))
+        formats.write(fakes.report(), tmp_path, ("nope",))
 
 
 def test_emulator_warnings_reach_every_report_and_cost_nothing():
@@ -227,7 +228,7 @@ def test_emulator_warnings_reach_every_report_and_cost_nothing():
 def test_every_output_goes_through_one_render_with_the_platforms_options():
     """issue #29 item 4: the autograder used to call the Gradescope writer with extra arguments,
     past the registry; now it renders by name with RenderOptions, as write_outputs does."""
-    from tilelab.report import formats
+    from tilelab.report import formats, view
     from tilelab.score.scoring import CheckScore
     r = fakes.report(hidden=False)
     q = CheckScore("submission.01-basic.q.question", "q", "question", "pass", 1.0, 1.0)
@@ -237,7 +238,7 @@ def test_every_output_goes_through_one_render_with_the_platforms_options():
     q = lambda doc: [t["visibility"] for t in doc["tests"] if "question" in t["tags"]]  # noqa: E731
     assert q(default) == ["after_due_date"] and q(shown) == ["visible"]
     for name in formats.names():
-        assert formats.render(r, name) == formats.get(name).render(r, formats.RenderOptions())
+        assert formats.render(r, name) == formats.get(name).render(view.of(r), formats.RenderOptions())
 
 
 def test_a_hosted_platforms_recipe_lives_beside_its_format(monkeypatch):
@@ -389,3 +390,27 @@ def test_what_the_student_may_fix_is_still_said_before_the_due_date():
         gs, pl = gradescope_format.results(r)["output"], prairielearn_format.results(r)["output"]
         assert want in gs and want in pl
         assert not any(q in gs + pl for q in QIDS) and "not the right answer" not in gs + pl
+
+
+def test_every_format_reads_the_diagnoses_and_figures_computed_once(tmp_path, monkeypatch):
+    """issue #43 item 4: writing every format (and printing the terminal's) computes each stage's
+    diagnoses and each check's figures once (report/view.py), where each format used to compute
+    its own."""
+    from tilelab.report import formats, view
+    from tilelab.score import diagnoses, metrics
+
+    calls = {"of_stage": 0, "of": 0}
+
+    def counted(name, f):
+        def wrapped(*a, **k):
+            calls[name] += 1
+            return f(*a, **k)
+        return wrapped
+
+    monkeypatch.setattr(diagnoses, "of_stage", counted("of_stage", diagnoses.of_stage))
+    monkeypatch.setattr(metrics, "of", counted("of", metrics.of))
+    r = fakes.report(verdict="wrong")
+    shown = view.of(r)
+    table.print_report(shown, file=io.StringIO(), table=True)
+    formats.write(shown, tmp_path, tuple(formats.names()))
+    assert calls == {"of_stage": len(r.stages), "of": sum(len(s.checks) for s in r.stages)}, calls

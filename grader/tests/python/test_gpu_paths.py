@@ -18,7 +18,8 @@ import pytest
 
 import fakes
 from tilelab import cli
-from tilelab.commands import bench, calibrate, grade
+from tilelab.commands import bench, calibrate
+from tilelab.run import sanitize
 from tilelab.report.formats import common, terminal
 from tilelab.run.result import Result
 from tilelab.run.sandbox import Ran
@@ -86,7 +87,7 @@ def judge_writing(doc_for):
 @pytest.fixture
 def gpu_here(monkeypatch):
     """The commands' GPU probe says yes; the tree and the judge's process are faked."""
-    monkeypatch.setattr(grade, "gpu_available", lambda: True)
+    monkeypatch.setattr(sanitize, "gpu_present", lambda: True)
     for mod in (bench, calibrate):
         monkeypatch.setattr(mod, "Tree", FakeTree)
 

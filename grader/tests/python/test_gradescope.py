@@ -46,7 +46,7 @@ def test_config_round_trips(tmp_path):
 def test_results_are_written_even_when_grading_blows_up(tmp_path, monkeypatch, fmt):
     def boom(opts):
         raise RuntimeError("disk full")
-    monkeypatch.setattr(autograder, "grade_run", boom)
+    monkeypatch.setattr(autograder.implementation, "grade", boom)
     report, path = autograder.autograde(fmt, tmp_path / "sub", tmp_path / "res" / "results.json", tmp_path / "b",
                                         autograder.AutograderConfig())
     doc = json.loads(path.read_text())
@@ -63,7 +63,7 @@ def test_hidden_runs_use_the_seed_and_after_published(tmp_path, monkeypatch):
     def fake(opts):
         seen.update(hidden=opts.hidden, seed=opts.seed, impl=opts.impl, net=opts.isolate_network)
         return fakes.report("submission")
-    monkeypatch.setattr(autograder, "grade_run", fake)
+    monkeypatch.setattr(autograder.implementation, "grade", fake)
     _, path = autograder.autograde("gradescope", tmp_path, tmp_path / "r.json", tmp_path / "b",
                                    autograder.AutograderConfig(seed="42"))
     assert seen == {"hidden": True, "seed": "42", "impl": "submission", "net": True}
@@ -120,7 +120,7 @@ def test_question_verdicts_wait_for_the_due_date_and_attempts_are_capped(tmp_pat
         q = CheckScore("submission.01-basic.basic-bound.question", "basic-bound", "question", "pass", 1.0, 1.0)
         return replace(r, stages=[replace(r.stages[0], checks=r.stages[0].checks + (q,)), *r.stages[1:]],
                        answers={"01-basic": {"code": "abc", "values": {"basic-bound": 250.0}}})
-    monkeypatch.setattr(autograder, "grade_run", fake)
+    monkeypatch.setattr(autograder.implementation, "grade", fake)
     (tmp_path / "submission").mkdir()
     earlier = [{"code": "abc", "values": {"basic-bound": 1.0}}, {"code": "abc", "values": {"basic-bound": 2.0}}]
     (tmp_path / "submission_metadata.json").write_text(json.dumps({
@@ -156,7 +156,7 @@ def test_prairielearn_grades_each_variant_with_its_own_numbers_and_shows_no_ques
         q = CheckScore("submission.01-basic.basic-bound.question", "basic-bound", "question", "wrong", 0.0, 1.0,
                        "1.0 is not the right answer")
         return replace(r, stages=[replace(r.stages[0], checks=r.stages[0].checks + (q,)), *r.stages[1:]])
-    monkeypatch.setattr(autograder, "grade_run", fake)
+    monkeypatch.setattr(autograder.implementation, "grade", fake)
     (tmp_path / "student").mkdir()
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "data.json").write_text(json.dumps({"params": {}, "variant_seed": 48879}))

@@ -13,7 +13,7 @@ import pytest
 
 from tilelab.commands import batch
 from tilelab.run import kit, tree
-from tilelab.commands.grade import GradeOptions
+from tilelab.grading.options import GradeOptions
 from tilelab.run.sandbox import Ran
 
 
@@ -123,12 +123,12 @@ def test_a_half_built_kit_is_built_from_nothing(tmp_path, monkeypatch):
 
 
 def test_a_grade_whose_kit_does_not_build_is_an_error_naming_it(tmp_path, monkeypatch):
-    from tilelab.commands import grade
+    from tilelab.grading import implementation
     monkeypatch.setattr(kit, "run_limited", _fake_build([], ok=False))
     sub = tmp_path / "sub" / "01-basic"
     sub.mkdir(parents=True)
     (sub / "matmul.cu").write_text("// a kernel\n")
-    r = grade.run(GradeOptions(stages=["01-basic"], submission=sub.parent, backend="emu",
+    r = implementation.grade(GradeOptions(stages=["01-basic"], submission=sub.parent, backend="emu",
                                build_dir=tmp_path / "tree", kit_root=tmp_path / "kits"))
     assert r.status == "error" and "the kit did not build" in r.message
 

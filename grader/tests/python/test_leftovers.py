@@ -195,16 +195,17 @@ class _StagedTree:
 
 
 def test_after_a_hang_the_other_checks_are_not_run_and_unvouched_passes_do_not_count(tmp_path, monkeypatch):
-    from tilelab.commands import grade
+    from tilelab.grading import options, stage as stage_mod
+    from tilelab.run import engine, refusal
     from tilelab.specs import spec
     from tilelab.run.tree import RegisteredTest
     stage = next(s for s in spec.load_all(ROOT) if s.id == "01-basic")
     tree = _StagedTree(tmp_path, stage)
-    monkeypatch.setattr(grade.artifacts, "fresh_objects", lambda *a: [tmp_path / "x.o"])
-    monkeypatch.setattr(grade, "refusal", lambda *a: None)
+    monkeypatch.setattr(engine.artifacts, "fresh_objects", lambda *a: [tmp_path / "x.o"])
+    monkeypatch.setattr(refusal, "refusal", lambda *a: None)
     registered = [RegisteredTest(f"submission.01-basic.{d.name}.{b}", ("submission", "01-basic", "emu", "public"), (), 20)
                   for d in stage.correctness_datasets if d.name != "w1000" for b in ("emu", "emu-asan")]
-    score = grade._grade_stage(tree, stage, "submission", "emu", registered, grade.GradeOptions(stages=["01-basic"]))
+    score = stage_mod.grade_stage(tree, stage, "submission", "emu", registered, options.GradeOptions(stages=["01-basic"]))
     assert tree.runs == [(["submission.01-basic.w1.emu"], None), (None, ["submission.01-basic.w1.emu"])]
     by = {c.name: c for c in score.checks}
     assert by["submission.01-basic.w1.emu"].verdict == "pass"                 # vouched for by its own run
@@ -250,21 +251,22 @@ class _GpuTree(_StagedTree):
 
 @pytest.mark.parametrize("hang", [False, True])
 def test_a_timed_check_runs_last_and_alone_and_only_its_own_run_vouches_for_it(tmp_path, monkeypatch, hang):
-    from tilelab.commands import grade
+    from tilelab.grading import options, stage as stage_mod
+    from tilelab.run import engine, refusal
     from tilelab.specs import spec
     from tilelab.run.gputurns import GpuTurns
     from tilelab.run.tree import RegisteredTest
     stage = next(s for s in spec.load_all(ROOT) if s.id == "01-basic")
     turns = GpuTurns()
     tree = _GpuTree(tmp_path, stage, turns, hang)
-    monkeypatch.setattr(grade.artifacts, "fresh_objects", lambda *a: [tmp_path / "x.o"])
-    monkeypatch.setattr(grade, "refusal", lambda *a: None)
+    monkeypatch.setattr(engine.artifacts, "fresh_objects", lambda *a: [tmp_path / "x.o"])
+    monkeypatch.setattr(refusal, "refusal", lambda *a: None)
     labels = ("submission", "01-basic", "gpu", "public")
     perf = f"submission.01-basic.{stage.performance.dataset}.perf"
     registered = [RegisteredTest(f"submission.01-basic.{d}.correct", labels, (), 20) for d in ("w1", "w33", "w127", "w128")]
     registered.append(RegisteredTest(perf, labels, (), 60))
-    score = grade._grade_stage(tree, stage, "submission", "gpu", registered,
-                               grade.GradeOptions(stages=["01-basic"], check_lock=turns))
+    score = stage_mod.grade_stage(tree, stage, "submission", "gpu", registered,
+                               options.GradeOptions(stages=["01-basic"], check_lock=turns))
     by = {c.name: c for c in score.checks}
     if not hang:
         assert tree.runs == [(["submission.01-basic.w1.correct"], None),

@@ -185,7 +185,7 @@ def test_a_grade_with_a_grading_error_exits_as_the_grader_could_not_run():
     """`grade --impl solution --hidden --seed ...` must not exit 1 ("something failed") for the
     grader's own failure: it exits 2, as when the grader could not run at all."""
     from tilelab.specs.contract import ExitCode
-    from tilelab.commands.grade import exit_status
+    from tilelab.grading.implementation import exit_status
     from tilelab.report.model import GradeReport
 
     r = _results()
@@ -197,7 +197,7 @@ def test_a_grade_with_a_grading_error_exits_as_the_grader_could_not_run():
 
 def test_scoring_alone_gives_the_checks_that_never_ran_their_verdict():
     """issue #29 item 1: a hang or a stopped run is handed to scoring (Built's cut_short), which
-    gives every check without a result its verdict and the stage its error; grade.py sets none itself."""
+    gives every check without a result its verdict and the stage its error; the engine (run/engine.py) sets none itself."""
     import fakes
     results = {k: v for k, v in fakes.results_for(STAGE, backend="gpu").items() if ".w1." in k or ".w2-int." in k}
     s = score_stage(STAGE, "submission", Built(results, cut_short=Hung("w15", "9 s")), 0, "gpu")

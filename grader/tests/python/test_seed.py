@@ -10,7 +10,7 @@ from tilelab.run import tree
 from tilelab.specs import seed
 from tilelab.commands.batch import BatchOptions
 from tilelab.commands.autograder import AutograderConfig
-from tilelab.commands.grade import GradeOptions
+from tilelab.grading.options import GradeOptions
 
 
 @pytest.mark.parametrize("given, number", [("31415926", 31415926), (" 7 ", 7), (12, 12), ("0", 0),

@@ -22,6 +22,7 @@ from tilelab.report.formats import classroom as classroom_format, gradescope as 
     html as html_report, prairielearn as prairielearn_format
 from tilelab.score import diagnoses
 from tilelab.report.formats import common, terminal
+from tilelab.report import view
 from tilelab.report.model import GradeReport
 from tilelab.score.scoring import Built, score_stage
 
@@ -87,7 +88,7 @@ def test_a_correct_submission_on_the_emulator_fails_nothing_and_scores_full_mark
     assert sum(t["score"] for t in gc["tests"]) == pytest.approx(gc["max_score"], abs=0.01)
     assert not [t for t in gc["tests"] if "skipped" in t["name"]]
 
-    rows = terminal.rows(s)
+    rows = terminal.rows(s, view.of(GradeReport("x", "submission", "emu", stages=[s])))
     assert [row[-1] for row, c in zip(rows, s.checks) if c.skipped] == ["-", "-", "-"]
     assert {common.style(c) for c in s.checks} == {"pass", "skipped"}
     assert "not run on this backend" in common.summary_line(r)
@@ -131,7 +132,7 @@ def test_a_safety_finding_withholds_the_datasets_correctness_points():
     gc = classroom_format.results(r)
     t = next(t for t in gc["tests"] if t["test_code"] == w17.name)
     assert t["status"] == "fail" and "withheld" in t["message"]
-    assert terminal.rows(s)[s.checks.index(w17)][2] == "pass (unsafe)"
+    assert terminal.rows(s, view.of(GradeReport("x", "submission", "emu", stages=[s])))[s.checks.index(w17)][2] == "pass (unsafe)"
     assert any(d.withheld for d in diagnoses.of_stage(s))
     assert "pass (unsafe)" in html_report.render(r)
 

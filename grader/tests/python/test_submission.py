@@ -6,7 +6,7 @@ import zipfile
 
 import pytest
 
-from tilelab.commands import grade
+from tilelab.grading import implementation, options
 from tilelab.run import submission
 from tilelab.run.sandbox import Ran
 from tilelab.run.tree import Tree
@@ -63,7 +63,7 @@ def test_a_zip_of_a_nested_folder(tmp_path):
 
 
 def test_grading_one_stage_takes_a_bare_file(tmp_path, monkeypatch):
-    """grade.run materializes only the stages asked for, so the lone-file rule applies (it was
+    """implementation.grade materializes only the stages asked for, so the lone-file rule applies (it was
     handed every stage, and a bare matmul.cu was 'no <stage>/matmul.cu found')."""
     seen = {}
 
@@ -72,7 +72,7 @@ def test_grading_one_stage_takes_a_bare_file(tmp_path, monkeypatch):
         return Ran(1, 0.0, output="stopped here by the test")
     monkeypatch.setattr(Tree, "configure", configure)
     put(tmp_path / "s", "matmul.cu")
-    r = grade.run(grade.GradeOptions(stages=["02-tiled"], submission=tmp_path / "s", backend="emu",
+    r = implementation.grade(options.GradeOptions(stages=["02-tiled"], submission=tmp_path / "s", backend="emu",
                                      build_dir=tmp_path / "b"))
     assert r.status == "error" and "configuring the build failed" in r.message, r.message
     assert seen["files"] == ["02-tiled/matmul.cu"]
@@ -90,5 +90,5 @@ def test_a_relative_build_folder_is_used_by_its_absolute_path(tmp_path, monkeypa
     monkeypatch.setattr(Tree, "configure", configure)
     monkeypatch.chdir(tmp_path)
     put(tmp_path / "s", "02-tiled/matmul.cu")
-    grade.run(grade.GradeOptions(stages=["02-tiled"], submission=tmp_path / "s", backend="emu", build_dir="b"))
+    implementation.grade(options.GradeOptions(stages=["02-tiled"], submission=tmp_path / "s", backend="emu", build_dir="b"))
     assert seen["build"] == tmp_path / "b" and seen["sub"] == tmp_path / "b" / "submission-src"

@@ -125,7 +125,7 @@ def test_threads_take_turns_and_one_thread_may_take_its_tree_again(tmp_path):
 
     def grade():
         with exclusive(build, note=lambda s: None):
-            with exclusive(build):   # grade.grade around grade.run: no deadlock
+            with exclusive(build):   # commands.grade around implementation.grade: no deadlock
                 inside.append(1)
                 overlaps.append(len(inside))
                 time.sleep(0.2)
@@ -189,7 +189,7 @@ def test_scrubbing_a_report_gives_a_new_one_and_leaves_the_scored_one_as_it_was(
     from dataclasses import replace
 
     import fakes
-    from tilelab.commands import grade
+    from tilelab.grading import implementation
     from tilelab.run.result import Result
     tree = tmp_path / "b"
     src = f"{tree}/submission-src/01-basic/matmul.cu"
@@ -199,7 +199,7 @@ def test_scrubbing_a_report_gives_a_new_one_and_leaves_the_scored_one_as_it_was(
                 result=Result.parse(c.result.raw | {"message": f"wrong at {src}:46"}))
     dirty = replace(r, message=f"configured in {tree}", stages=[replace(s, error=f"{src}:3: error", checks=[c]),
                                                                   *r.stages[1:]])
-    clean = grade._scrub_report(dirty, tree)
+    clean = implementation.scrubbed(dirty, tree)
     got = clean.stages[0].checks[0]
     assert clean.message == "configured in ." and clean.stages[0].error == "01-basic/matmul.cu:3: error"
     assert got.message == "wrong at 01-basic/matmul.cu:46" and got.hint == "see logs/x.log"

@@ -30,7 +30,7 @@ from pathlib import Path
 GRADER = Path(__file__).resolve().parents[2]
 ROOT = GRADER.parent
 sys.path.insert(0, str(GRADER))
-from tilelab.commands import grade  # noqa: E402
+from tilelab.run import refusal  # noqa: E402
 from tilelab.run import forbidden, judge, sanitize  # noqa: E402
 from tilelab.specs import spec  # noqa: E402
 from tilelab.score.scoring import verdict_of  # noqa: E402
@@ -119,7 +119,7 @@ def do_case(a: argparse.Namespace) -> int:
     found = forbidden.scan(objects)
     scan_txt = "; ".join(sorted({f.symbol for f in found}))
     # What the grade path refuses before running anything (its own main, includes, forbidden calls).
-    refused = grade.refusal(a.tree, stage, objects)
+    refused = refusal.refusal(a.tree, stage, objects)
     rows = []
     for i, c in enumerate(cases or [{}]):
         want = c.get("verdict", "")

@@ -4,11 +4,11 @@
     grade_check.py --expect <name>/expect.toml --tree CMAKE_BUILD_TREE --work WORK_DIR
                    --datasets DATASETS_DIR --targets TARGET[;TARGET...]
 
-What runs is tilelab.commands.grade's per-stage function (_grade_stage), unchanged: it builds the runner
+What runs is tilelab.grading.stage's per-stage function (grade_stage), unchanged: it builds the runner
 target (so a compile or link error is reported the way a student sees it), runs the static scan of
 the student's object (tilelab.run.forbidden), then runs the checks through CTest inside the sandbox
 (tilelab.run.sandbox: wall-clock limit, memory limit, no network) and reads the runner's JSON and
-CTest's JUnit (tilelab.run.results). Only the build tree is shared: the kit's CI tree, which already
+CTest's JUnit (tilelab.run.ctest_results). Only the build tree is shared: the kit's CI tree, which already
 holds this submission's emulator runner (target run-kit-<name>-<stage>-emu), so no submission pays
 for a configure. The checks this case needs are written to WORK_DIR/CTestTestfile.cmake under the
 implementation name kit-<name>, with the labels a real build gives them.
@@ -54,7 +54,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # grader/
-from tilelab.commands import grade  # noqa: E402
+from tilelab import ROOT  # noqa: E402
+from tilelab.grading import options, stage as stage_mod  # noqa: E402
 from tilelab.run import ctest_results as results_mod, forbidden, judge  # noqa: E402
 from tilelab.score import diagnoses  # noqa: E402
 from tilelab.specs import spec  # noqa: E402
@@ -130,13 +131,13 @@ def write_ctest_file(work: Path, tree: Path, impl: str, stage: spec.Stage, datas
         name = f"{impl}.{stage.id}.{ds}.{kind}"
         suffix = kind if kind.startswith("emu") else "emu"
         runner = tree / "runners" / f"run-{impl}-{stage.id}-{suffix}"
-        cmd = [*judge.command(runner), "--spec", str(spec_file), "--dataset", str(datasets / stage.id / ds), "--check",
-               "perf" if kind == "perf" else "correct", "--json", str(work / "results" / f"{name}.json"),
-               "--timeout", str(timeout), *(["--seed", str(case["judge_seed"])] if "judge_seed" in case else [])]
+        cmd = judge.command(runner, spec=spec_file, dataset=datasets / stage.id / ds, seed=case.get("judge_seed"),
+                            check="perf" if kind == "perf" else "correct", out=work / "results" / f"{name}.json",
+                            timeout=timeout)
         labels = ";".join([impl, stage.id, kind, "emu", "public"])
         text += (f"add_test({name} {' '.join(cmake_quote(c) for c in cmd)})\n"
                  f"set_tests_properties({name} PROPERTIES LABELS {cmake_quote(labels)} TIMEOUT {int(timeout) + 30} "
-                 f"SKIP_RETURN_CODE 77 WORKING_DIRECTORY {cmake_quote(str(grade.ROOT / 'grader'))})\n")
+                 f"SKIP_RETURN_CODE 77 WORKING_DIRECTORY {cmake_quote(str(ROOT / 'grader'))})\n")
     (work / "CTestTestfile.cmake").write_text(text)
     return f"{impl}.{stage.id}.{ds}.{kinds[0]}"
 
@@ -197,9 +198,9 @@ def secrets(tree: Path, stage: spec.Stage) -> list[str]:
     cache = (tree / "CMakeCache.txt").read_text(errors="replace")
     seed = next((line.split("=", 1)[1] for line in cache.splitlines() if line.startswith("TILELAB_GRADING_SEED:")), "")
     found += [s for s in (seed, "This is the CMakeCache file", "TILELAB_GRADING_SEED:STRING") if s]
-    key = grade.ROOT / "solutions" / stage.id / "questions-key.toml"
-    starter = set((grade.ROOT / "starter" / stage.id / "matmul.cu").read_text().splitlines())
-    for f, skip in ((key, set()), (grade.ROOT / "solutions" / stage.id / "matmul.cu", starter)):
+    key = ROOT / "solutions" / stage.id / "questions-key.toml"
+    starter = set((ROOT / "starter" / stage.id / "matmul.cu").read_text().splitlines())
+    for f, skip in ((key, set()), (ROOT / "solutions" / stage.id / "matmul.cu", starter)):
         if f.exists():
             found += [line.strip() for line in f.read_text().splitlines()
                       if len(line.strip()) >= 12 and line not in skip and not line.strip().startswith("//")]
@@ -240,7 +241,7 @@ def run_case(case: dict, a: argparse.Namespace, name: str, stage: spec.Stage, wo
     test = write_ctest_file(work, a.tree, impl, stage, a.datasets, case)
     mem = int(case.get("memory_mib", 4096)) << 20
     tree = KitTree(a.tree, work, a.targets, jobs=1, memory_bytes=mem, isolate_network=True)
-    opts = grade.GradeOptions(stages=[stage.id], impl=impl, backend="emu", build_dir=a.tree, jobs=1,
+    opts = options.GradeOptions(stages=[stage.id], impl=impl, backend="emu", build_dir=a.tree, jobs=1,
                               build_timeout=300, memory_bytes=mem, isolate_network=True)
     registered = tree.tests()
     if not any(t.name == test for t in registered):
@@ -250,7 +251,7 @@ def run_case(case: dict, a: argparse.Namespace, name: str, stage: spec.Stage, wo
     net.start()
     t0 = time.monotonic()
     try:
-        score = grade._grade_stage(tree, stage, impl, "emu", registered, opts)
+        score = stage_mod.grade_stage(tree, stage, impl, "emu", registered, opts)
     finally:
         stop.set()
         net.join()
@@ -338,7 +339,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{a.expect}: no [grade] expectation")
         return 1
     cases = cases if isinstance(cases, list) else [cases]
-    stage = next((s for s in spec.load_all(grade.ROOT) if s.id == doc.get("stage")), None)
+    stage = next((s for s in spec.load_all(ROOT) if s.id == doc.get("stage")), None)
     if stage is None:
         print(f"{a.expect}: unknown stage {doc.get('stage')!r}")
         return 1

@@ -7,7 +7,7 @@ cost data) decides a later one's verdict.
                     --submissions "reads-dataset;compile-error;..." --files "<their matmul.cu>;..."
 
 Registered by grader/cmake/TilelabSubmissions.cmake as kit.grade.scratch-tree. Each submission
-(all of stage 01-basic) is graded twice through tilelab.commands.grade's per-stage function, unchanged --
+(all of stage 01-basic) is graded twice through tilelab.grading.stage's grade_stage, unchanged --
 wipe of the stage's earlier artifacts, build of every emulator runner, include check, static scan,
 the stage's real checks (every public dataset x plain, ASan and race build, with their real
 timeouts, as the tree registers them for the solution) run through CTest in the sandbox:
@@ -31,7 +31,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))  # grader/
 sys.path.insert(0, str(HERE))
 from grade_check import KitTree, cmake_quote  # noqa: E402
-from tilelab.commands import grade  # noqa: E402
+from tilelab import ROOT  # noqa: E402
+from tilelab.grading import options, stage as stage_mod  # noqa: E402
 from tilelab.run import judge  # noqa: E402
 from tilelab.specs import spec  # noqa: E402
 from tilelab.score.scoring import StageScore  # noqa: E402
@@ -59,13 +60,13 @@ def checks_for(impl: str, solution_tests: list[RegisteredTest], tree: Path, work
         name = t.name.replace("solution.", f"{impl}.", 1)
         _, _, dataset, check = name.split(".")
         runner_timeout = int(t.timeout) - 30           # tilelab_add_check: CTest's TIMEOUT is the runner's + 30
-        cmd = [*judge.command(tree / "runners" / f"run-{impl}-{STAGE}-{check}"), "--spec", str(spec_file),
-               "--dataset", str(tree / "datasets" / STAGE / dataset), "--check", "correct",
-               "--json", str(work / "results" / f"{name}.json"), "--timeout", str(runner_timeout)]
+        cmd = judge.command(tree / "runners" / f"run-{impl}-{STAGE}-{check}", spec=spec_file,
+                            dataset=tree / "datasets" / STAGE / dataset, check="correct",
+                            out=work / "results" / f"{name}.json", timeout=runner_timeout)
         labels = ";".join(impl if label == "solution" else label for label in t.labels)
         lines.append(f"add_test({name} {' '.join(cmake_quote(c) for c in cmd)})")
         lines.append(f"set_tests_properties({name} PROPERTIES LABELS {cmake_quote(labels)} TIMEOUT {int(t.timeout)} "
-                     f"SKIP_RETURN_CODE 77 WORKING_DIRECTORY {cmake_quote(str(grade.ROOT / 'grader'))})")
+                     f"SKIP_RETURN_CODE 77 WORKING_DIRECTORY {cmake_quote(str(ROOT / 'grader'))})")
     (work / "results").mkdir(parents=True, exist_ok=True)
     (work / "CTestTestfile.cmake").write_text("\n".join(lines) + "\n")
 
@@ -75,10 +76,10 @@ def grade_as(impl: str, tree_dir: Path, work: Path, stage: spec.Stage, solution_
     targets = [f"run-{impl}-{STAGE}-{b}" for b in ("emu", "emu-asan", "emu-race")]
     mem = 4096 << 20
     tree = ScratchTree(tree_dir, work, targets, jobs=2, memory_bytes=mem, isolate_network=True)
-    opts = grade.GradeOptions(stages=[STAGE], impl=impl, backend="emu", build_dir=tree_dir, jobs=2,
+    opts = options.GradeOptions(stages=[STAGE], impl=impl, backend="emu", build_dir=tree_dir, jobs=2,
                               build_timeout=300, memory_bytes=mem, isolate_network=True)
     t0 = time.monotonic()
-    score = grade._grade_stage(tree, stage, impl, "emu", tree.tests(), opts)
+    score = stage_mod.grade_stage(tree, stage, impl, "emu", tree.tests(), opts)
     return score, time.monotonic() - t0
 
 
@@ -123,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     names = [n for n in a.submissions.split(";") if n]
     files = dict(zip(names, [Path(f) for f in a.files.split(";") if f]))
-    stage = next(s for s in spec.load_all(grade.ROOT) if s.id == STAGE)
+    stage = next(s for s in spec.load_all(ROOT) if s.id == STAGE)
     solution_tests = [t for t in Tree(a.tree).tests()
                       if t.name.startswith(f"solution.{STAGE}.") and "emu" in t.labels and "public" in t.labels]
     if not solution_tests:

@@ -37,13 +37,14 @@ from ..score import quiz
 from ..specs import seed as seed_mod, spec
 from ..report import formats
 from ..specs.contract import ExitCode
-from .grade import GradeOptions, resolve_backend, run as grade_run
+from ..grading import implementation
+from ..grading.options import GradeOptions, resolve_backend
 from ..report.model import GradeReport
 from ..run.tree import Tree
 
 CONFIG = "tilelab-autograder.json"
 BUILD = ROOT / "build" / "autograder"     # the prepared build: inside the kit, outside /grade
-SOURCE = "submission-src"                 # where grade.run puts the student's files in a build
+SOURCE = "submission-src"                 # where implementation.grade puts the student's files in a build
 
 
 def platform_paths(fmt: str) -> dict[str, Path]:
@@ -57,7 +58,7 @@ class AutograderConfig:
     stages: list[str] = field(default_factory=list)   # empty: every stage found in the submission
     seed: str = ""                                    # the hidden datasets' seed; empty: none
     backend: str = "auto"
-    perf_basis: str = "auto"                          # gpu | model | auto (grade.GradeOptions)
+    perf_basis: str = "auto"                          # gpu | model | auto (GradeOptions)
     hidden_visibility: str = formats.RenderOptions.hidden_visibility
     # The graded questions' verdicts: shown once the due date has passed, so resubmitting cannot
     # read off which answers are right, and only the first `question_attempts` different sets of
@@ -149,7 +150,7 @@ def grade_submission(submission: Path, build: Path, cfg: AutograderConfig) -> Gr
                         build_dir=Path(build).resolve(), build_timeout=cfg.timeout, check_timeout=cfg.timeout,
                         isolate_network=True)
     try:
-        return grade_run(opts)
+        return implementation.grade(opts)
     except Exception as e:  # the results file must still be written
         return _failure("submission", e, cfg.backend)
 
@@ -172,7 +173,7 @@ def autograde(fmt: str = "gradescope", submission: Path | None = None, results: 
 def prepare(build: Path = BUILD, cfg: AutograderConfig | None = None) -> int:
     """Configure and build, once (setup.sh, the image's build), everything grading a submission
     needs but the student's file: the reference solution of each graded stage stands in for it at
-    <build>/submission-src, where grade.run puts the student's files, so the configure that
+    <build>/submission-src, where implementation.grade puts the student's files, so the configure that
     grading repeats changes nothing and the build recompiles only that file."""
     cfg = cfg or AutograderConfig.load()
     build = Path(build).resolve()

@@ -35,7 +35,9 @@ from ..run import identity, kit as kit_mod, sandbox, submission as submission_mo
 from ..specs import seed as seed_mod, spec
 from ..report.formats import gradebook
 from ..run.gputurns import GpuTurns
-from .grade import GradeOptions, resolve_backend, run as grade_run, write_outputs
+from ..grading import implementation
+from ..grading.options import GradeOptions, resolve_backend
+from ..report import formats as formats_mod
 from ..report.model import GradeReport
 from ..score.scoring import NotChecked, score_stage
 
@@ -48,7 +50,7 @@ class BatchOptions:
     out: Path
     jobs: int = 2
     backend: str = "auto"
-    perf_basis: str = "auto"              # gpu | model | auto (grade.GradeOptions)
+    perf_basis: str = "auto"              # gpu | model | auto (GradeOptions)
     stages: list[str] | None = None
     hidden: bool = False
     seed: str | None = None
@@ -119,7 +121,7 @@ def _crash_report(name: str, backend: str, exc: BaseException) -> GradeReport:
 
 
 def kit_root(opts: BatchOptions) -> Path | None:
-    """Where the batch's prebuilt kit lives (kit.py; grade.run builds it at the first grade that
+    """Where the batch's prebuilt kit lives (kit.py; implementation.grade builds it at the first grade that
     needs it), or None where each submission's tree builds the whole kit (--no-prebuilt-kit)."""
     return Path(opts.kit_root or opts.out / ".kit").resolve() if opts.prebuilt_kit else None
 
@@ -135,7 +137,7 @@ def grade_one(sub: submission_mod.Submission, opts: BatchOptions, backend: str, 
                       check_timeout=opts.check_timeout, memory_bytes=opts.memory_bytes,
                       isolate_network=opts.isolate_network, check_lock=lock if backend == "gpu" else None,
                       on_step=(lambda step: on_step(sub.name, step)) if on_step else None)
-    # The tree is held from the clean start to its removal (grade.run takes it again at no cost): two
+    # The tree is held from the clean start to its removal (implementation.grade takes it again at no cost): two
     # submissions whose names give one folder, or two batches writing one --out, take turns in it.
     with tree_mod.exclusive(build, remove=not opts.keep_builds):
         if not opts.keep_builds:
@@ -154,7 +156,7 @@ def grade_one(sub: submission_mod.Submission, opts: BatchOptions, backend: str, 
 
 def save(report: GradeReport, folder: Path, opts: BatchOptions, key: str, digest: str) -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    write_outputs(report, folder, opts.formats)
+    formats_mod.write(report, folder, opts.formats)
     done = {"digest": digest, "config": key, "status": report.status,
             "points": report.points, "max_points": report.max_points, "finished": time.time(),
             **made_with(opts)}
@@ -294,7 +296,7 @@ def run_batch(submissions: Path, opts: BatchOptions, grader: Grader | None = Non
               on_step: OnStep | None = None) -> BatchSummary:
     """Grade every submission under `submissions`; on_event(name, report, reused) after each,
     on_step(name, step) as each one's grading goes on (configuring, building, checking)."""
-    grader = grader or grade_run
+    grader = grader or implementation.grade
     p = plan(submissions, opts, on_event)
     summary = p.summary
     lock, book_lock = GpuTurns(), threading.Lock()

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import ROOT
-from ..report import plot
+from ..report import benchtable, plot
 from ..run import ctest_results as results, judge
 from ..score import metrics
 from ..specs import spec
@@ -48,8 +48,8 @@ def row_from(stage: str, size: int, r: Result | None, fallback: str = "") -> Ben
 
 def measure(exe: str, spec_path: str, size: int, out: Path, timeout: float) -> Result | None:
     out.unlink(missing_ok=True)
-    run_limited([*judge.command(exe), "--spec", spec_path, "--shape", str(size), str(size), str(size), "--check", "perf",
-                 "--json", str(out), "--timeout", str(int(timeout))], timeout=timeout + 30, log=out.with_suffix(".log"))
+    run_limited(judge.command(exe, spec=spec_path, shape=(size, size, size), check="perf", out=out, timeout=timeout),
+                timeout=timeout + 30, log=out.with_suffix(".log"))
     return results.load(out)
 
 
@@ -96,10 +96,5 @@ def save(rows: list[BenchRow], device: dict, out: Path) -> list[Path]:
 
 
 def table_lines(rows: list[BenchRow]) -> list[str]:
-    f = lambda v, s: "" if v is None else format(v, s)  # noqa: E731
-    lines = [f"{'stage':16} {'size':>6} {'verdict':8} {'ms':>9} {'GFLOP/s':>9} {'cuBLAS':>9} {'%cuBLAS':>8} {'%peak':>6}"]
-    for r in rows:
-        m = r.m
-        lines.append(f"{r.stage:16} {r.size:>6} {r.verdict:8} {f(m.median_ms, '.3f'):>9} {f(m.gflops, '.0f'):>9} "
-                     f"{f(m.cublas_gflops, '.0f'):>9} {f(m.pct_of_cublas, '.1f'):>8} {f(m.pct_of_peak, '.1f'):>6}")
-    return lines
+    """The rows as the one speed table (report/benchtable.py)."""
+    return benchtable.speed_lines((r.stage, str(r.size), r.verdict, r.m) for r in rows)

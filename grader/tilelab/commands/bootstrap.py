@@ -14,7 +14,9 @@ from __future__ import annotations
 import os
 
 from .. import ROOT
-from . import grade
+from ..grading import implementation, options as options_mod
+from ..report import formats as formats_mod, view as view_mod
+from ..run import tree as tree_mod
 from ..specs.contract import ExitCode
 
 
@@ -28,33 +30,45 @@ def setup(run_main_job: bool = True, assume_yes: bool = False) -> int:
         return ExitCode.PASS
     if not is_student_repository():
         print("tilelab: grading the reference solutions (the kit's main job)")
-        return grade.grade(impl="solution")   # the tree `./tilelab grade` then reuses (grade.default_tree)
+        report = _grade_and_write("solution")   # in the tree `./tilelab grade` then reuses (options.default_tree)
+        return report if isinstance(report, int) else implementation.exit_status(report)
     return grade_student_code()
 
 
 def grade_student_code() -> int:
-    from ..report.formats import terminal as table
-
     print("tilelab: grading your code in starter/ (the starter's checks fail until you write the kernels)")
-    try:
-        report = grade.run(grade.GradeOptions(impl="starter", jobs=os.cpu_count() or 1, on_step=table.step_printer()))
-    except grade.UsageError as e:
-        print(f"tilelab: {e}")
-        return ExitCode.BAD_INPUT
-    table.print_report(report)
-    dest = grade.default_out(report.impl, report.backend)
-    for p in grade.write_outputs(report, dest):
-        print(f"wrote {p}")
+    report = _grade_and_write("starter")
+    if isinstance(report, int):
+        return report
     rc, lines = explain(report)
     print("\n".join(lines))
     return rc
+
+
+def _grade_and_write(impl: str):
+    """What `./tilelab grade` does for an implementation, with its defaults: grade it, print its
+    table, write results.json and grade.json to its default folder. The report, or the exit status
+    of options that cannot be graded."""
+    from ..report.formats import terminal as table
+
+    try:
+        report = implementation.grade(options_mod.GradeOptions(impl=impl, jobs=os.cpu_count() or 1,
+                                                               on_step=table.step_printer()))
+    except options_mod.UsageError as e:
+        print(f"tilelab: {e}")
+        return ExitCode.BAD_INPUT
+    view = view_mod.of(report)   # once, for the table and the files
+    table.print_report(view)
+    for p in formats_mod.write(view, options_mod.default_out(report.impl, report.backend)):
+        print(f"wrote {tree_mod.shown(p)}")
+    return report
 
 
 def explain(report) -> tuple[int, list[str]]:
     """setup's exit status in the student repository, and what it tells the student."""
     if report.status == "error":
         return ExitCode.ERROR, [f"tilelab: the grader could not run: {report.message}", "see ./tilelab doctor"]
-    if grade.exit_status(report) == ExitCode.SKIPPED:
+    if implementation.exit_status(report) == ExitCode.SKIPPED:
         return ExitCode.SKIPPED, ["tilelab: nothing could be checked here (no GPU and no CPU emulator): see ./tilelab doctor"]
     broken = [s.stage for s in report.stages if any(c.verdict in ("compile", "forbidden") for c in s.checks)]
     if broken:

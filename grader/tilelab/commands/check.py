@@ -1,9 +1,9 @@
 """`tilelab check STAGE [--watch]`: the fast inner loop while writing a kernel. The stage's small
-public datasets (grade.quick_datasets) on the CPU emulator's plain build only, in the same tree as
-`tilelab grade` (grade.default_tree), through the same build, scan, sandbox and scoring path, so a
+public datasets (run/engine.py: quick_datasets) on the CPU emulator's plain build only, in the same tree as
+`tilelab grade` (grading/options.py: default_tree), through the same build, scan, sandbox and scoring path, so a
 verdict here is the verdict the grade gives those checks. It is not a grade: no ASan or race build,
 no large, hidden or performance dataset; the last line says so. Sharing the tree, it shares its lock
-(grade.run holds the tree: tree.exclusive): a check started during a grade waits for it, and says so.
+(implementation.grade holds the tree: tree.exclusive): a check started during a grade waits for it, and says so.
 
 --watch runs it again each time the stage's matmul.cu is saved (watchfiles: the file system's
 change events, no polling), until Ctrl-C.
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from .. import ROOT
-from . import grade
+from ..grading import implementation, options as options_mod
 from ..specs.contract import ExitCode
 from ..score.scoring import StageScore
 
@@ -30,9 +30,9 @@ def run_once(stage: str, impl: str = "starter", jobs: int | None = None,
     from ..report.formats import terminal as table
 
     started = time.monotonic()
-    opts = grade.GradeOptions(stages=[stage], impl=impl, backend="emu", quick=True, build_dir=build_dir,
+    opts = options_mod.GradeOptions(stages=[stage], impl=impl, backend="emu", quick=True, build_dir=build_dir,
                               jobs=jobs or os.cpu_count() or 1, on_step=table.step_printer())
-    report = grade.run(opts)
+    report = implementation.grade(opts)
     took = time.monotonic() - started
     if report.status == "error":
         return 2, [f"tilelab: the grader could not run: {report.message}"]
@@ -99,12 +99,12 @@ def watch(stage: str, impl: str = "starter", jobs: int | None = None,
 
 def check(stage: str, watch_file: bool = False, impl: str = "starter", jobs: int | None = None,
           build_dir: Path | None = None) -> int:
-    """The `tilelab check` command; build_dir: another tree than grade's (grade.default_tree)."""
+    """The `tilelab check` command; build_dir: another tree than grade's (grading/options.py: default_tree)."""
     try:
         if watch_file:
             return watch(stage, impl, jobs, build_dir=build_dir)
         rc, lines = run_once(stage, impl, jobs, build_dir)
-    except grade.UsageError as e:
+    except options_mod.UsageError as e:
         print(f"tilelab: {e}")
         return ExitCode.BAD_INPUT
     print("\n".join(lines))

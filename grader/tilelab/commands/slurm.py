@@ -349,7 +349,7 @@ def run(submissions: Path, opts: batch.BatchOptions, sopts: SlurmOptions,
 def run_task(spec_path: Path, index: int, grader: batch.Grader | None = None) -> int:
     """Grade task `index` of a submitted job: its submissions, one after another, each written to
     its folder (done.json last) exactly as a local batch writes it."""
-    from .grade import run as grade_run
+    from ..grading import implementation
     from ..report.formats.common import summary_line
 
     doc = json.loads(Path(spec_path).read_text())
@@ -365,11 +365,11 @@ def run_task(spec_path: Path, index: int, grader: batch.Grader | None = None) ->
     opts.build_root = scratch                 # node-local: builds are many small files
     try:
         # One kit for the whole array, on the shared filesystem (OUT/.kit): the first task to grade
-        # builds it on its node while the others wait on its lock (kit.ensure, through grade.run).
+        # builds it on its node while the others wait on its lock (kit.ensure, through implementation.grade).
         for item in doc["tasks"][index]:
             sub = submission_mod.Submission(item["name"], Path(item["path"]))
             print(f"tilelab: grading {sub.name} on {os.uname().nodename}", flush=True)
-            report = batch.grade_one(sub, opts, backend, GpuTurns(), grader or grade_run, stage_ids)
+            report = batch.grade_one(sub, opts, backend, GpuTurns(), grader or implementation.grade, stage_ids)
             batch.save(report, batch.student_dir(opts.out, sub.name), opts, doc["key"], item["digest"])
             print(summary_line(report), flush=True)
     finally:

@@ -450,7 +450,7 @@ def run(stage: str, submission: Path | None = None, impl: str | None = None, bui
     import os
 
     from ..run import submission as submission_mod
-    from .grade import BUILD_ROOT
+    from ..grading.options import BUILD_ROOT
     from ..run.tree import Tree, compile_excerpt, log_tail
 
     if stage not in stages():

@@ -1,4 +1,6 @@
-"""Summarise runner results as a plain table (used after a GPU run, where rich may be missing).
+"""The one speed table: a row per run (stage, its size or shape, verdict, and its speed as every
+report reads it, metrics.Metrics): `tilelab bench` prints it, and so does this module, over a folder
+of runner results (used after a GPU run, where rich may be missing).
 
     python3 -m tilelab.report.benchtable BENCH_DIR [RESULTS_DIR]
 """
@@ -7,31 +9,35 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 
-from ..score.metrics import of_result
-from ..run.ctest_results import load
+from ..score import metrics
+from ..run import ctest_results as results_mod
+
+HEADER = (f"{'stage':16} {'size':>16} {'verdict':8} {'ms':>9} {'GFLOP/s':>9} {'cuBLAS':>9} {'%cuBLAS':>8} "
+          f"{'%peak':>6}")
+
+
+def speed_lines(rows: Iterable[tuple[str, str, str, metrics.Metrics]]) -> list[str]:
+    """The header and a line per (stage, size, verdict, speed); a figure the run did not give is blank."""
+    f = lambda v, s: "" if v is None else format(v, s)  # noqa: E731
+    return [HEADER] + [f"{stage:16} {size:>16} {verdict:8} {f(m.median_ms, '.3f'):>9} {f(m.gflops, '.0f'):>9} "
+                       f"{f(m.cublas_gflops, '.0f'):>9} {f(m.pct_of_cublas, '.1f'):>8} {f(m.pct_of_peak, '.1f'):>6}"
+                       for stage, size, verdict, m in rows]
 
 
 def bench_rows(folder: Path) -> list[str]:
-    rows = [f"{'stage':16} {'shape':16} {'verdict':8} {'impl ms':>9} {'GFLOP/s':>9} "
-            f"{'cuBLAS':>9} {'%cuBLAS':>8} {'%peak':>6}"]
-    for f in sorted(folder.glob("*.json")):
-        if (r := load(f)) is None:
-            continue
-        m = of_result(r)
-        z = lambda v: v or 0  # noqa: E731
-        rows.append(f"{r.stage or '?':16} {r.shape_text:16} {r.verdict:8} "
-                    f"{z(m.median_ms):9.3f} {z(m.gflops):9.0f} {z(m.cublas_gflops):9.0f} "
-                    f"{z(m.pct_of_cublas):7.1f}% {z(m.pct_of_peak):5.1f}%")
-    return rows
+    """The speed table of every runner result in the folder (J x K x L as its size)."""
+    found = [r for f in sorted(folder.glob("*.json")) if (r := results_mod.load(f)) is not None]
+    return speed_lines((r.stage or "?", r.shape_text, r.verdict, metrics.of_result(r)) for r in found)
 
 
 def verdict_counts(folder: Path) -> list[str]:
     c = Counter()
     wrong = []
     for f in sorted(folder.glob("*.json")):
-        if (r := load(f)) is None:
+        if (r := results_mod.load(f)) is None:
             continue
         c[f"{r.impl}:{r.verdict}"] += 1
         if r.impl == "solution" and r.verdict != "pass":

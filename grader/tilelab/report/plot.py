@@ -6,8 +6,6 @@ from __future__ import annotations
 import base64
 import io
 
-from ..score import metrics
-from .model import GradeReport
 
 
 def _figure():
@@ -32,20 +30,9 @@ def _png(fig, plt) -> bytes:
     return buf.getvalue()
 
 
-def stage_gflops(r: GradeReport) -> list[tuple[str, float | None, float | None, float | None]]:
-    """(stage, yours, reference, cuBLAS) GFLOP/s, from each stage's perf check."""
-    out = []
-    for s in r.stages:
-        perf = s.check("perf")
-        if perf is None or not perf.result or not perf.result.timing:
-            continue
-        m = metrics.of(perf)
-        out.append((s.stage, m.gflops, m.reference_gflops, m.cublas_gflops))
-    return out
-
-
-def report_png(r: GradeReport) -> bytes | None:
-    data = stage_gflops(r)
+def report_png(data: list[tuple[str, float | None, float | None, float | None]], submission: str) -> bytes | None:
+    """data: (stage, yours, reference, cuBLAS) GFLOP/s per stage (view.ReportView.stage_gflops), of
+    the submission named in the title."""
     if not data or not available():
         return None
     plt = _figure()
@@ -67,7 +54,7 @@ def report_png(r: GradeReport) -> bytes | None:
         ax.set_ylim(bottom=min(values) / 2)
     else:
         ax.set_ylim(0, max(values or [1]) * 1.12)
-    ax.set_title(f"{r.submission}: speed of each stage's kernel", fontsize=10)
+    ax.set_title(f"{submission}: speed of each stage's kernel", fontsize=10)
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3, frameon=False)
     ax.grid(axis="y", alpha=0.3, which="both")
     return _png(fig, plt)

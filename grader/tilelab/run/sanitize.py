@@ -78,7 +78,7 @@ def find_sanitizer() -> str | None:
 
 def gpu_present() -> bool:
     """Whether an NVIDIA GPU answers here (`nvidia-smi -L`): for a sanitizer check, and for a grade's
-    backend `auto` (grade.resolve_backend)."""
+    backend `auto` (grading/options.py: resolve_backend)."""
     smi = shutil.which("nvidia-smi")
     if not smi:
         return False

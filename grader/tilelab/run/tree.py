@@ -335,10 +335,10 @@ def compile_excerpt(text: str, strip: str = "", lines: int = 30, tree: Path | No
 
 # ---------------------------------------------------------------- one grade at a time per tree
 LOCK = ".tilelab-lock"
-SUBMISSION_SRC = "submission-src"   # where grade.run copies a submission's files in a tree
+SUBMISSION_SRC = "submission-src"   # where grading.implementation copies a submission's files in a tree
 
-# (thread, tree) -> how many times that thread holds the tree: taking it again is free (grade.grade
-# holds it around grade.run, which takes it too), and another thread waits like another process.
+# (thread, tree) -> how many times that thread holds the tree: taking it again is free (commands.grade
+# holds it around implementation.grade, which takes it too), and another thread waits like another process.
 _held: dict[tuple[int, Path], int] = {}
 _held_guard = threading.Lock()
 

@@ -7,16 +7,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from types import SimpleNamespace
-from typing import Literal, Union
 
 from ..specs.contract import hint
 from ..run.ctest_results import GRADING_ERROR
 from ..run.result import Result
 from ..specs.codegen import check_timeout
 from ..specs.spec import Stage
+# What became of a stage (the engine's typed outcome, run/outcome.py) and the correctness check of each
+# backend, named here too: scoring's callers and tests hand these in.
+from ..run.outcome import CORRECT_CHECK, Built, DidNotCompile, Hung, NotChecked, Outcome, Refused, Stopped  # noqa: F401
 
-# The check that decides correctness on each backend (docs/grading.md, "What one check does").
-CORRECT_CHECK = {"gpu": "correct", "emu": "emu"}
 # Memory-safety checks: reported, worth no points, but a failure means the stage did not pass.
 SAFETY_CHECKS = ("memcheck", "racecheck", "synccheck", "initcheck", "emu-asan", "emu-race")
 # Findings of a safety check that say the product may not be a kernel's (docs/integrity.md, family 3):
@@ -199,58 +199,7 @@ def _perf(stage: Stage, impl: str, results: dict[str, Result], backend: str, bas
     return c
 
 
-# ---- what became of a stage: grade.py finds it out and hands it in; scoring alone decides verdicts ----
-
-@dataclass(frozen=True)
-class NotChecked:
-    """Nothing of the stage can be checked here: no checks or no runner of this backend in the
-    build, or no <stage>/matmul.cu in the submission. Every check: `missing`."""
-    why: str
-
-
-@dataclass(frozen=True)
-class Refused:
-    """What was compiled from the student's file calls or defines what the allow-list forbids, or
-    includes a file outside the system and CUDA headers (grade.refusal). Every check: `forbidden`."""
-    why: str
-
-
-@dataclass(frozen=True)
-class DidNotCompile:
-    """The build failed or timed out, or left nothing the grader can link or check (the file's own
-    main(), no object, no dependency file). Every check: `compile`."""
-    why: str
-
-
-@dataclass(frozen=True)
-class Hung:
-    """The kernel hung on a dataset (its plain correctness check timed out, and not as a slow kernel
-    the emulator saw making progress): the checks not yet started were not run."""
-    dataset: str
-    message: str = ""           # the runner's message about it ("timed out" when it gave none)
-
-
-@dataclass(frozen=True)
-class Stopped:
-    """The stage's checks were stopped by a limit of the grade: its time (after `seconds`) or its
-    memory."""
-    limit: Literal["time", "memory"]
-    seconds: float = 0.0
-
-
-@dataclass(frozen=True)
-class Built:
-    """The stage built and its checks ran: the runner's results by CTest name (a JSON object is
-    parsed by score_stage, once: the tests hand in edited documents), the checks this build
-    registered (None: every one the stage has; see _score), and what cut the run short, if
-    anything (the checks without a result were not run)."""
-    results: Mapping[str, Result | dict]
-    registered: frozenset[str] | None = None
-    cut_short: Hung | Stopped | None = None
-
-
-# A stage's outcome; NOT_RUN are those where no check ran, and each gives every check one verdict.
-Outcome = Union[NotChecked, Refused, DidNotCompile, Built]
+# The outcomes where no check ran (run/outcome.py: what the engine found), each giving every check one verdict.
 NOT_RUN = {NotChecked: "missing", Refused: "forbidden", DidNotCompile: "compile"}
 
 

@@ -1,5 +1,6 @@
 """What several output formats share: how a check is named and described on the platforms, the
-verdict as shown, and the report's one-line summary. A function of the GradeReport only."""
+verdict as shown, and the report's one-line summary. A function of the GradeReport and its view
+(view.py: the diagnoses and figures, computed once) only."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 import textwrap
 from dataclasses import replace
 
-from ...score import diagnoses, metrics
+from ...score import metrics
 from ..model import GradeReport
 from ...run.result import Finding
 from ...score.quiz import ATTEMPTS_USED, PREDICT, WRONG_CODE
@@ -37,8 +38,9 @@ def student_view(r: GradeReport, question_visibility: str) -> GradeReport:
     A question's own test, where the platform has one, keeps the question's visibility."""
     if not questions_withheld(question_visibility):
         return r
+    # A stage with no question is kept as it is: the report's view (view.py) already holds its diagnoses.
     return replace(r, stages=[replace(s, checks=tuple(c for c in s.checks if c.check != QUESTION))
-                              for s in r.stages])
+                              if any(c.check == QUESTION for c in s.checks) else s for s in r.stages])
 
 
 def has_questions(r: GradeReport) -> bool:
@@ -80,13 +82,14 @@ def test_name(stage: str, c: CheckScore) -> str:
     return f"{stage} {c.dataset}{' (hidden)' if c.hidden else ''}: {c.check}{' (skipped here)' if c.skipped else ''}"
 
 
-def test_output(c: CheckScore) -> str:
-    """A check's text on the platforms: the verdict, the hint, the first wrong elements, speed, resources."""
+def test_output(c: CheckScore, v) -> str:
+    """A check's text on the platforms: the verdict, the hint, the first wrong elements, speed, resources
+    (v: the report's view, view.ReportView, which holds the figures)."""
     lines = [f"{c.verdict}: {c.message}" if c.message else c.verdict]
     if c.hint and c.verdict not in ("pass", "skipped"):
         lines.append(f"Hint: {c.hint}")
     lines += metrics.first_wrong_lines(c)
-    m = metrics.of(c)
+    m = v.metrics(c)
     if m.gflops is not None:
         lines.append(f"{m.median_ms:.3f} ms, {m.gflops:.0f} GFLOP/s"
                      + (f", {m.pct_of_reference:.0f}% of the reference" if m.pct_of_reference is not None else "")
@@ -148,11 +151,11 @@ def stage_line(s: StageScore) -> str:
     return f"{s.stage} -- {s.title}: {stage_verdict(s)}, {s.points:.1f} / {s.max_points:.1f} points"
 
 
-def diagnosis_lines(s: StageScore, width: int | None = None, shown: int | None = None) -> list[str]:
-    """A stage's diagnoses (diagnoses.py) as numbered lines, root causes first: the headline, the
+def diagnosis_lines(s: StageScore, v, width: int | None = None, shown: int | None = None) -> list[str]:
+    """A stage's diagnoses (diagnoses.py, as the report's view v holds them: view.ReportView) as numbered lines, root causes first: the headline, the
     first instance, the points withheld and the hint. width wraps them (the terminal); shown
     limits how many are written, the rest counted."""
-    ds = diagnoses.of_stage(s)
+    ds = v.diagnoses(s)
     out: list[str] = []
 
     def put(text: str, first: str, rest: str, most: int) -> None:
@@ -194,9 +197,9 @@ def warning_text(w: Finding) -> str:
     return f"Warning (no points lost): {w.kind}{where}" + (f": {body}" if body else "")
 
 
-def report_lines(r: GradeReport) -> list[str]:
-    """Every stage's line and diagnoses, for the platforms' summary output."""
+def report_lines(r: GradeReport, v) -> list[str]:
+    """Every stage's line and diagnoses (v: the report's view), for the platforms' summary output."""
     lines = []
     for s in r.stages:
-        lines += [stage_line(s), *diagnosis_lines(s)]
+        lines += [stage_line(s), *diagnosis_lines(s, v)]
     return lines

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from . import Format, register
+from .registry import Format, register
 from .common import as_json
 
-register(Format("grade", "grade.json", lambda r, o: as_json(r.to_dict()), "the whole report, to re-render later"))
+register(Format("grade", "grade.json", lambda v, o: as_json(v.report.to_dict()), "the whole report, to re-render later"))

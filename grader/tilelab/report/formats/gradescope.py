@@ -18,32 +18,34 @@ total score")."""
 
 from __future__ import annotations
 
-from ...score import metrics
+from .. import view as view_mod
 from ..model import GradeReport
 from ...score.scoring import QUESTION
-from . import Format, Platform, RenderOptions, register
+from .registry import Format, Platform, RenderOptions, register
 from .common import as_json, has_questions, question_notice, questions_withheld, report_lines, student_view, \
     summary_line, test_name, test_output
 
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
-# The defaults are RenderOptions' (formats/__init__.py). A graded question's verdict shown at once
+# The defaults are RenderOptions' (formats/registry.py). A graded question's verdict shown at once
 # would let about five resubmissions try every choice: after the due date by default.
 HIDDEN_VISIBILITY = RenderOptions.hidden_visibility
 QUESTION_VISIBILITY = RenderOptions.question_visibility
 
 
-def leaderboard(r: GradeReport) -> list[dict]:
+def leaderboard(r: GradeReport, v: view_mod.ReportView) -> list[dict]:
     board = []
     for s in r.stages:
         perf = s.check("perf")
-        m = metrics.of(perf) if perf else None
+        m = v.metrics(perf) if perf else None
         if perf and perf.passed and m.gflops is not None:
             board.append({"name": f"{s.stage} GFLOP/s", "value": round(m.gflops, 1), "order": "desc"})
     return board
 
 
-def results(r: GradeReport, hidden_visibility: str = HIDDEN_VISIBILITY,
+def results(r: GradeReport | view_mod.ReportView, hidden_visibility: str = HIDDEN_VISIBILITY,
             question_visibility: str = QUESTION_VISIBILITY) -> dict:
+    v = view_mod.of(r)
+    r = v.report
     assert hidden_visibility in VISIBILITIES and question_visibility in VISIBILITIES
     tests = []
     for si, s in enumerate(r.stages, 1):
@@ -54,7 +56,7 @@ def results(r: GradeReport, hidden_visibility: str = HIDDEN_VISIBILITY,
                 "score": round(c.points, 4),
                 "max_score": round(c.max_points, 4),
                 "status": "passed" if c.clean_pass else "failed",
-                "output": test_output(c),
+                "output": test_output(c, v),
                 "output_format": "text",
                 "tags": [s.stage, c.check] + (["skipped"] if c.skipped else []),
                 "visibility": (hidden_visibility if c.hidden else question_visibility if c.check == QUESTION
@@ -67,12 +69,12 @@ def results(r: GradeReport, hidden_visibility: str = HIDDEN_VISIBILITY,
     doc = {
         "score": round(r.points, 4),
         "execution_time": int(r.seconds),
-        "output": "\n".join([summary_line(seen), *report_lines(seen), *question_notice(r, question_visibility)]),
+        "output": "\n".join([summary_line(seen), *report_lines(seen, v), *question_notice(r, question_visibility)]),
         "output_format": "text",
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": tests,
-        "leaderboard": leaderboard(seen),
+        "leaderboard": leaderboard(seen, v),
         # What the questions were graded on, for the next submission's cap on attempts
         # (gradescope.earlier_answers reads it back from submission_metadata.json). Stored for
         # the autograder, not shown to students; it holds only the answers the student handed in.

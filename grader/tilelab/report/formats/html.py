@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import plot, wrongmap
-from ...score import diagnoses, metrics
+from .. import plot, view as view_mod, wrongmap
+from ...score import metrics
 from ..model import GradeReport
-from . import Format, register
+from .registry import Format, register
 from .common import stage_model_lines, stage_style, stage_verdict, style, summary_line, verdict, warning_text, warnings_of
 
 TEMPLATES = Path(__file__).parents[1] / "templates"
@@ -32,25 +32,27 @@ def _map(s):
     return {"url": plot.data_url(png), "caption": wrongmap.caption(c)} if png else None
 
 
-def context(r: GradeReport) -> dict:
+def context(r: GradeReport | view_mod.ReportView) -> dict:
+    v = view_mod.of(r)
+    r = v.report
     stages = []
     for s in r.stages:
         checks = []
         for c in s.checks:
-            m = metrics.of(c)
+            m = v.metrics(c)
             checks.append({"c": c, "m": m, "fmt": metrics.fmt, "wrong": metrics.first_wrong_lines(c),
                            "verdict": verdict(c), "style": style(c)})
         perf = s.check("perf")
-        stages.append({"s": s, "checks": checks, "diagnoses": diagnoses.of_stage(s),
+        stages.append({"s": s, "checks": checks, "diagnoses": v.diagnoses(s),
                        "warnings": [warning_text(w) for w in warnings_of(s)], "verdict": stage_verdict(s), "style": stage_style(s),
                        "map": _map(s), "speed": plot.data_url(plot.stage_png(s.stage, perf)),
                        "occupancy": _occupancy(s), "model": stage_model_lines(s),
-                       "resources": metrics.of(perf) if perf and perf.result else None})
+                       "resources": v.metrics(perf) if perf and perf.result else None})
     return {"r": r, "summary": summary_line(r), "stages": stages,
-            "plot": plot.data_url(plot.report_png(r)), "device": r.device}
+            "plot": plot.data_url(plot.report_png(v.stage_gflops(), r.submission)), "device": r.device}
 
 
-def render(r: GradeReport) -> str:
+def render(r: GradeReport | view_mod.ReportView) -> str:
     import jinja2
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,

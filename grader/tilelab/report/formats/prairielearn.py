@@ -19,17 +19,20 @@ PrairieLearn itself withholds (docs/instructor.md, section 6)."""
 from __future__ import annotations
 
 from .. import plot
+from .. import view as view_mod
 from ..model import GradeReport
-from . import Format, Platform, RenderOptions, register
+from .registry import Format, Platform, RenderOptions, register
 from .common import as_json, question_notice, report_lines, student_view, summary_line, test_name, test_output
 
 
-def images(r: GradeReport) -> list[dict]:
-    url = plot.data_url(plot.report_png(r))
+def images(v: view_mod.ReportView) -> list[dict]:
+    url = plot.data_url(plot.report_png(v.stage_gflops(), v.report.submission))
     return [{"label": "GFLOP/s: yours, the reference and cuBLAS, per stage", "url": url}] if url else []
 
 
-def results(r: GradeReport, question_visibility: str = RenderOptions.question_visibility) -> dict:
+def results(r: GradeReport | view_mod.ReportView, question_visibility: str = RenderOptions.question_visibility) -> dict:
+    v = view_mod.of(r)
+    r = v.report
     notice = question_notice(r, question_visibility)
     r = student_view(r, question_visibility)   # every field below is shown at once
     if r.status in ("build-failed", "empty", "error"):
@@ -44,11 +47,11 @@ def results(r: GradeReport, question_visibility: str = RenderOptions.question_vi
                                          + (" (not run on this backend)" if c.skipped else ""),
                           "points": round(c.points, 4), "max_points": round(c.max_points, 4),
                           "message": c.message if c.passed or c.skipped else c.hint,
-                          "output": test_output(c)})
+                          "output": test_output(c, v)})
     score = r.points / r.max_points if r.max_points else 0.0
     return {"gradable": True, "score": round(min(1.0, max(0.0, score)), 6), "message": summary_line(r),
-            "output": "\n".join([*report_lines(r), *notice]),
-            "tests": tests, "images": images(r)}
+            "output": "\n".join([*report_lines(r, v), *notice]),
+            "tests": tests, "images": images(v)}   # perf checks only: the same in the student's view
 
 
 # PrairieLearn's recipe (commands/autograder.py runs it): the external grader mounts the student's
