@@ -127,7 +127,7 @@ Checked check_outcome(const RunOutcome& out, const Dataset& d, const std::vector
   c.diagnosis = diagnose(d.M, d.N, out.P, d.P, absMN, c.report, d.spec.shape);
   if (!c.inputs_unchanged) {
     c.report.pass = false;
-    c.diagnosis = {hints::kInputsModified.code, hints::kInputsModified.text};
+    c.diagnosis = hints::kInputsModified;
   }
   return c;
 }
@@ -719,9 +719,9 @@ int run_checks(Session& w, nlohmann::json& r, const StageSpec& spec, const Datas
       if (!hout.host_timing.is_null()) r["host"]["timing"] = hout.host_timing;
       if (!h.report.pass) {
         print_wrong(h.report, "matmul_host");
-        if (pass) diag = {"host-" + h.diagnosis.code, "matmul_host: " + h.diagnosis.hint +
-                          " (launch_matmul alone passed: check the copies, sizes in bytes, and the "
-                          "copy of P back to P_h.)"};
+        if (pass) diag = Diagnosis::of_host(h.diagnosis, "matmul_host: " + h.diagnosis.hint +
+                                            " (launch_matmul alone passed: check the copies, sizes in bytes, "
+                                            "and the copy of P back to P_h.)");
         pass = false;
       }
     }
@@ -910,7 +910,7 @@ int timed_out(nlohmann::json& r, const WorkerGone& g, double timeout, const Shap
                   (unsigned long long)phases, tile, (long long)needed);
     hint += buf;
   }
-  r["hint_code"] = "too-slow";
+  r["hint_code"] = hints::kTooSlow.code;
   r["hint"] = hint;
   r["progress"] = {{"hung", false}, {"blocks_done", p.blocks_done}, {"blocks_total", p.blocks_total},
                    {"phases_per_block", phases}, {"phases_needed", needed}, {"seconds", ran}};

@@ -200,11 +200,12 @@ def test_the_findings_order_and_advice_have_one_owner():
     advice as a field (emu_backend.cpp reads the generated header), and nothing splits hint prose."""
     from tilelab.specs import contract
     assert diagnoses.FINDING_ORDER is contract.FINDING_ORDER and "race" in contract.FINDING_ORDER
-    assert contract.finding_advice("out-of-bounds-global") == contract.HINTS["global-overrun"]   # same_as
-    assert contract.finding_advice("uninitialized-shared", "warning") != contract.finding_advice("uninitialized-shared")
-    assert contract.finding_advice("no-such-code") == contract.FINDING_ADVICE_DEFAULT
+    assert contract.FINDING_ADVICE["out-of-bounds-global"] == contract.HINTS["global-overrun"]   # same_as
+    assert contract.FINDING_ADVICE["uninitialized-shared.warning"] != contract.FINDING_ADVICE["uninitialized-shared"]
+    assert not hasattr(contract, "finding_advice")   # the lookup is the generated C++ one alone (test_result.cpp)
     f = _finding("w32", "emu-race", "race", 40, "missing-barrier-before-use", "do this")
     ds = diagnoses.of_stage(_stage(**{f"submission.{STAGE.id}.w32.emu-race": f}))
     assert ds[0].hint == "do this"
     src = (ROOT / "grader" / "runner" / "emu_backend.cpp").read_text()
-    assert "kFindingAdvice" in src and "__syncthreads() is missing" not in src   # the texts live in the contract only
+    assert "finding_advice(" in src and "__syncthreads() is missing" not in src   # the texts live in the contract only
+    assert ".find(\"misaligned\")" not in src   # the finding's variant picks its advice, not its message's words
