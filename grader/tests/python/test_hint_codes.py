@@ -38,6 +38,14 @@ def test_the_emulators_codes_are_declared_in_the_findings():
     assert not undeclared, f"declare these in grader/contract.toml [findings]: {undeclared}"
 
 
+def test_the_emulators_advice_variants_have_their_text():
+    """A finding's variant (tlemu::Finding::variant) picks `<code>.<variant>`'s advice: each one the
+    emulator sets has a text in [findings.advice] (else the variant would change nothing)."""
+    set_ = {v for t in _sources("emu").values() for v in re.findall(r'\bvariant\s*=\s*"([^"]*)"', t)}
+    declared = {key.split(".", 1)[1] for key in contract.FINDING_ADVICE if "." in key}
+    assert "misaligned" in set_ and set_ <= declared, (set_, declared)
+
+
 def test_the_runner_writes_no_hint_code_as_a_literal():
     literal = {str(p.relative_to(ROOT)): runner_literals(t) for p, t in _sources("src", "runner", "include").items()
                if runner_literals(t)}
