@@ -31,6 +31,9 @@ struct Finding {
   int line = 0;         // 0 when unknown (e.g. global-overrun in the plain build)
   std::string message;  // one sentence, without the file:line prefix
   std::string hint_code;  // refines kind for the hint, e.g. missing-barrier-before-use
+  // Refines hint_code for the advice, where contract.toml [findings.advice] has "<hint_code>.<variant>":
+  // "misaligned" (an undefined-behavior finding that is a misaligned vector access); "" for none.
+  std::string variant;
   long count = 1;
   // A warning: reported, but no safety violation -- it fails nothing (an uninitialised shared value
   // that reaches no stored element; two blocks storing the same bits to one element).

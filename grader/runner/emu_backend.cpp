@@ -36,18 +36,9 @@ int priority(const std::string& kind) {
   return int(std::size(kFindingOrder));
 }
 
-// What to do about a finding (contract.toml [findings.advice]): a warning's and a misaligned
-// access's own text where there is one, else its hint code's, else the default.
-std::string advice(const tlemu::Finding& f) {
-  const std::string& c = f.hint_code;
-  std::string variant;
-  if (f.warning) variant = c + ".warning";
-  else if (f.message.find("misaligned") != std::string::npos) variant = c + ".misaligned";
-  for (const std::string& key : {variant, c})
-    for (const Hint& a : kFindingAdvice)
-      if (!key.empty() && key == a.code) return a.text;
-  return kFindingAdviceDefault;
-}
+// What to do about a finding (contract.toml [findings.advice]): a warning's, or its variant's
+// (Finding::variant, e.g. a misaligned access), own text where there is one, else its hint code's.
+std::string advice(const tlemu::Finding& f) { return finding_advice(f.hint_code, f.warning ? "warning" : f.variant); }
 
 std::string where(const tlemu::Finding& f) {
   std::string file = f.file;

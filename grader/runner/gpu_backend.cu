@@ -343,9 +343,9 @@ class GpuBackend final : public Backend {
                                                                 : ", past its last element " + std::string(name) +
                                                                       "[" + std::to_string(b->n - 1) + "])");
       if (found_.is_null())
-        found_ = {{"build", "gpu"}, {"findings", nlohmann::json::array()}, {"hint_code", "global-overrun"},
+        found_ = {{"build", "gpu"}, {"findings", nlohmann::json::array()}, {"hint_code", hints::kGlobalOverrun.code},
                   {"hint", kOverrunAdvice}, {"message", msg}};
-      found_["findings"].push_back({{"kind", "global-overrun"}, {"hint_code", "global-overrun"}, {"file", ""},
+      found_["findings"].push_back({{"kind", "global-overrun"}, {"hint_code", hints::kGlobalOverrun.code}, {"file", ""},
                                     {"line", 0}, {"count", count}, {"message", msg}});
     }
   }

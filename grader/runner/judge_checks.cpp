@@ -45,7 +45,7 @@ Checked check_outcome(const RunOutcome& out, const Dataset& d, const std::vector
   c.diagnosis = diagnose(d.M, d.N, out.P, d.P, absMN, c.report, d.spec.shape);
   if (!c.inputs_unchanged) {
     c.report.pass = false;
-    c.diagnosis = {hints::kInputsModified.code, hints::kInputsModified.text};
+    c.diagnosis = hints::kInputsModified;
   }
   return c;
 }
@@ -116,9 +116,9 @@ int run_checks(Session& w, ResultWriter& r, const StageSpec& spec, const Dataset
       if (!hout.host_timing.is_null()) r.at(rf::host).set(schema::comparison::timing, hout.host_timing);
       if (!h.report.pass) {
         print_wrong(h.report, "matmul_host");
-        if (pass) diag = {"host-" + h.diagnosis.code, "matmul_host: " + h.diagnosis.hint +
-                          " (launch_matmul alone passed: check the copies, sizes in bytes, and the "
-                          "copy of P back to P_h.)"};
+        if (pass) diag = Diagnosis::of_host(h.diagnosis, "matmul_host: " + h.diagnosis.hint +
+                                            " (launch_matmul alone passed: check the copies, sizes in bytes, "
+                                            "and the copy of P back to P_h.)");
         pass = false;
       }
     }

@@ -66,7 +66,7 @@ int timed_out(ResultWriter& r, const WorkerGone& g, double timeout, const Shape&
                   (unsigned long long)phases, tile, (long long)needed);
     hint += buf;
   }
-  r.set(rf::hint_code, "too-slow");
+  r.set(rf::hint_code, hints::kTooSlow.code);
   r.set(rf::hint, hint);
   r.at(rf::progress).set(pf::hung, false).set(pf::blocks_done, p.blocks_done).set(pf::blocks_total, p.blocks_total)
       .set(pf::phases_per_block, phases).set(pf::phases_needed, needed).set(pf::seconds, ran);

@@ -117,13 +117,13 @@ Matrix transposed(const Matrix& A) {
 
 Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std::vector<double>& Pref,
                    const std::vector<double>& absMN, const CheckReport& r, const Shape& s) {
-  if (r.pass) return {"", ""};
+  if (r.pass) return {};
   const int64_t J = s.J, L = s.L;
   const bool tf32_rule = r.rule.u > ToleranceRule{}.u;  // a reduced-precision stage (07: TF32)
   int64_t stored_nan = 0;  // NaN or Inf that the code under test stored (not the grader's fill)
   for (float v : P.data) stored_nan += !std::isfinite(v) && !unwritten(v);
   if (r.not_finite == r.checked && stored_nan == 0)
-    return {"nothing-written",
+    return {hints::kNothingWritten,
             "P was never written: it still holds the NaN the grader put there. Is the kernel "
             "launched, with a non-empty grid and at most 1024 threads per block? Check "
             "cudaGetLastError() after the launch."};
@@ -131,7 +131,7 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
   if (r.not_finite > 0) {
     // The unwritten set is exactly {i >= r0 or j >= c0}: the grid stops short of P's edge.
     if (const auto edge = trailing_edge(J, L, [&](int64_t i, int64_t j) { return unwritten(P.at(i, j)); }))
-      return {"grid-too-small",
+      return {hints::kGridTooSmall,
               edge_text(J, L, edge->first, edge->second) + " were never written: the grid does not cover P. Compute the number of "
                   "blocks with a ceiling division, (size + BLOCK - 1) / BLOCK, in x for the "
                   "columns and in y for the rows."};
@@ -139,7 +139,7 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
       float biggest = 0;
       for (const Matrix* A : {&M, &N})
         for (float v : A->data) biggest = std::max(biggest, std::fabs(v));
-      return {"half-range",
+      return {hints::kHalfRange,
               count(stored_nan, "element") + " of P " + (stored_nan == 1 ? "is" : "are") +
                   " Inf or NaN although every input is finite: the inputs reach " +
                   (r.values_withheld ? std::string("values") : std::to_string(biggest) + ",") +
@@ -148,14 +148,14 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
                   "loaded from float (this stage's 'wide' datasets hold magnitudes from 2^-20 to 2^20)."};
     }
     if (stored_nan > 0)
-      return {"nan-computed",
+      return {hints::kNanComputed,
               "P was written, but " + count(stored_nan, "element") + " of it " +
                   (stored_nan == 1 ? "is" : "are") +
                   " NaN or Inf that the kernel computed: its sums read values from outside M or N (past "
                   "the end of a row or of the matrix, where there is no data) or a __shared__ tile element "
                   "that was never loaded. Guard each tile load with its own row and column against the "
                   "size of M or N, and load 0 where it falls outside."};
-    return {"partly-unwritten",
+    return {hints::kPartlyUnwritten,
             "Some elements of P were never written (they still hold NaN): threads returned early, "
             "or the store of P is guarded by the wrong condition."};
   }
@@ -167,19 +167,19 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
     for (int64_t i = 0; i < J; ++i)
       for (int64_t j = 0; j < L; ++j) PrefT[size_t(j * L + i)] = Pref[size_t(i * L + j)];
     if (match_fraction(P, PrefT, absMN, s.K, r.rule) > 0.99)
-      return {"transposed",
+      return {hints::kTransposed,
               "P holds the transpose of the product: row and column are swapped. Row comes from "
               "the y dimension (blockIdx.y * blockDim.y + threadIdx.y), Col from x."};
     if (match_fraction(P, product_f64(M, Nt), product_f64(M, Nt, true), s.K, r.rule) > 0.99)
-      return {"swapped-index-N",
+      return {hints::kSwappedIndexN,
               "P = M times N-transposed: N is read as N[Col*Width + k]; the k-th element of "
               "column Col is N[k*Width + Col]."};
     if (match_fraction(P, product_f64(Mt, N), product_f64(Mt, N, true), s.K, r.rule) > 0.99)
-      return {"swapped-index-M",
+      return {hints::kSwappedIndexM,
               "P = M-transposed times N: M is read as M[k*Width + Row]; the k-th element of "
               "row Row is M[Row*Width + k]."};
     if (match_fraction(P, product_f64(N, M), product_f64(N, M, true), s.K, r.rule) > 0.99)
-      return {"swapped-operands",
+      return {hints::kSwappedOperands,
               "P = N times M: the operands are swapped (in the kernel's loads, or in the order the "
               "launch passes them). P[Row][Col] is row Row of M times column Col of N: M's element "
               "k of the row is M[Row*K + k], N's element k of the column is N[k*L + Col]."};
@@ -188,7 +188,7 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
   bool all_zero = true;
   for (float v : P.data) all_zero = all_zero && v == 0.0f;
   if (all_zero)
-    return {"all-zero",
+    return {hints::kAllZero,
             "Every element of P is 0: the kernel stores its sum, but no term was ever added. Does "
             "the phase (or k) loop run at all? Check its bound, e.g. a rounded-down "
             "Width / TILE_WIDTH that is 0 for small sizes."};
@@ -208,7 +208,7 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
       for (int64_t j = (i >= edge->first ? 0 : edge->second); j < L && one_value; ++j)
         one_value = std::memcmp(&P.data[size_t(i * L + j)], &first, sizeof first) == 0;
     if (one_value)
-      return {"grid-too-small",
+      return {hints::kGridTooSmall,
               edge_text(J, L, edge->first, edge->second) + " are wrong and all hold " +
                   (r.values_withheld ? std::string("one value") : std::to_string(first)) + ", as if no thread stored a sum there (P was set before the launch). Does the grid cover P -- "
                   "a ceiling division, (size + BLOCK - 1) / BLOCK, in x for the columns and in y for the rows -- "
@@ -228,7 +228,7 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
       }
     }
   if (zeros_at_row_starts && L % r.tile != 0)
-    return {"unguarded-store",
+    return {hints::kUnguardedStore,
             "Elements at the start of some rows hold 0: threads whose Col lies outside P still "
             "stored their result, past the end of their row and into the next one. Guard the "
             "store: if (Row < rows && Col < columns)."};
@@ -237,14 +237,14 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
   // Under the TF32 rule every element may pass its (looser) bound while the whole product is off by
   // more than TF32's inputs explain: a precision below TF32's 10 mantissa bits (bfloat16 has 7).
   if (tf32_rule && r.wrong == 0 && r.rel_fro_error < 1e-1)
-    return {"low-precision",
+    return {hints::kLowPrecision,
             "Every element is within the element-wise bound, but the relative error of the whole product" +
                 (r.values_withheld ? std::string() : ", " + std::to_string(r.rel_fro_error) + ",") + " is above what TF32's 10-bit inputs give (limit " +
                 std::to_string(r.rule.fro_limit(r.checked)) + "): the inputs are rounded to fewer bits than TF32 "
                 "(bfloat16 keeps 7). Use wmma::precision::tf32 fragments loaded from float, or "
                 "wmma::__float_to_tf32."};
   if (wrong_fraction > 0.5 && r.rel_fro_error < 1e-2)
-    return {"low-precision",
+    return {hints::kLowPrecision,
             "Almost every element is slightly off" +
                 (r.values_withheld ? std::string() : " (relative error " + std::to_string(r.rel_fro_error) + ")") +
                 ": the arithmetic is in reduced precision (TF32, half or bfloat16?). Accumulate in "
@@ -259,7 +259,7 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
       if (k0 == 0 || k0 == s.K || !tried.insert(k0).second) continue;
       const auto [Mk, Nk] = first_terms(M, N, k0);
       if (match_fraction(P, product_f64(Mk, Nk), absMN, s.K, r.rule) > 0.99)
-        return {"last-phase-missing",
+        return {hints::kLastPhaseMissing,
                 "P is the product without its last " + count(s.K - k0, "term") + ": the phase loop stops "
                 "after " + count(k0 / t, "whole tile") + " of " + std::to_string(t) +
                 " and skips the partial last one. Round the number of phases up, (K + TILE_WIDTH - 1) / "
@@ -276,18 +276,18 @@ Diagnosis diagnose(const Matrix& M, const Matrix& N, const Matrix& P, const std:
   // Only meaningful when P has tiles off the edge that came out right.
   const bool has_interior = last_tile_row > 0 && last_tile_col > 0;
   if (edge_only && ragged && has_interior && r.wrong_tile_count <= last_tile_row + last_tile_col + 1)
-    return {"boundary",
+    return {hints::kBoundary,
             "Only the last row or column of tiles is wrong: an edge load or the store is not "
             "bounds-checked, or the out-of-range tile elements are not set to 0."};
 
   if (wrong_fraction > 0.9)
-    return {"wrong-sum",
+    return {hints::kWrongSum,
             "Every element is wrong: check the dot-product loop. Does it run over all K terms "
             "(every tile phase), index M by row and N by column, and start from 0?" +
                 std::string(s.K % tile ? " K is not a multiple of the tile here: are the tile elements "
                                          "past the end of M and N loaded as 0 (the else branches)?"
                                        : "")};
-  return {"race",
+  return {hints::kRace,
           "Some tiles of P are wrong and others right: a __syncthreads() is missing (before the "
           "tiles are used, or before they are overwritten), or threads skip a barrier." +
               std::string(tf32_rule ? " With fragments, check also each load_matrix_sync's ldm (the distance "
@@ -315,7 +315,7 @@ Diagnosis grid_coverage(const Shape& s, const std::array<int64_t, 3>& grid, cons
   hint += "With " + n(bx, by) + " blocks, covering P needs at least " +
           count((L + bx - 1) / std::max<int64_t>(bx, 1), "block") + " in x and " +
           std::to_string((J + by - 1) / std::max<int64_t>(by, 1)) + " in y.";
-  return {"grid-too-small", hint};
+  return {hints::kGridTooSmall, hint};
 }
 
 Diagnosis line_coverage(const Shape& s, const std::array<int64_t, 3>& grid, const std::array<int64_t, 3>& block) {
@@ -323,7 +323,7 @@ Diagnosis line_coverage(const Shape& s, const std::array<int64_t, 3>& grid, cons
   const int64_t items = rows ? s.J : s.L;
   const std::string item = rows ? "row" : "column";
   const int64_t per_block = block[0] * block[1] * block[2], threads = grid[0] * grid[1] * grid[2] * per_block;
-  if (threads >= items) return {"", ""};
+  if (threads >= items) return {};
   std::string hint = "The launch was " + count(grid[0] * grid[1] * grid[2], "block") + " of " +
                      std::to_string(per_block) + " threads: " + count(threads, "thread") + ", one per " + item +
                      ", and P has " + count(items, item) + ". ";
@@ -331,11 +331,11 @@ Diagnosis line_coverage(const Shape& s, const std::array<int64_t, 3>& grid, cons
     hint += "The number of blocks is rounded down: divide with a ceiling division, (n + BLOCK - 1) / BLOCK. ";
   hint += "Covering them needs at least " + count((items + std::max<int64_t>(per_block, 1) - 1) / std::max<int64_t>(per_block, 1), "block") +
           " of " + std::to_string(per_block) + " threads.";
-  return {"grid-too-small", hint};
+  return {hints::kGridTooSmall, hint};
 }
 
 Diagnosis reads_p(int64_t launches) {
-  return {"reads-p",
+  return {hints::kReadsP,
           "Every element of P is NaN although the kernel ran (" + std::to_string(launches) +
               (launches == 1 ? " launch" : " launches") + "), and with P set to 0 first the same kernel is right: it reads P before writing it (P[i] += "
               "..., or beta * P). P is not zero-initialised -- cudaMalloc leaves memory as it was, and the "
@@ -344,27 +344,9 @@ Diagnosis reads_p(int64_t launches) {
 }
 
 Diagnosis diagnose_cuda_error(const std::string& message) {
-  const auto has = [&](const char* name) { return message.find(name) != std::string::npos; };
-  std::string hint;
-  if (has("cudaErrorIllegalAddress"))
-    hint = "The kernel accessed memory outside its buffers: an index past the end of M, N or P (check "
-           "the bounds tests), past a __shared__ tile (indices stay below TILE_WIDTH), or a host pointer "
-           "passed to the kernel.";
-  else if (has("cudaErrorMisalignedAddress"))
-    hint = "A vector (float2/float4) access needs an address that is a multiple of its size: a row whose "
-           "width is not a multiple of 4 does not start 16-byte aligned, so load it element by element there.";
-  else if (has("cudaErrorInvalidConfiguration") || has("cudaErrorInvalidValue"))
-    hint = "The launch was refused: a grid or block dimension is 0 or too large (at most 1024 threads per "
-           "block), or it asks for more shared memory than a block may have. Check the ceiling division "
-           "for the grid, (n + TILE_WIDTH - 1) / TILE_WIDTH, and the block and shared-memory sizes.";
-  else if (has("cudaErrorMemoryAllocation"))
-    hint = "A cudaMalloc asked for more memory than the GPU has: sizes are in bytes, count * sizeof(float).";
-  else if (has("cudaErrorLaunchOutOfResources"))
-    hint = "Too many registers or too much shared memory per block for this launch: use fewer threads per "
-           "block or a smaller tile.";
-  else
-    hint = "A CUDA call or the kernel failed: the message names the call and the error.";
-  return {"cuda-error", hint};
+  for (const Hint& h : kCudaErrorHints)
+    if (message.find(h.code) != std::string::npos) return {hints::kCudaError, h.text};
+  return hints::kCudaError;
 }
 
 }  // namespace tilelab

@@ -66,6 +66,8 @@ void on_death() {
                                       : std::string());
     } else {
       f.message = "undefined behaviour: " + what;
+      // UBSan's own words are the only place it says which check failed ("load of misaligned address").
+      if (what.find("misaligned") != std::string::npos) f.variant = "misaligned";
     }
   } else if (__asan_report_present()) {
     first_cu_frame(uintptr_t(__asan_get_report_pc()), uintptr_t(__asan_get_report_bp()), f.file, f.line);

@@ -5,14 +5,29 @@
 #include <cstdint>
 #include <string>
 
+#include "tilelab/contract.hpp"
 #include "tilelab/matrix.hpp"
 #include "tilelab/tolerance.hpp"
 
 namespace tilelab {
 
+// A hint code and its hint. Made only from a code contract.toml [hints] declares (the generated
+// hints::k<Code>), so a diagnosis cannot carry an undeclared code; empty where nothing is wrong.
 struct Diagnosis {
-  std::string code;  // stable identifier, e.g. "unwritten-edge", "transposed", "race"
+  std::string code;  // its hint_code, e.g. "transposed", "race"
   std::string hint;  // one or two sentences a student can act on
+
+  Diagnosis() = default;
+  Diagnosis(HintCode c, std::string composed) : code(c.code), hint(std::move(composed)) {}
+  Diagnosis(const Hint& h) : code(h.code), hint(h.text) {}  // NOLINT: a fixed hint is a diagnosis
+  // matmul_host's wrong result where launch_matmul's was right: the code of what its P showed,
+  // as `host-<code>` (contract.toml [hints]' header), with the hint the runner words for it.
+  static Diagnosis of_host(const Diagnosis& d, std::string hint) {
+    Diagnosis h;
+    h.code = "host-" + d.code;
+    h.hint = std::move(hint);
+    return h;
+  }
 };
 
 // absMN is |M||N|, the scale of the check's bound (check_product takes the same).
@@ -33,7 +48,7 @@ Diagnosis line_coverage(const Shape& shape, const std::array<int64_t, 3>& grid, 
 Diagnosis reads_p(int64_t launches);
 
 // A failed CUDA call, from the runner's message ("kernel launch: cudaErrorInvalidValue (...)"):
-// code "cuda-error", with the hint chosen by the error's name.
+// code "cuda-error", with the hint contract.toml [[cuda_error_hints]] gives the error's name.
 Diagnosis diagnose_cuda_error(const std::string& message);
 
 }  // namespace tilelab

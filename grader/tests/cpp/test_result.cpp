@@ -4,6 +4,7 @@
 #include <fstream>
 #include <limits>
 
+#include "tilelab/diagnose.hpp"
 #include "tilelab/result.hpp"
 #include "tilelab/result_schema.hpp"
 
@@ -39,6 +40,27 @@ TEST_CASE("verdict names match the exit codes") {
   CHECK(std::string(verdict_name(kWrong)) == "wrong");
   CHECK(std::string(verdict_name(kSkipped)) == "skipped");
   CHECK(std::string(verdict_name(ExitCode(99))) == "crash");
+}
+
+TEST_CASE("a finding's advice: its variant's own text, else its code's, else the default (contract.toml [findings])") {
+  const std::string plain = finding_advice("uninitialized-shared");
+  CHECK(plain.find("reaches P") != std::string::npos);
+  CHECK(std::string(finding_advice("uninitialized-shared", "warning")).find("no points are lost") != std::string::npos);
+  CHECK(std::string(finding_advice("undefined-behavior", "misaligned")).find("cudaErrorMisalignedAddress") != std::string::npos);
+  CHECK(std::string(finding_advice("undefined-behavior")).find("signed integer overflow") != std::string::npos);
+  CHECK(finding_advice("uninitialized-shared", "no-such-variant") == plain);   // a variant without text: the code's
+  CHECK(std::string(finding_advice("out-of-bounds-global")) == hints::kGlobalOverrun.text);  // same_as
+  CHECK(std::string(finding_advice("no-such-code", "misaligned")) == kFindingAdviceDefault);
+}
+
+TEST_CASE("a hint code is a declared constant: a fixed one carries its text, a composed one only its code") {
+  const Diagnosis fixed = hints::kInputsModified;
+  CHECK(fixed.code == "inputs-modified");
+  CHECK(fixed.hint == hints::kInputsModified.text);
+  const Diagnosis composed{hints::kTransposed, "P holds the transpose."};
+  CHECK(composed.code == "transposed");
+  CHECK(Diagnosis::of_host(composed, "matmul_host: x").code == "host-transposed");
+  CHECK(Diagnosis{}.code.empty());
 }
 
 TEST_CASE("results are written whole") {

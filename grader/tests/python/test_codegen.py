@@ -60,15 +60,21 @@ def test_codegen_refuses_an_out_dir_the_grader_cannot_find(tmp_path):
 
 
 def test_each_contract_name_is_written_once_in_the_kit_sources():
-    """A schema id or a fixed hint text written outside grader/contract.toml is a second
-    definition. Test data, the known-bad submissions (which forge results on purpose) and
+    """A schema id, a fixed hint text or a hint code's title written outside grader/contract.toml
+    is a second definition. Test data, the known-bad submissions (which forge results on purpose) and
     generated files are not definitions."""
     sources = [p for p in (ROOT / "grader").rglob("*")
                if (p.suffix in {".py", ".cpp", ".hpp", ".h", ".cu", ".cmake", ".toml", ".in", ".sh"}
                    or p.name == "CMakeLists.txt")
                and not {"data", "submissions", "__pycache__"} & set(p.relative_to(ROOT).parts)]
-    needles = list(contract.SCHEMAS.values()) + [t[:60] for t in contract.HINTS.values()]
+    needles = (list(contract.SCHEMAS.values()) + [t[:60] for t in contract.HINTS.values()]
+               + [t[:60] for _, t in contract.CUDA_ERROR_HINTS])
     for needle in needles:
         where = [str(p.relative_to(ROOT)) for p in sources if p.is_file() and needle in p.read_text(errors="replace")]
         assert where == ["grader/contract.toml"], (needle, where)
+    # A title is what a report shows: the tests may expect it, no other part may write it.
+    kit = [p for p in sources if "tests" not in p.relative_to(ROOT).parts and p.is_file()]
+    for title in (f'"{h.title}"' for h in contract.HINT_CODES.values() if h.title):
+        where = [str(p.relative_to(ROOT)) for p in kit if title in p.read_text(errors="replace")]
+        assert where == ["grader/contract.toml"], (title, where)
     assert not re.search(r"tilelab\.(result|grade|bench|spec)/\d", (ROOT / "grader/tilelab/run/ctest_results.py").read_text())

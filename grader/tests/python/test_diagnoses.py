@@ -13,7 +13,7 @@ from tilelab import ROOT
 from tilelab.score import diagnoses
 from tilelab.report.formats import terminal
 from tilelab.report.model import GradeReport
-from tilelab.score.scoring import Built, DidNotCompile, Hung, score_stage
+from tilelab.score.scoring import Built, Cause, DidNotCompile, Hung, score_stage
 from tilelab.specs.compat import tomllib
 
 STAGE = next(s for s in fakes.stages() if s.id == "02-tiled")
@@ -186,12 +186,7 @@ def test_a_grading_error_comes_first_and_is_not_worded_as_the_students_failure()
 
 
 def test_performance_kept_back_by_a_wrong_dataset_is_not_called_slow():
-    rect = next(s for s in fakes.stages() if s.id == "04-rectangular")
-    results = {f"submission.{rect.id}.{d.name}.emu": {"verdict": "pass"} for d in rect.correctness_datasets}
-    results[f"submission.{rect.id}.{rect.correctness_datasets[2].name}.emu"] = {"verdict": "wrong"}
-    results[f"submission.{rect.id}.{rect.performance.model.check_name}.perf-model"] = {
-        "verdict": "pass", "timing": {"basis": "model", "ratio_to_reference": 1.0}}
-    ds = diagnoses.of_stage(score_stage(rect, "submission", results, backend="emu"))
+    ds = diagnoses.of_stage(_gated_stage())   # 04-rectangular: one dataset wrong, the model's row passed
     assert ds and not any("slower" in d.what for d in ds)
 
 
@@ -200,11 +195,92 @@ def test_the_findings_order_and_advice_have_one_owner():
     advice as a field (emu_backend.cpp reads the generated header), and nothing splits hint prose."""
     from tilelab.specs import contract
     assert diagnoses.FINDING_ORDER is contract.FINDING_ORDER and "race" in contract.FINDING_ORDER
-    assert contract.finding_advice("out-of-bounds-global") == contract.HINTS["global-overrun"]   # same_as
-    assert contract.finding_advice("uninitialized-shared", "warning") != contract.finding_advice("uninitialized-shared")
-    assert contract.finding_advice("no-such-code") == contract.FINDING_ADVICE_DEFAULT
+    assert contract.FINDING_ADVICE["out-of-bounds-global"] == contract.HINTS["global-overrun"]   # same_as
+    assert contract.FINDING_ADVICE["uninitialized-shared.warning"] != contract.FINDING_ADVICE["uninitialized-shared"]
+    assert not hasattr(contract, "finding_advice")   # the lookup is the generated C++ one alone (test_result.cpp)
     f = _finding("w32", "emu-race", "race", 40, "missing-barrier-before-use", "do this")
     ds = diagnoses.of_stage(_stage(**{f"submission.{STAGE.id}.w32.emu-race": f}))
     assert ds[0].hint == "do this"
     src = (ROOT / "grader" / "runner" / "emu_backend.cpp").read_text()
-    assert "kFindingAdvice" in src and "__syncthreads() is missing" not in src   # the texts live in the contract only
+    assert "finding_advice(" in src and "__syncthreads() is missing" not in src   # the texts live in the contract only
+    assert ".find(\"misaligned\")" not in src   # the finding's variant picks its advice, not its message's words
+
+
+# ---- #43 item 2: causes are data. Scoring sets a check's cause where it decides it; diagnoses reads
+# the cause, so rewording scoring's sentences (or the compiler's) changes no diagnosis. ----
+
+def _reworded(s, which):
+    """The stage with the messages of the checks `which` picks replaced by other words."""
+    from dataclasses import replace
+    return replace(s, checks=[replace(c, message=f"(reworded) {c.verdict}") if which(c) else c for c in s.checks])
+
+
+def _shown(ds):
+    return [(d.what, d.hint, d.rank, sorted(d.names)) for d in ds]
+
+
+def _hung_stage():
+    name = f"submission.{STAGE.id}.w32.emu"
+    hung = fakes.result(STAGE.id, "submission", "w32", "emu", "timeout")
+    hung["hint"] = "A kernel or loop that never ends: check loop bounds and every __syncthreads()."
+    return score_stage(STAGE, "submission", Built({name: hung}, cut_short=Hung("w32")), backend="emu")
+
+
+def _gated_stage():
+    """04-rectangular with one dataset wrong and the model's performance row passed."""
+    rect = next(s for s in fakes.stages() if s.id == "04-rectangular")
+    results = {f"submission.{rect.id}.{d.name}.emu": {"verdict": "pass"} for d in rect.correctness_datasets}
+    results[f"submission.{rect.id}.{rect.correctness_datasets[2].name}.emu"] = {"verdict": "wrong"}
+    results[f"submission.{rect.id}.{rect.performance.model.check_name}.perf-model"] = {
+        "verdict": "pass", "timing": {"basis": "model", "ratio_to_reference": 1.0}}
+    return score_stage(rect, "submission", results, backend="emu")
+
+
+def test_the_checks_a_hang_kept_from_running_are_found_by_their_cause_not_their_sentence():
+    s = _hung_stage()
+    not_run = [c for c in s.checks if c.cause is Cause.HUNG]
+    assert not_run and all(c.message.startswith("not run: the kernel hung") for c in not_run)
+    assert _shown(diagnoses.of_stage(_reworded(s, lambda c: c.cause is Cause.HUNG))) == _shown(diagnoses.of_stage(s))
+    assert len(diagnoses.of_stage(s)) == 1
+
+
+def test_performance_kept_back_is_found_by_its_cause_not_its_sentence():
+    s = _gated_stage()
+    perf = s.check("perf-model")
+    assert perf.cause is Cause.PERF_GATED and perf.points == 0
+    assert _shown(diagnoses.of_stage(_reworded(s, lambda c: c.cause is not None))) == _shown(diagnoses.of_stage(s))
+    assert not any("pass" in d.what for d in diagnoses.of_stage(_reworded(s, lambda c: c.cause is not None)))
+
+
+def test_a_removed_cuda_call_is_read_from_the_compilers_text_once_where_the_build_failed():
+    err = ("the build failed:\n02-tiled/matmul.cu:50:5: error: 'cudaThreadSynchronize' was not declared in this "
+           "scope; did you mean 'cudaStreamSynchronize'?")
+    assert DidNotCompile(err).removed_cuda_call and not DidNotCompile("error: x").removed_cuda_call
+    s = score_stage(STAGE, "submission", DidNotCompile(err), 0, "emu")
+    assert {c.cause for c in s.checks} == {Cause.REMOVED_CUDA_CALL}
+    # The stage's error in other words (no cudaThread* in it): the cause still picks the hint.
+    from dataclasses import replace
+    other = replace(s, error="the build failed:\n02-tiled/matmul.cu:50:5: error: a call the compiler does not know")
+    assert "cudaDeviceSynchronize()" in diagnoses.of_stage(other)[0].hint
+
+
+def test_a_checks_cause_goes_through_grade_json_and_only_where_it_is_set():
+    import json
+    report = GradeReport("s", "submission", "emu", stages=[_gated_stage(), _hung_stage()])
+    doc = json.loads(json.dumps(report.to_dict()))
+    checks = [c for st in doc["stages"] for c in st["checks"]]
+    assert {c.get("cause") for c in checks} == {None, "perf-gated", "hung"}
+    assert all("cause" not in c for c in checks if c["verdict"] != "timeout" and c["check"] != "perf-model")
+    back = GradeReport.from_dict(doc)
+    assert [[c.cause for c in st.checks] for st in back.stages] == [[c.cause for c in st.checks] for st in report.stages]
+    assert [_shown(diagnoses.of_stage(st)) for st in back.stages] == [_shown(diagnoses.of_stage(st)) for st in report.stages]
+
+
+def test_a_wrong_results_title_and_rank_are_its_codes_in_the_contract():
+    from tilelab.specs.contract import HINT_CODES
+    results = fakes.results_for(STAGE, backend="emu")
+    ds0, ds1 = (d.name for d in STAGE.correctness_datasets[:2])
+    _wrong(results, ds0, "wrong-sum", "a symptom's hint")
+    _wrong(results, ds1, "transposed", "a cause's hint")
+    ds = diagnoses.of_stage(score_stage(STAGE, "submission", results, backend="emu"))
+    assert [(d.what, d.rank) for d in ds[:2]] == [(HINT_CODES["transposed"].title, 2), (HINT_CODES["wrong-sum"].title, 3)]

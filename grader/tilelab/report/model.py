@@ -14,6 +14,8 @@ from ..specs.contract import SCHEMAS
 from ..score.scoring import CheckScore, StageScore
 
 FORMAT = SCHEMAS["grade"]
+# A check's fields written to grade.json only where set: `cause` (scoring.Cause) is what few checks have.
+OMITTED_WHEN_NONE = ("cause",)
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,8 @@ class GradeReport:
         d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "stages"}
         d["stages"] = [{f.name: getattr(s, f.name) for f in dataclasses.fields(s) if f.name != "checks"}
                        | {"checks": [{f.name: getattr(c, f.name) if f.name != "result" else
-                                      (c.result.raw if c.result else None) for f in dataclasses.fields(c)}
+                                      (c.result.raw if c.result else None) for f in dataclasses.fields(c)
+                                      if f.name not in OMITTED_WHEN_NONE or getattr(c, f.name) is not None}
                                      for c in s.checks]} for s in self.stages]
         d = copy.deepcopy(d)
         d["format"] = FORMAT

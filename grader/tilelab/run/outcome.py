@@ -5,6 +5,7 @@ frozen values: nothing here reads a file or judges a result."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+import re
 from dataclasses import dataclass
 from typing import Literal, Union
 
@@ -29,11 +30,22 @@ class Refused:
     why: str
 
 
+# Compiler errors that name a CUDA call removed from the toolkit.
+REMOVED_CALL = re.compile(r"\bcudaThread(Synchronize|Exit|SetLimit|GetLimit|SetCacheConfig|GetCacheConfig)\b")
+
+
 @dataclass(frozen=True)
 class DidNotCompile:
     """The build failed or timed out, or left nothing the grader can link or check (the file's own
-    main(), no object, no dependency file). Every check: `compile`."""
+    main(), no object, no dependency file). Every check: `compile`. The compiler's text is read
+    once, here, for what the reports act on (removed_cuda_call)."""
     why: str
+
+    @property
+    def removed_cuda_call(self) -> bool:
+        """The compiler named a CUDA call removed from the toolkit: its own suggestion (g++: "did you
+        mean cudaStreamSynchronize?") points the wrong way, so the report says what replaced it."""
+        return REMOVED_CALL.search(self.why) is not None
 
 
 @dataclass(frozen=True)

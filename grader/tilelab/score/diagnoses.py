@@ -11,7 +11,7 @@ emulator finding on nine datasets is one diagnosis naming nine datasets. Root ca
   1. a backend's analysis found something (the emulator's barrier, bounds, race and overrun
      findings in the emulator's own order, compute-sanitizer, the GPU's guard zones);
   2. a wrong result the runner recognised (transposed, swapped index, boundary, last phase ...);
-  3. a wrong result only described generically ("every element is wrong");
+  3. a wrong result only described by its symptom (a hint code of kind "symptom", contract.toml [hints]);
   4. other failures (a crash, a timeout, a missing result);
   5. correct but short of full performance credit.
 
@@ -23,36 +23,14 @@ import re
 from dataclasses import dataclass, field
 
 from ..specs import contract
-from ..specs.contract import HINTS
+from ..specs.contract import HINT_CODES, HINTS
 from .metrics import spans
 from ..run.ctest_results import GRADING_ERROR
 from ..run.result import Finding, Result
-from .scoring import PERF_CHECKS, PERF_GATED, CheckScore, StageScore
+from .scoring import PERF_CHECKS, Cause, CheckScore, StageScore
 
 # The emulator's order of findings to fix first: contract.toml [findings], as the runner sorts them.
 FINDING_ORDER = contract.FINDING_ORDER
-# Runner hint codes that describe a symptom, not a cause (grader/src/diagnose.cpp's last resorts).
-GENERIC = ("wrong-sum", "race", "partly-unwritten")
-# A short title for each runner hint code; the hint itself says what to do.
-TITLES = {
-    "nothing-written": "P was never written", "reads-p": "P is read before it is written",
-    "grid-too-small": "the grid does not cover P", "partly-unwritten": "some elements of P were never written",
-    "transposed": "P is transposed (row and column swapped)", "swapped-index-N": "N is indexed by the wrong index",
-    "swapped-index-M": "M is indexed by the wrong index", "all-zero": "every element of P is 0",
-    "unguarded-store": "threads outside P store into it (unguarded store)",
-    "low-precision": "the arithmetic is in reduced precision", "last-phase-missing": "the last tile phase is missing",
-    "boundary": "the last row or column of tiles is wrong (boundary)", "wrong-sum": "every element is wrong",
-    "race": "some tiles are wrong and others right", "inputs-modified": "the kernel changes M or N",
-    "no-shared-memory": "the tiles do not cut the global loads",
-    "tiles-too-small": "the shared tiles are too small to cut the global loads enough", "stale-result": "the result does not depend on the inputs",
-    "work-skipped": "timed calls launched no kernel", "uneven-work": "the kernels did less work where they thought they were not counted", "faster-than-peak": "a timing faster than the hardware can run",
-    "cuda-error": "a CUDA call failed", "forged-result": "a result file not written by the grader",
-    "swapped-operands": "P = N times M: the operands are swapped",
-    "nan-computed": "the kernel stored NaN: its sums read outside M or N",
-}
-# Compiler errors that name a CUDA call removed from the toolkit: the compiler's own suggestion
-# (g++: "did you mean cudaStreamSynchronize?") points the wrong way.
-REMOVED_CALL = re.compile(r"\bcudaThread(Synchronize|Exit|SetLimit|GetLimit|SetCacheConfig|GetCacheConfig)\b")
 MAX_DATASETS = 4   # named in a diagnosis's text; the rest are counted
 
 
@@ -159,14 +137,15 @@ def of_stage(s: StageScore) -> list[Diagnosis]:
         first = s.error.strip().splitlines()[0] if s.error.strip() else kind
         what = {"compile": "it does not compile", "forbidden": "it calls what this assignment forbids"}.get(kind, first)
         detail = "\n".join(s.error.strip().splitlines()[1 if what == first else 0:][:6])
+        removed_call = any(c.cause is Cause.REMOVED_CUDA_CALL for c in s.checks)
         hint = (hang.hint if hang else
-                HINTS["removed-thread-api"] if kind == "compile" and REMOVED_CALL.search(s.error) else
+                HINTS["removed-thread-api"] if kind == "compile" and removed_call else
                 "Fix the first error the compiler reports: the others often follow from it."
                 if kind == "compile" else "")
         d = _add(found, ("stage",), lambda: Diagnosis(what, _compile_where(s.error) if kind == "compile" else "",
                                                       hint, detail, rank=0), None)
         for c in s.checks:
-            if c.message == s.error or c.message.startswith("not run: the kernel hung") or c is hang:
+            if c.message == s.error or c.cause is Cause.HUNG or c is hang:
                 covered.add(c.name)
                 if c is hang:
                     _add(found, ("stage",), lambda: d, c)
@@ -174,7 +153,7 @@ def of_stage(s: StageScore) -> list[Diagnosis]:
     # joins that finding's diagnosis.
     for c in sorted(s.checks, key=lambda c: not (c.result and c.result.findings)):
         if c.name in covered or c.skipped or (c.passed and not c.withheld and c.points >= c.max_points - 1e-9
-                                               and "no performance points" not in c.message):
+                                               and c.cause not in (Cause.NO_REFERENCE, Cause.PERF_GATED)):
             continue
         r = c.result
         fs = r.findings if r else ()
@@ -202,15 +181,17 @@ def of_stage(s: StageScore) -> list[Diagnosis]:
             first = c.message.splitlines()[0] if c.message else ""
             _add(found, ("grading-error",), lambda: Diagnosis(
                 "grading error, not a verdict on your code", "", c.hint, first, rank=0), c)
-        elif c.check in PERF_CHECKS and c.passed and PERF_GATED in c.message:
+        elif c.check in PERF_CHECKS and c.passed and c.cause is Cause.PERF_GATED:
             continue   # not slow: kept back by the problems diagnosed above (its row says so)
         elif c.check == "perf" and c.passed:
             _add(found, ("perf",), lambda: Diagnosis("correct, but slower than full performance credit",
                                                       "", "", c.message, rank=5), c)
         elif code and c.verdict in ("wrong", "error", "bad_input"):
             where, detail = _wrong_where(c)
-            _add(found, ("hint", code), lambda: Diagnosis(TITLES.get(code, c.message or code), where, c.hint, detail,
-                                                          rank=3 if code in GENERIC else 2), c)
+            declared = HINT_CODES.get(code)   # contract.toml [hints]: its title and kind
+            _add(found, ("hint", code), lambda: Diagnosis(
+                (declared.title if declared else "") or c.message or code, where, c.hint, detail,
+                rank=3 if declared and declared.symptom else 2), c)
         else:
             _add(found, ("verdict", c.verdict, c.hint or c.check), lambda: Diagnosis(
                 f"{c.verdict}: {c.message.splitlines()[0] if c.message else c.verdict}", "", c.hint, rank=4), c)

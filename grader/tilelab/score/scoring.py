@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from enum import Enum
 from types import SimpleNamespace
 
 from ..specs.contract import hint
@@ -27,9 +28,19 @@ INTEGRITY_FINDINGS = ("kernel-accessed-host",)
 QUESTION = "question"   # the check kind of a graded question's row (quiz.py)
 PERF_CHECKS = ("perf", "perf-model")
 # What a performance row says when the rest of the stage kept its points from it ([performance]
-# requires_all_correct, docs/grading.md); diagnoses.py finds the row by it.
+# requires_all_correct, docs/grading.md); the row's cause is Cause.PERF_GATED.
 PERF_GATED = ("no performance points: they are credited only to a kernel that is correct and safe on every "
               "dataset of the stage")
+
+
+class Cause(str, Enum):
+    """Why a check was not run or earned no points, where scoring decides it and the reports act on
+    it (diagnoses.py): data, so that no reader has to recognise scoring's sentences. A check's
+    message still says it in words; its `cause` says which. Written to grade.json as its value."""
+    HUNG = "hung"                             # not run: the kernel hung on another dataset (Hung)
+    NO_REFERENCE = "no-reference"             # passed; no performance points: no speed to compare with
+    PERF_GATED = "perf-gated"                 # passed; no performance points: the stage is not all correct and safe
+    REMOVED_CUDA_CALL = "removed-cuda-call"   # did not compile: it calls a CUDA function removed from CUDA
 
 
 @dataclass(frozen=True)
@@ -46,6 +57,11 @@ class CheckScore:
     result: Result | None = None
     hidden: bool = False
     withheld: float = 0.0   # points a memory-safety finding took from this check (safety_penalty)
+    cause: Cause | None = None   # why it was not run or earned no points, where a report acts on it
+
+    def __post_init__(self):
+        if isinstance(self.cause, str) and not isinstance(self.cause, Cause):   # read back from grade.json
+            object.__setattr__(self, "cause", Cause(self.cause))
 
     @property
     def passed(self) -> bool:
@@ -160,7 +176,7 @@ def _perf_model(stage: Stage, impl: str, results: dict[str, Result]) -> CheckSco
     ratio = timing.ratio_to_reference if timing is not None else None
     c = _check(name, r, pts, pts * perf_fraction(ratio, m.full_credit_ratio, m.zero_credit_ratio))
     if c.passed and ratio is None:
-        return replace(c, points=0.0,
+        return replace(c, points=0.0, cause=Cause.NO_REFERENCE,
                        message=c.message + "; no reference counted here to compare with, so no performance points")
     if c.passed and timing.basis != "model":
         return replace(c, points=0.0, message=c.message + "; the runner gave no modelled times")
@@ -193,7 +209,8 @@ def _perf(stage: Stage, impl: str, results: dict[str, Result], backend: str, bas
         c = replace(c, message=c.message + (f"; {ratio:.0%} of {what} speed: full credit from {full:.0%}, "
                                             f"none at or below {zero:.0%}"))
     if c.passed and ratio is None:
-        return replace(c, message=c.message + "; nothing here to compare its speed with, so no performance points")
+        return replace(c, cause=Cause.NO_REFERENCE,
+                       message=c.message + "; nothing here to compare its speed with, so no performance points")
     if c.passed and timing is not None and timing.meaningful is False:
         return replace(c, points=0.0, message=c.message + "; these timings are not meaningful on this backend")
     return c
@@ -234,7 +251,8 @@ def score_stage(stage: Stage, impl: str, outcome: Outcome | Mapping[str, Result 
     if outcome.cut_short is None:
         return out
     verdict, error, message = _cut_short(outcome.cut_short)
-    return replace(out, error=error, checks=[replace(c, verdict=verdict, message=message)
+    cause = Cause.HUNG if isinstance(outcome.cut_short, Hung) else None
+    return replace(out, error=error, checks=[replace(c, verdict=verdict, message=message, cause=cause)
                                              if c.verdict == "missing" else c for c in out.checks])
 
 
@@ -245,7 +263,9 @@ def _not_run(stage: Stage, impl: str, outcome: NotChecked | Refused | DidNotComp
     its reason as the message, and no points."""
     s = _score(stage, impl, {}, hidden_count, backend, None)
     verdict = verdict_of(outcome)
-    return replace(s, error=outcome.why, checks=[replace(c, verdict=verdict, message=outcome.why, points=0.0)
+    cause = Cause.REMOVED_CUDA_CALL if isinstance(outcome, DidNotCompile) and outcome.removed_cuda_call else None
+    return replace(s, error=outcome.why, checks=[replace(c, verdict=verdict, message=outcome.why, points=0.0,
+                                                         cause=cause)
                                                  for c in s.checks if c.max_points > 0 or c.verdict != "missing"])
 
 
@@ -368,7 +388,7 @@ def _gate_performance(checks: list[CheckScore], stage: Stage, kind: str) -> list
     what = ("wrong or not run on" if wrong and not unsafe else "unsafe on" if not wrong
             else "wrong, not run or unsafe on")
     shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
-    gated = replace(perf, points=0.0, message=perf.message + (f"; {PERF_GATED} (this one is {what} {shown}), and "
+    gated = replace(perf, points=0.0, cause=Cause.PERF_GATED, message=perf.message + (f"; {PERF_GATED} (this one is {what} {shown}), and "
                                                               f"would have earned {perf.points:g} of "
                                                               f"{perf.max_points:g}"))
     return checks[:at] + [gated] + checks[at + 1:]

@@ -4,7 +4,7 @@
 
 writes, from grader/contract.toml and every assignments/<stage>/stage.toml (read and validated by
 tilelab.specs.spec, their only reader):
-    OUT_DIR/include/tilelab/contract.hpp   exit codes, schema names, fixed hints (C++)
+    OUT_DIR/include/tilelab/contract.hpp   exit codes, schema names, hint codes (C++)
     OUT_DIR/include/tilelab/result_schema.hpp  the result object's fields (grader/result_schema.toml)
     OUT_DIR/tilelab_stages.cmake           what CMake registers per stage and dataset
     OUT_DIR/stages/<stage>.json            the resolved spec the runner and datagen read (--spec;
@@ -21,7 +21,8 @@ from pathlib import Path
 
 from .. import ROOT
 from . import resultschema, spec
-from .contract import CODES, FINDING_ADVICE, FINDING_ADVICE_DEFAULT, FINDING_ORDER, HINTS, SCHEMAS, ExitCode
+from .contract import (CODES, CUDA_ERROR_HINTS, FINDING_ADVICE, FINDING_ADVICE_DEFAULT, FINDING_ORDER, HINT_CODES,
+                       SCHEMAS, ExitCode)
 
 
 def _camel(name: str) -> str:
@@ -36,6 +37,8 @@ def contract_header() -> str:
     lines = [
         "// Generated from grader/contract.toml by tilelab.specs.codegen. Do not edit.",
         "#pragma once",
+        "#include <string>",
+        "#include <string_view>",
         "",
         "// Exit codes as text, for string literals built at compile time (sanitizer options).",
     ]
@@ -49,18 +52,36 @@ def contract_header() -> str:
     lines += [f'    case {e["code"]}: return "{name}";' for name, e in CODES.items()]
     lines += ["  }", '  return "crash";', "}", ""]
     lines += [f"inline constexpr const char* k{_camel(name)}Schema = {_c_string(v)};" for name, v in SCHEMAS.items()]
-    lines += ["", "// A hint whose text is fixed: its hint_code and its text.",
-              "struct Hint {", "  const char* code;", "  const char* text;", "};", "namespace hints {"]
-    lines += [f"inline constexpr Hint k{_camel(code)}{{{_c_string(code)}, {_c_string(text)}}};"
-              for code, text in HINTS.items()]
+    lines += ["", "// Every hint code (contract.toml [hints]), as the one way C++ names one: a code used that is not",
+              "// declared there does not compile. Hint: a code whose text is fixed; HintCode: one whose text is",
+              "// composed where it is emitted.",
+              "struct HintCode {", "  const char* code;", "};",
+              "struct Hint {", "  const char* code;", "  const char* text;",
+              "  constexpr operator HintCode() const { return {code}; }  // its code, for a text composed anew", "};",
+              "namespace hints {"]
+    lines += [f"inline constexpr Hint k{_camel(code)}{{{_c_string(code)}, {_c_string(h.text)}}};" if h.text else
+              f"inline constexpr HintCode k{_camel(code)}{{{_c_string(code)}}};" for code, h in HINT_CODES.items()]
     lines += ["}  // namespace hints", "",
+              "// cuda-error's hint by the CUDA error a message names ({error, text}), in the order to try them.",
+              "inline constexpr Hint kCudaErrorHints[] = {"]
+    lines += [f"  {{{_c_string(error)}, {_c_string(text)}}}," for error, text in CUDA_ERROR_HINTS]
+    lines += ["};", "",
               "// The emulator's findings (contract.toml [findings]): the order to fix them in, and the",
               "// advice for each hint code (`<code>.warning`, `<code>.misaligned`: a variant's own text).",
               "inline constexpr const char* kFindingOrder[] = {" + ", ".join(_c_string(c) for c in FINDING_ORDER) + "};",
               "inline constexpr Hint kFindingAdvice[] = {"]
     lines += [f"  {{{_c_string(code)}, {_c_string(text)}}}," for code, text in FINDING_ADVICE.items()]
     lines += ["};", f"inline constexpr const char* kFindingAdviceDefault = {_c_string(FINDING_ADVICE_DEFAULT)};",
-              "", "}  // namespace tilelab", ""]
+              "",
+              "// What to do about a finding: the advice for `<code>.<variant>` where the variant has its own",
+              "// text, else the code's, else the default.",
+              "inline const char* finding_advice(std::string_view code, std::string_view variant = {}) {",
+              "  const std::string refined = std::string(code) + \".\" + std::string(variant);",
+              "  for (std::string_view key : {variant.empty() ? std::string_view() : std::string_view(refined), code})",
+              "    for (const Hint& a : kFindingAdvice)",
+              "      if (!key.empty() && key == a.code) return a.text;",
+              "  return kFindingAdviceDefault;",
+              "}", "", "}  // namespace tilelab", ""]
     return "\n".join(lines)
 
 

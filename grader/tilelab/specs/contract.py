@@ -1,7 +1,10 @@
 """The kit's shared names, read from grader/contract.toml (their one definition): the runner's exit
-codes, the `tilelab` commands' own exit codes, the JSON schema names and the fixed hint texts.
-The C++ side includes the header tilelab.specs.codegen generates from the same file."""
+codes, the `tilelab` commands' own exit codes, the JSON schema names and every hint code (its kind,
+title and any fixed text). The C++ side includes the header tilelab.specs.codegen generates from the
+same file. A contract that breaks its own rules (a hint of an unknown kind, an unknown field) raises
+ContractError on import, so code generation fails with it."""
 
+from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
 
@@ -15,7 +18,44 @@ with open(TOML, "rb") as _f:
 CODES: dict[str, dict] = _DOC["codes"]
 COMMAND_CODES: dict[str, dict] = _DOC["command_codes"]
 SCHEMAS: dict[str, str] = _DOC["schemas"]
-HINTS: dict[str, str] = _DOC["hints"]
+
+
+class ContractError(ValueError):
+    """grader/contract.toml breaks one of its own rules."""
+
+
+# A hint code's kind: "cause" names the bug, "symptom" only describes what P looks like (the
+# reports list a wrong result's causes before its symptoms).
+HINT_KINDS = ("cause", "symptom")
+
+
+@dataclass(frozen=True)
+class HintCode:
+    """One [hints] entry: a `hint_code` a result may hold."""
+    code: str
+    kind: str
+    title: str = ""     # what the reports call a wrong result with it; "" -- they show its message
+    text: str = ""      # its hint where the text is fixed; "" -- composed where it is emitted
+
+    @property
+    def symptom(self) -> bool:
+        return self.kind == "symptom"
+
+
+def _hint_code(code: str, entry: dict) -> HintCode:
+    unknown = set(entry) - {"kind", "title", "text"}
+    if unknown or entry.get("kind") not in HINT_KINDS:
+        raise ContractError(f"{TOML.name} [hints] {code}: needs kind = one of {HINT_KINDS}, and only "
+                            f"kind, title and text (got {sorted(entry)})")
+    return HintCode(code, **entry)
+
+
+HINT_CODES: dict[str, HintCode] = {code: _hint_code(code, e) for code, e in _DOC["hints"].items()}
+# The fixed hint texts by code.
+HINTS: dict[str, str] = {code: h.text for code, h in HINT_CODES.items() if h.text}
+# cuda-error's hint by the CUDA error a message names, (error, text) in the order they are tried.
+CUDA_ERROR_HINTS: tuple[tuple[str, str], ...] = tuple(
+    (error, e["text"]) for e in _DOC["cuda_error_hints"] for error in e["errors"])
 # The emulator's findings: the order to fix them in, and each hint code's advice (its variants
 # `<code>.warning`, `<code>.misaligned` included), resolved: a code `same_as` another, or with no
 # advice but a fixed hint, takes that text.
@@ -29,13 +69,13 @@ FINDING_ADVICE: dict[str, str] = {
 }
 
 
+# Every hint code an emulator finding may carry (and every finding kind): those [findings] orders,
+# advises or gives another's text.
+FINDING_CODES: frozenset[str] = frozenset(
+    {*FINDING_ORDER, *(c.split(".")[0] for c in _ADVICE), *_DOC["findings"].get("same_as", {})})
+
 # compute-sanitizer's hint per tool (sanitize.py).
 SANITIZER_ADVICE: dict[str, str] = _DOC["sanitizer_advice"]
-
-
-def finding_advice(code: str, variant: str = "") -> str:
-    """What to do about a finding: its code's advice (`variant`'s first), else the default."""
-    return FINDING_ADVICE.get(f"{code}.{variant}" if variant else "") or FINDING_ADVICE.get(code) or FINDING_ADVICE_DEFAULT
 
 ExitCode = IntEnum("ExitCode", {name.upper(): e["code"] for name, e in CODES.items()})
 CommandCode = IntEnum("CommandCode", {name.upper(): e["code"] for name, e in COMMAND_CODES.items()})
