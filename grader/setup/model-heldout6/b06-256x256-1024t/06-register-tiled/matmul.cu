@@ -44,9 +44,11 @@ __device__ __forceinline__ void store4(float* P, int J, int L, int r, int c, flo
 // 256x256 block tiles, 1024 threads of 8x8 outputs (rows in two 4-wide strips 128 apart, columns
 // likewise): at most 64 registers per thread for 64 accumulators. BK 8: threads 0-511 load one
 // float4 of the M tile (stored transposed, rows padded by 4), threads 512-1023 one of the N tile;
-// float4 shared reads; one buffer, two barriers per phase.
+// float4 shared reads; one buffer, two barriers per phase. __launch_bounds__(1024): without it the
+// compiler may take more than 64 registers and the launch fails.
 template <bool VEC>
-__global__ void MatrixMulKernel(const float* M, const float* N, float* P, int J, int K, int L) {
+__global__ void __launch_bounds__(THREADS)
+MatrixMulKernel(const float* M, const float* N, float* P, int J, int K, int L) {
     __shared__ __align__(16) float Ms[BK][BM + 4];
     __shared__ __align__(16) float Ns[BK][BN];
     const int t = threadIdx.x;
