@@ -27,7 +27,12 @@
   frozen on 2026-11-27 before the model's 07 figures are validated again;
 - held-out-tc4 (grader/model-validation/heldout/tensor-cores-4, laid out the same way): a fourth set of ten
   07-tensor-cores kernels, none of them in the other nine sets, written blind the same way and
-  frozen on 2026-11-26 before the model's 07 figures are validated again.
+  frozen on 2026-11-26 before the model's 07 figures are validated again;
+- held-out-6 (grader/model-validation/heldout/cuda-cores-6, laid out the same way): 36 kernels of stages
+  01-06, none of them in the other sets, written blind and frozen on 2026-11-29 before the model reads
+  nvcc's back end (issue #44);
+- held-out-tc5 (grader/model-validation/heldout/tensor-cores-5, laid out the same way): eleven
+  07-tensor-cores kernels, written blind and frozen on 2026-11-29 for the same validation (issue #44).
 
     model_variants.py write OUT   # OUT/<variant>/<stage>/matmul.cu and OUT/variants.json
     model_variants.py sets        # the set names (SETS below), one a line
@@ -67,6 +72,10 @@ SETS = {
                      "written blind, frozen before the model's next 07 validation)"),
     "held-out-tc4": (HELDOUT_DIR / "tensor-cores-4", "Fourth tensor-core held-out set (07-tensor-cores kernels "
                      "written blind, frozen before the model's next 07 validation)"),
+    "held-out-6": (HELDOUT_DIR / "cuda-cores-6", "Sixth held-out set (written blind, frozen before the model reads "
+                   "nvcc's back end, issue #44)"),
+    "held-out-tc5": (HELDOUT_DIR / "tensor-cores-5", "Fifth tensor-core held-out set (07-tensor-cores kernels written "
+                     "blind, frozen before the model reads nvcc's back end, issue #44)"),
 }
 HELDOUT_SETS = {name: folder for name, (folder, _) in SETS.items() if folder is not None}
 HELDOUT = HELDOUT_SETS["held-out"]

@@ -15,7 +15,6 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from .allowlist import Policy, policy
 from .symbols import GLOBAL_DEFINED, WEAK, run_tool
 
 
@@ -47,8 +46,9 @@ def _cuda_lib_dirs() -> list[Path]:
     return [d for d in dirs if d.is_dir()]
 
 
-def library_paths(pol: Policy, build: Path | None) -> list[Path]:
-    """The libraries the list names, as found on this machine (missing ones are skipped)."""
+def library_paths(pol, build: Path | None) -> list[Path]:
+    """The libraries the list names (pol: allowlist.Policy, handed in: the policy's module reads the
+    names, this one the libraries), as found on this machine (missing ones are skipped)."""
     paths: list[Path] = []
     cuda = _cuda_lib_dirs()
     system = [Path(d) for pattern in _LIB_DIRS for d in sorted(Path("/").glob(pattern.lstrip("/")))]
@@ -83,11 +83,11 @@ def _exports(path: str, mtime: float, size: int) -> dict[str, bool]:
     return out
 
 
-def owned_symbols(build: Path | None = None, pol: Policy | None = None) -> dict[str, tuple[str, bool]]:
+def owned_symbols(build: Path | None, pol) -> dict[str, tuple[str, bool]]:
     """symbol -> (the library that defines it, whether strongly), over the libraries the list names
     (read once per process and library version)."""
     libs = []
-    for p in library_paths(pol or policy(), build):
+    for p in library_paths(pol, build):
         st = p.stat()
         libs.append((str(p), st.st_mtime, st.st_size))
     return _owned(tuple(libs))
