@@ -147,7 +147,13 @@ elif name == "batch":
     rows = {r["student"]: r for r in csv.DictReader(Path(sys.argv[4], "gradebook.csv").open())}
     print("; ".join(f"{n} {r['total']}/{r['max']} {r['status']}" for n, r in sorted(rows.items())))
     pts = {n: float(r["total"] or 0) for n, r in rows.items()}
-    ok = (set(rows) == {"good", "bad", "broken"} and pts["good"] >= 0.9 * float(rows["good"]["max"]) > 0
+    # The good student hands in the solution and no answers.toml: every point but the questions'
+    # (the stage's [points] questions, read through the one reader of stage.toml).
+    sys.path.insert(0, "grader")
+    from tilelab.specs import spec
+    questions = next(s.points.questions for s in spec.load_all(Path(".")) if s.id == stage)
+    kernel_max = float(rows["good"]["max"]) - questions
+    ok = (set(rows) == {"good", "bad", "broken"} and pts["good"] >= 0.9 * kernel_max > 0
           and pts["bad"] < pts["good"] and pts["broken"] == 0
           and len({r["max"] for r in rows.values()}) == 1)   # one maximum for the class
 elif name == "trace":
