@@ -3,7 +3,7 @@
 // Nothing outside grader/emu/runtime/ includes it; the runner sees runtime.hpp, the student's file
 // tilelab_emu.h.
 //
-// The files (docs/architecture.md, "the emulator"):
+// The files (docs/architecture.md, "The emulator's builds"):
 //   core.cpp        built-in variables, the Runtime object, the runner's side (runtime.hpp) and
 //                   the student-facing side (tilelab_emu.h): barriers, warp operations, shared
 //                   memory, the launch
