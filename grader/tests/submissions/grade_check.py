@@ -207,29 +207,28 @@ def secrets(tree: Path, stage: spec.Stage) -> list[str]:
     return found
 
 
-def shown_to_student(score, name: str, impl: str) -> str:
+def rendered(score, name: str, impl: str) -> dict:
+    """What the student reads of a graded stage in the formats that carry everything: the report's
+    own JSON, the terminal text (its table) and Gradescope's results file; rendered once a case."""
+    from tilelab.report import formats
+
+    report = GradeReport(name, impl, "emu", stages=[score])
+    out = io.StringIO()
+    terminal.print_report(report, file=out, table=True)
+    return {"grade": report.to_dict(), "terminal": out.getvalue(), "gradescope": formats.render(report, "gradescope")}
+
+
+def shown_to_student(score, shown: dict) -> str:
     """Everything a student reads of a graded stage: the stage's error, each check's message and
-    hint, the terminal report and the Gradescope results file."""
-    from tilelab.report import formats
-
-    report = GradeReport(name, impl, "emu", stages=[score])
-    out = io.StringIO()
-    terminal.print_report(report, file=out, table=True)
-    return "\n".join([score.error, *(c.message + "\n" + c.hint for c in score.checks), out.getvalue(),
-                      formats.render(report, "gradescope")])
+    hint, the terminal report and the Gradescope results file (shown: rendered())."""
+    return "\n".join([score.error, *(c.message + "\n" + c.hint for c in score.checks), shown["terminal"],
+                      shown["gradescope"]])
 
 
-def write_report(work: Path, score, name: str, impl: str) -> None:
-    """WORK/report.json: what this case's grade shows in the formats that carry everything (the
-    report's own JSON, the terminal text, Gradescope's file), for report_snapshot.py: a change meant
-    to keep behaviour must leave these the same over the whole suite."""
-    from tilelab.report import formats
-
-    report = GradeReport(name, impl, "emu", stages=[score])
-    out = io.StringIO()
-    terminal.print_report(report, file=out, table=True)
-    doc = {"grade": report.to_dict(), "terminal": out.getvalue(), "gradescope": formats.render(report, "gradescope")}
-    (work / "report.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+def write_report(work: Path, shown: dict) -> None:
+    """WORK/report.json: rendered()'s formats, for report_snapshot.py: a change meant to keep
+    behaviour must leave these the same over the whole suite."""
+    (work / "report.json").write_text(json.dumps(shown, indent=1, sort_keys=True) + "\n")
 
 
 def run_case(case: dict, a: argparse.Namespace, name: str, stage: spec.Stage, work: Path) -> list[str]:
@@ -302,18 +301,19 @@ def run_case(case: dict, a: argparse.Namespace, name: str, stage: spec.Stage, wo
         if lost := diagnoses.missing_words(ds, case["diagnosis"]):
             bad.append(f"the first diagnosis lacks {lost}: {ds[0].text() if ds else '(none)'}")
     if not score.passed:   # what a student reads first fits on one screen
-        shown = io.StringIO()
-        terminal.print_report(GradeReport(name, impl, "emu", stages=[score]), file=shown)
-        if (n := len(shown.getvalue().splitlines())) > TERMINAL_LINES:
+        screen = io.StringIO()
+        terminal.print_report(GradeReport(name, impl, "emu", stages=[score]), file=screen)
+        if (n := len(screen.getvalue().splitlines())) > TERMINAL_LINES:
             bad.append(f"the terminal output of the failing stage is {n} lines, more than {TERMINAL_LINES}")
+    shown = rendered(score, name, impl)
     if case.get("secrets_absent"):
-        text = shown_to_student(score, name, impl)
+        text = shown_to_student(score, shown)
         leaked = [s for s in secrets(a.tree, stage) if s in text]
         if leaked:
             bad.append(f"the student reads what is secret: {leaked[:3]}")
     if "max_seconds" in case and seconds > case["max_seconds"]:
         bad.append(f"took {seconds:.0f} s, more than {case['max_seconds']} s")
-    write_report(work, score, name, impl)
+    write_report(work, shown)
     label = f"{case.get('dataset', '-')}/{case.get('check', 'correct')}"
     print(f"  {label}: {','.join(verdicts)} hint={hint_code!r} in {seconds:.1f} s")
     if message:
