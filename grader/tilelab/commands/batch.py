@@ -35,11 +35,10 @@ from ..run import identity, kit as kit_mod, sandbox, submission as submission_mo
 from ..specs import seed as seed_mod, spec
 from ..report.formats import gradebook
 from ..run.gputurns import GpuTurns
-from ..grading import implementation
+from ..grading import implementation, stage as stage_mod
 from ..grading.options import GradeOptions, resolve_backend
 from ..report import formats as formats_mod
 from ..report.model import GradeReport
-from ..score.scoring import NotChecked, score_stage
 
 DONE = "done.json"
 GRADEBOOK = "gradebook.csv"
@@ -188,9 +187,9 @@ def maxima(stage_ids: list[str], opts: BatchOptions, backend: str) -> dict[str, 
     out = {}
     for sid in stage_ids:
         st = stages[sid]
-        nh = st.hidden.count if opts.hidden and opts.seed and st.hidden else 0
         questions = quiz.score(st, "submission", None, st.points.questions, on_gpu=backend == "gpu")
-        out[sid] = (score_stage(st, "submission", NotChecked(""), nh, backend).max_points
+        # opts: a batch's options hold what not_checked reads of a grade's (hidden, seed)
+        out[sid] = (stage_mod.not_checked(st, "submission", "", opts, backend).max_points
                     + sum(q.max_points for q in questions))
     return out
 
