@@ -9,6 +9,7 @@
 #       -> $OUT/model-gpu.json (measured at 4096^3: CUDA events, median, cold L2, cuBLAS in the same
 #          run, as the timed check) and $OUT/model-validation.md, the table for docs/performance.md
 #
+# RESUME=<an earlier run's model-<mode>.json> keeps its rows and runs only the kernels it lacks.
 # BUILD_ONLY=1 stops after the build (a second call with the same BUILD then only runs).
 # STAGE=<stage> keeps only that stage's kernels of the sets picked (07-tensor-cores' own validation).
 # SET=<a set of grader/model-validation/model_variants.py's SETS>|all (default all) picks the kernels
@@ -57,15 +58,17 @@ targets=()
 while read -r v s; do
   targets+=("run-mv-$v-$s-$backend")
 done < <("$py" -c 'import json, sys
+done = json.load(open(sys.argv[3])) if sys.argv[3] else {}
 for n, v in json.load(open(sys.argv[1])).items():
-    if sys.argv[2] in ("all", v.get("set", "fitting")): print(n, v["stage"])' "$variants/variants.json" "$SET")
+    if sys.argv[2] in ("all", v.get("set", "fitting")) and n not in done: print(n, v["stage"])' \
+  "$variants/variants.json" "$SET" "${RESUME:-}")
 cmake --build "$BUILD" --parallel "$JOBS" --target "${targets[@]}" > "$OUT/logs/build-$mode.log" 2>&1 \
   || { grep -E "error" "$OUT/logs/build-$mode.log" | head -20; exit 1; }
 echo "   built in $((SECONDS - start)) s"
 [ -n "${BUILD_ONLY:-}" ] && exit 0   # BUILD_ONLY=1: build now, run in a second call (same BUILD)
 echo "== run"
 "$py" grader/model-validation/model_validation.py run --tree "$BUILD" --variants "$variants" --backend $backend \
-  --out "$OUT/model-$mode.json" --size "$SIZE" --set "$SET"
+  --out "$OUT/model-$mode.json" --size "$SIZE" --set "$SET" ${RESUME:+--resume "$RESUME"}
 rc=$?
 if [ "$mode" = gpu ]; then
   echo "== modelled vs measured"

@@ -56,14 +56,19 @@ def chosen(which: str) -> tuple[str, ...]:
 
 
 def run(tree: Path, variants: Path, backend: str, out: Path, size: int, timeout: float,
-        which: str = "all") -> int:
+        which: str = "all", resume: Path | None = None) -> int:
+    """Runs each kernel of the sets chosen; with `resume` (an earlier run's file, cut short by a time
+    limit), keeps that file's rows and runs only the kernels it lacks."""
     manifest = {n: v for n, v in json.loads((variants / "variants.json").read_text()).items()
                 if set_of(v) in chosen(which)}
+    kept = json.loads(resume.read_text()) if resume else {}
     stages = {s.id: s for s in spec.load_all()}
-    rows = {}
+    rows = {n: r for n, r in kept.items() if n in manifest}
     logs = out.parent / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     for name, v in manifest.items():
+        if name in rows:
+            continue
         st = stages[v["stage"]]
         runner = tree / "runners" / f"run-mv-{name}-{st.id}-{backend}"
         shape = list(st.performance.model.shape) if backend == "emu-count" else [size] * 3
@@ -219,6 +224,7 @@ def main(argv: list[str]) -> int:
     p.add_argument("--size", type=int, default=4096)
     p.add_argument("--timeout", type=float, default=300)
     p.add_argument("--set", dest="which", choices=[*SETS, "all"], default="all")
+    p.add_argument("--resume", type=Path, help="an earlier run's file: keep its rows, run only the rest")
     p = sub.add_parser("assert-grades")
     p.add_argument("result", type=Path)
     p.add_argument("stage")
@@ -231,7 +237,7 @@ def main(argv: list[str]) -> int:
     if a.cmd == "assert-grades":
         return assert_grades(a.result, a.stage)
     if a.cmd == "run":
-        return run(a.tree, a.variants, a.backend, a.out, a.size, a.timeout, a.which)
+        return run(a.tree, a.variants, a.backend, a.out, a.size, a.timeout, a.which, a.resume)
     return compare(json.loads(a.emu.read_text()), json.loads(a.gpu.read_text()), a.md, a.which)
 
 
