@@ -68,7 +68,7 @@ echo "   built in $((SECONDS - start)) s"
 [ -n "${BUILD_ONLY:-}" ] && exit 0   # BUILD_ONLY=1: build now, run in a second call (same BUILD)
 echo "== run"
 "$py" grader/model-validation/model_validation.py run --tree "$BUILD" --variants "$variants" --backend $backend \
-  --out "$OUT/model-$mode.json" --size "$SIZE" --set "$SET" ${RESUME:+--resume "$RESUME"}
+  --out "$OUT/model-$mode.json" --size "$SIZE" --set "$SET" --jobs "$JOBS" ${RESUME:+--resume "$RESUME"}
 rc=$?
 if [ "$mode" = gpu ]; then
   echo "== modelled vs measured"

@@ -33,6 +33,7 @@ import json
 import statistics
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,7 +57,7 @@ def chosen(which: str) -> tuple[str, ...]:
 
 
 def run(tree: Path, variants: Path, backend: str, out: Path, size: int, timeout: float,
-        which: str = "all", resume: Path | None = None) -> int:
+        which: str = "all", resume: Path | None = None, jobs: int = 1) -> int:
     """Runs each kernel of the sets chosen; with `resume` (an earlier run's file, cut short by a time
     limit), keeps that file's rows and runs only the kernels it lacks."""
     manifest = {n: v for n, v in json.loads((variants / "variants.json").read_text()).items()
@@ -66,9 +67,9 @@ def run(tree: Path, variants: Path, backend: str, out: Path, size: int, timeout:
     rows = {n: r for n, r in kept.items() if n in manifest}
     logs = out.parent / "logs"
     logs.mkdir(parents=True, exist_ok=True)
-    for name, v in manifest.items():
-        if name in rows:
-            continue
+    todo = [(name, v) for name, v in manifest.items() if name not in rows]
+
+    def one(name: str, v: dict) -> dict:
         st = stages[v["stage"]]
         runner = tree / "runners" / f"run-mv-{name}-{st.id}-{backend}"
         shape = list(st.performance.model.shape) if backend == "emu-count" else [size] * 3
@@ -80,14 +81,19 @@ def run(tree: Path, variants: Path, backend: str, out: Path, size: int, timeout:
         r = json.loads(res.read_text()) if res.exists() else {}
         t = r.get("timing") or {}
         mine = (t.get("impls") or {}).get(r.get("impl", ""), {})
-        rows[name] = {"stage": st.id, "set": set_of(v), "what": v["what"], "verdict": r.get("verdict", f"exit {p.returncode}"),
-                      "shape": shape, "ratio_to_reference": t.get("ratio_to_reference"),
-                      "ratio_to_cublas": t.get("ratio_to_cublas"), "median_ms": mine.get("median_ms"),
-                      "model": mine.get("model")}
-        # Written after every kernel: a run cut short by a time limit keeps what it measured.
-        out.write_text(json.dumps(rows, indent=1) + "\n")
-        print(f"{name:24s} {set_of(v):10s} {rows[name]['verdict']:8s} ratio {rows[name]['ratio_to_reference']}",
-              flush=True)
+        return {"stage": st.id, "set": set_of(v), "what": v["what"], "verdict": r.get("verdict", f"exit {p.returncode}"),
+                "shape": shape, "ratio_to_reference": t.get("ratio_to_reference"),
+                "ratio_to_cublas": t.get("ratio_to_cublas"), "median_ms": mine.get("median_ms"),
+                "model": mine.get("model")}
+
+    # The GPU times one kernel at a time (a timing vouches only for its own run); the emulator's
+    # counts do not depend on what else runs, so its kernels run `jobs` at a time.
+    with ThreadPoolExecutor(max_workers=jobs if backend == "emu-count" else 1) as pool:
+        for name, row in zip((n for n, _ in todo), pool.map(lambda nv: one(*nv), todo)):
+            rows[name] = row
+            # Written after every kernel: a run cut short by a time limit keeps what it measured.
+            out.write_text(json.dumps(rows, indent=1) + "\n")
+            print(f"{name:24s} {row['set']:10s} {row['verdict']:8s} ratio {row['ratio_to_reference']}", flush=True)
     out.write_text(json.dumps(rows, indent=1) + "\n")
     return 0 if all(r["verdict"] == "pass" for r in rows.values()) else 1
 
@@ -225,6 +231,7 @@ def main(argv: list[str]) -> int:
     p.add_argument("--timeout", type=float, default=300)
     p.add_argument("--set", dest="which", choices=[*SETS, "all"], default="all")
     p.add_argument("--resume", type=Path, help="an earlier run's file: keep its rows, run only the rest")
+    p.add_argument("--jobs", type=int, default=1, help="emulator runs at a time (the GPU's are one at a time)")
     p = sub.add_parser("assert-grades")
     p.add_argument("result", type=Path)
     p.add_argument("stage")
@@ -237,7 +244,7 @@ def main(argv: list[str]) -> int:
     if a.cmd == "assert-grades":
         return assert_grades(a.result, a.stage)
     if a.cmd == "run":
-        return run(a.tree, a.variants, a.backend, a.out, a.size, a.timeout, a.which, a.resume)
+        return run(a.tree, a.variants, a.backend, a.out, a.size, a.timeout, a.which, a.resume, a.jobs)
     return compare(json.loads(a.emu.read_text()), json.loads(a.gpu.read_text()), a.md, a.which)
 
 
