@@ -1,7 +1,7 @@
 #!/bin/bash
 # Issue #45.3 on a GPU machine, from the repository root: bash grader/experiments/explore-07/ceiling.sh
-# Builds every candidate of 07 (candidate-*.cu, and variants of them by -D), the 06 and 07 references
-# and peak.cu (the wmma ceilings), each with ceiling-bench.cu (the stage's TF32 rule against cuBLAS
+# Builds every candidate of 07 (candidate-*.cu, and variants of them by -D), the 06 and 07 references,
+# the draft reference promotion/matmul.cu (candidate A as a solution file, with its markers), and peak.cu (the wmma ceilings), each with ceiling-bench.cu (the stage's TF32 rule against cuBLAS
 # FP32 on 22 check shapes and the 3 timed ones; timing beside cuBLAS TF32, L2 flushed, medians), runs
 # them one after another, and prints the table last (ceiling-table.py). Logs: $OUT (build-*.log with
 # ptxas's registers and spills, run-*.log, peak.log, table.txt); binaries: $BIN. ARCH: sm_90 (H100,
@@ -28,6 +28,7 @@ VARIANTS=(
   "E+round|candidate-e-mma-ptx-128x128-bperm.cu|-DROUND=1"
   "E+4stages|candidate-e-mma-ptx-128x128-bperm.cu|-DSTAGES=4"
   "E-raster0|candidate-e-mma-ptx-128x128-bperm.cu|-DRASTER=0"
+  "P-promotion|promotion/matmul.cu|"
 )
 
 build() {
