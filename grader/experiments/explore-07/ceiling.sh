@@ -1,11 +1,13 @@
 #!/bin/bash
 # Issue #45.3 on a GPU machine, from the repository root: bash grader/experiments/explore-07/ceiling.sh
-# Builds every candidate of 07 (candidate-*.cu, and variants of them by -D), the 06 and 07 references,
-# the draft reference promotion/matmul.cu (candidate A as a solution file, with its markers), and peak.cu (the wmma ceilings), each with ceiling-bench.cu (the stage's TF32 rule against cuBLAS
-# FP32 on 22 check shapes and the 3 timed ones; timing beside cuBLAS TF32, L2 flushed, medians), runs
-# them one after another, and prints the table last (ceiling-table.py). Logs: $OUT (build-*.log with
-# ptxas's registers and spills, run-*.log, peak.log, table.txt); binaries: $BIN. ARCH: sm_90 (H100,
-# H200) unless set. About 3 minutes on an H100: builds in parallel (JOBS), runs of 5-15 s each.
+# Builds every candidate of 07 (candidate-*.cu, and variants of them by -D), the 06 and 07
+# references, the draft reference promotion/matmul.cu (candidate A as a solution file, with its
+# markers), peak.cu and peak-mma-ptx.cu (the wmma and PTX ceilings), each candidate with
+# ceiling-bench.cu (the stage's TF32 rule against cuBLAS FP32 on 22 check shapes and the 3 timed
+# ones; timing beside cuBLAS TF32, L2 flushed, medians), runs them one after another, and prints the
+# table last (ceiling-table.py). Logs: $OUT (env.txt, build-*.log with ptxas's registers and spills,
+# run-*.log, peak.log, table.txt); binaries: $BIN. ARCH: sm_90 (H100, H200) unless set. About 3
+# minutes on an H100: builds in parallel (JOBS), then runs of 5-15 s each.
 set -u
 cd "$(dirname "$0")"
 OUT=${OUT:-/tmp/ceiling-07}
@@ -25,8 +27,8 @@ VARIANTS=(
   "D-mma-ptx-128x128-8w|candidate-d-mma-ptx-128x128-8warps.cu|"
   "E-mma-ptx-bperm|candidate-e-mma-ptx-128x128-bperm.cu|"
   "F-mma-ptx-128x256-bperm|candidate-f-mma-ptx-128x256-bperm.cu|"
-  "E+round|candidate-e-mma-ptx-128x128-bperm.cu|-DROUND=1"
-  "E+4stages|candidate-e-mma-ptx-128x128-bperm.cu|-DSTAGES=4"
+  "E-round|candidate-e-mma-ptx-128x128-bperm.cu|-DROUND=1"
+  "E-4stages|candidate-e-mma-ptx-128x128-bperm.cu|-DSTAGES=4"
   "E-raster0|candidate-e-mma-ptx-128x128-bperm.cu|-DRASTER=0"
   "P-promotion|promotion/matmul.cu|"
 )
@@ -39,6 +41,10 @@ build() {
 }
 start=$(date +%s)
 nvcc -O3 -std=c++17 -arch="$ARCH" peak.cu -o "$BIN/peak" > "$OUT/build-peak.log" 2>&1 || echo "build peak failed" &
+for bp in 0 1; do
+  nvcc -O3 -std=c++17 -arch="$ARCH" -DBPERM=$bp peak-mma-ptx.cu -o "$BIN/peak-ptx-$bp" -Xptxas -v > "$OUT/build-peak-ptx-$bp.log" 2>&1 \
+    || echo "build peak-ptx-$bp failed" &
+done
 for v in "${VARIANTS[@]}"; do
   IFS='|' read -r name src flags <<< "$v"
   while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
@@ -48,6 +54,7 @@ wait
 echo "built in $(( $(date +%s) - start )) s"
 
 [ -x "$BIN/peak" ] && timeout 120 "$BIN/peak" > "$OUT/peak.log" 2>&1
+for bp in 0 1; do [ -x "$BIN/peak-ptx-$bp" ] && timeout 60 "$BIN/peak-ptx-$bp" >> "$OUT/peak.log" 2>&1; done
 for v in "${VARIANTS[@]}"; do
   IFS='|' read -r name src flags <<< "$v"
   [ -x "$BIN/$name" ] || continue

@@ -138,7 +138,7 @@ def run(J, K, L, BM=128, BN=128, WM=64, WN=64, STAGES=3, BPERM=False, RASTER=8, 
 
 if __name__ == "__main__":
     configs = {"C": {}, "D": {"WN": 32}, "E": {"BPERM": True}, "F": {"BN": 256, "BPERM": True},
-               "E+4stages": {"BPERM": True, "STAGES": 4}, "E-raster0": {"BPERM": True, "RASTER": 0}}
+               "E-4stages": {"BPERM": True, "STAGES": 4}, "E-raster0": {"BPERM": True, "RASTER": 0}}
     shapes = [(16, 8, 16), (5, 4, 12), (131, 36, 132), (129, 72, 260), (40, 100, 36), (1100, 4, 264)]
     bad = 0
     for (name, cfg), (J, K, L) in itertools.product(configs.items(), shapes):
