@@ -13,7 +13,7 @@ cd "$(dirname "$0")"
 OUT=${OUT:-/tmp/ceiling-07}
 BIN=${BIN:-/tmp/ceiling-07-bin}
 ARCH=${ARCH:-sm_90}
-JOBS=${JOBS:-8}
+JOBS=${JOBS:-16}
 mkdir -p "$OUT" "$BIN"
 { nvidia-smi -L; nvidia-smi --query-gpu=driver_version,clocks.max.sm --format=csv; nvcc --version | tail -1; date -u; } > "$OUT/env.txt" 2>&1
 
@@ -31,6 +31,7 @@ VARIANTS=(
   "07-reference|../../../solutions/07-tensor-cores/matmul.cu|"
   "A-wmma-cpasync-128x128|candidate-a-wmma-cpasync-128x128.cu|"
   "B-wmma-cpasync-256x128|candidate-b-wmma-cpasync-256x128.cu|"
+  "A-8warps-64x32|cp-async-pipeline.cu|-DHYBRID=1 -DFDB=0 -DCONV=0 -DWN=32 -DMINB=2"
   "C-mma-ptx-128x128|candidate-c-mma-ptx-128x128.cu|"
   "D-mma-ptx-128x128-8w|candidate-d-mma-ptx-128x128-8warps.cu|"
   "E-mma-ptx-bperm|candidate-e-mma-ptx-128x128-bperm.cu|"
@@ -38,6 +39,8 @@ VARIANTS=(
   "E-round|candidate-e-mma-ptx-128x128-bperm.cu|-DROUND=1"
   "E-4stages|candidate-e-mma-ptx-128x128-bperm.cu|-DSTAGES=4"
   "E-raster0|candidate-e-mma-ptx-128x128-bperm.cu|-DRASTER=0"
+  "E-interleave1|candidate-e-mma-ptx-128x128-bperm.cu|-DINTERLEAVE=1"
+  "F-interleave1|candidate-f-mma-ptx-128x256-bperm.cu|-DINTERLEAVE=1"
   "P-promotion|$PROMO/solutions/07-tensor-cores/matmul.cu|"
 )
 

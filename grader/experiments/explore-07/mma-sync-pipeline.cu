@@ -30,7 +30,10 @@
 // filled past the edges); any other shape goes to the current reference (reference-scalar-path.cuh).
 // Parameters (-D): BM BN (block tile), WM WN (warp tile, multiples of 16 and 8), STAGES, ROUND, MINB
 // (__launch_bounds__'s blocks per SM), RASTER (block rows per group of the launch order, 0: row by row),
-// BPERM (below).
+// BPERM (below), INTERLEAVE: where a phase starts the copies of phase ph + STAGES - 1: 0 (default)
+// right after the barrier, 1 after its first k-step's fragment loads (their wait overlaps the copies'
+// issue), 2 a quarter in each of its 4 k-steps. 1 and 2 keep more values live across the k-steps:
+// with 4 warps of 64 x 64 ptxas spills 20-190 bytes (0 only for 128 x 256 tiles with 1).
 //
 // BPERM 1 (WN 64): which columns of the warp tile an n8 tile holds is the kernel's choice, as long as
 // the epilogue agrees. With n8 tile j holding columns 8 n' + j (n' = 0..7) instead of 8 j + n', lane
@@ -71,6 +74,9 @@
 #endif
 #ifndef BPERM
 #define BPERM 0
+#endif
+#ifndef INTERLEAVE
+#define INTERLEAVE 0
 #endif
 #define MI (WM / 16)  // m16 tiles of a warp
 #define NI (WN / 8)   // n8 tiles of a warp
@@ -119,11 +125,13 @@ __device__ __forceinline__ void mma_16x8x8(float (&c)[4], const uint32_t (&a)[4]
 }
 
 // Phase ph's tiles (columns ph BK.. of M's block rows, rows ph BK.. of N's block columns) into
-// buffer `s`. K % 4 == 0 and L % 4 == 0: a 4-wide segment is wholly inside or wholly outside.
+// buffer `s`, the copies i with i % parts == part of this thread's. K % 4 == 0 and L % 4 == 0: a
+// 4-wide segment is wholly inside or wholly outside.
 __device__ __forceinline__ void copy_phase(float* s, const float* __restrict__ M, const float* __restrict__ N,
-                                           int J, int K, int L, int bm, int bn, int k0) {
+                                           int J, int K, int L, int bm, int bn, int k0, int part = 0, int parts = 1) {
 #pragma unroll
     for (int i = 0; i < BM * BK / 4 / THREADS; ++i) {
+        if (i % parts != part) continue;
         const int seg = threadIdx.x + i * THREADS, r = seg / (BK / 4), c = (seg % (BK / 4)) * 4;
         const bool in = bm + r < J && k0 + c < K;
         copy16(&s[r * LDA + c], in ? &M[(size_t)(bm + r) * K + k0 + c] : M, in);
@@ -131,6 +139,7 @@ __device__ __forceinline__ void copy_phase(float* s, const float* __restrict__ M
     float* b = s + BM * LDA;
 #pragma unroll
     for (int i = 0; i < BK * BN / 4 / THREADS; ++i) {
+        if (i % parts != part) continue;
         const int seg = threadIdx.x + i * THREADS, r = seg / (BN / 4), c = (seg % (BN / 4)) * 4;
         const bool in = k0 + r < K && bn + c < L;
         copy16(&b[r * LDB + bs_col(r, c)], in ? &N[(size_t)(k0 + r) * L + bn + c] : N, in);
@@ -211,20 +220,23 @@ MatrixMulKernel(const float* __restrict__ M, const float* __restrict__ N, float*
         // the copy below overwrites.
         __syncthreads();
         const int next = ph + STAGES - 1;
-        if (next < phases) copy_phase(smem + (next % STAGES) * STAGE_FLOATS, M, N, J, K, L, bm, bn, next * BK);
-        commit();
+        float* next_buffer = smem + (next % STAGES) * STAGE_FLOATS;
+        if (!INTERLEAVE && next < phases) copy_phase(next_buffer, M, N, J, K, L, bm, bn, next * BK);
         const float* As = smem + (ph % STAGES) * STAGE_FLOATS;
         const float* Bs = As + BM * LDA;
         uint32_t a[2][MI][4], b[2][NI][2];
         load_fragments(a[0], b[0], As, Bs, wm, wn, 0);
+        if (INTERLEAVE == 1 && next < phases) copy_phase(next_buffer, M, N, J, K, L, bm, bn, next * BK);
 #pragma unroll
         for (int ks = 0; ks < BK / 8; ++ks) {
             if (ks + 1 < BK / 8) load_fragments(a[(ks + 1) % 2], b[(ks + 1) % 2], As, Bs, wm, wn, ks + 1);
+            if (INTERLEAVE == 2 && next < phases) copy_phase(next_buffer, M, N, J, K, L, bm, bn, next * BK, ks, BK / 8);
 #pragma unroll
             for (int i = 0; i < MI; ++i)
 #pragma unroll
                 for (int j = 0; j < NI; ++j) mma_16x8x8(acc[i][j], a[ks % 2][i], b[ks % 2][j]);
         }
+        commit();  // the phase's copies as one group, all started by now
     }
     wait_prior<0>();
 
