@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -58,9 +59,9 @@ def compile_cubin(root: Path, src: Path, cubin: Path, defines=()) -> subprocess.
 
 
 def version(root: Path) -> str:
-    """nvcc's release line ('Cuda compilation tools, release 13.0, V13.0.88')."""
-    lines = [ln for ln in run(root, "nvcc", "--version").stdout.splitlines() if "release" in ln]
-    return lines[-1].strip() if lines else "?"
+    """'nvcc 13.5 (V13.5.37)', from nvcc's release line ('Cuda compilation tools, release 13.5, V13.5.37')."""
+    m = re.search(r"release ([\d.]+), (V[\d.]+)", run(root, "nvcc", "--version").stdout)
+    return f"nvcc {m[1]} ({m[2]})" if m else "nvcc"
 
 
 if __name__ == "__main__":

@@ -29,8 +29,9 @@ def limits(registers: int, threads_per_block: int, shared_bytes: int) -> dict[st
 
 
 def blocks_per_sm(registers: int, threads_per_block: int, shared_bytes: int) -> tuple[int, str]:
-    """The blocks an SM holds and the resource that binds (the first of a tie, registers first)."""
+    """The blocks an SM holds and the resource that binds (of a tie, the launch's own limits first:
+    threads, blocks, then shared memory, then registers)."""
     lim = limits(registers, threads_per_block, shared_bytes)
-    order = ("registers", "shared_memory", "threads", "blocks")
+    order = ("threads", "blocks", "shared_memory", "registers")
     n = min(lim.values())
     return n, next(k for k in order if lim[k] == n)

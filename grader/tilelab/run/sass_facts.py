@@ -83,7 +83,17 @@ def of_source(src: Path, defines=(), root: Path | None = None) -> dict:
             return unread("nvcc took longer than its limit")
         if done.returncode != 0 or not cubin.exists():
             return unread("nvcc did not compile the file: " + " ".join(done.stderr.split())[:400])
-        facts = read_cubin(root, cubin, done.stderr)
+        log = cubin.with_suffix(".log")
+        log.write_text(done.stderr)
+        return of_cubin(root, cubin, log)
+
+
+def of_cubin(root: Path, cubin: Path | None, ptxas_log: Path | None) -> dict:
+    """Read a cubin the build compiled (empty where nvcc refused the file: its log says why)."""
+    log = ptxas_log.read_text(errors="replace") if ptxas_log and ptxas_log.exists() else ""
+    if not cubin or not cubin.exists() or cubin.stat().st_size == 0:
+        return unread("nvcc did not compile the file: " + " ".join(log.split())[:400])
+    facts = read_cubin(root, cubin, log)
     if facts["read"]:
         facts["nvcc"] = nvcc_wheel.version(root)
     return facts
@@ -95,21 +105,15 @@ def main(argv=None) -> int:
     ap.add_argument("--cubin", type=Path)
     ap.add_argument("--ptxas-log", type=Path)
     ap.add_argument("--define", action="append", default=[])
+    ap.add_argument("--wheel", type=Path, help="the wheels' folder (nvidia/cu13); default: found as nvcc_wheel.find does")
     ap.add_argument("--out", type=Path, required=True)
     a = ap.parse_args(argv)
-    if a.source:
-        facts = of_source(a.source, a.define)
-    else:
-        root, why = nvcc_wheel.find()
-        log = a.ptxas_log.read_text(errors="replace") if a.ptxas_log and a.ptxas_log.exists() else ""
-        if root is None:
-            facts = unread(why)
-        elif not a.cubin or not a.cubin.exists() or a.cubin.stat().st_size == 0:
-            facts = unread("nvcc did not compile the file: " + " ".join(log.split())[:400])
-        else:
-            facts = read_cubin(root, a.cubin, log)
-            if facts["read"]:
-                facts["nvcc"] = nvcc_wheel.version(root)
+    root, why = (a.wheel, "") if a.wheel else nvcc_wheel.find()
+    try:
+        facts = of_source(a.source, a.define, root) if a.source and root else unread(why) if not root else \
+            of_cubin(root, a.cubin, a.ptxas_log)
+    except (OSError, ValueError, subprocess.SubprocessError) as e:   # never fails the build: says why
+        facts = unread(f"nvcc's back end could not be read: {e}")
     a.out.parent.mkdir(parents=True, exist_ok=True)
     a.out.write_text(json.dumps(facts, indent=1) + "\n")
     return 0

@@ -109,21 +109,22 @@ def model_lines(c: CheckScore | None) -> list[str]:
     t = r.timing if r is not None else None
     if t is None or t.basis != "model":
         return []
-    mine = t.impls[r.impl].model if r.impl in t.impls else {}
-    ref = t.impls["reference"].model if "reference" in t.impls else {}
+    mine = t.impls[r.impl].model if r.impl in t.impls else None
+    ref = t.impls["reference"].model if "reference" in t.impls else None
     if not mine:
         return []
     book, book_cgma = _book(r.stage)
     lines = []
     for label, key, spec in MODEL_FIGURES:
-        a, b = (mine.get("derived") or {}).get(key), (ref.get("derived") or {}).get(key)
+        a, b = mine.derived.get(key), ref.derived.get(key) if ref else None
         if a is None:
             continue
         line = f"{label}: yours {a:{spec}}" + (f", reference {b:{spec}}" if b is not None else "")
         if key == "cgma" and book_cgma is not None:
             line += f", book {book_cgma:g}"
         lines.append(line)
-    mm, rm = mine.get("model") or {}, ref.get("model") or {}
+    lines += backend_lines(mine, ref)
+    mm, rm = mine.model, ref.model if ref else {}
     if mm:
         lines.append(f"modelled on {mm.get('gpu', 'the reference GPU')} at {r.shape_text or '?'}: yours "
                      f"{mm.get('ms', 0):.4f} ms ({mm.get('bound')} bound)"
@@ -131,6 +132,59 @@ def model_lines(c: CheckScore | None) -> list[str]:
     if book:
         lines.append(f"the book: {book}")
     return lines
+
+
+# The classes of the hot loop's mix a student is shown, per multiply-add, in the words of
+# walkthrough 06 section 6 (run/sass.py's classes).
+LOOP_FIGURES = (("shared loads", "lds"), ("global loads", "ldg"), ("shared stores", "sts"), ("integer", "integer"),
+                ("uniform", "uniform"), ("moves", "move"), ("other FP32", "fp32_other"), ("FP64", "fp64"),
+                ("conversions", "conversion"), ("local memory (spills)", "ldl"), ("branches", "branch"),
+                ("barriers", "barrier"))
+
+
+def backend_lines(mine, ref) -> list[str]:
+    """What nvcc's back end says of the kernel (registers, blocks per SM, the hot loop's mix per
+    multiply-add), beside the reference's, and which model graded; [] for a result without it."""
+    if not mine.graded_by:
+        return []
+    b, rb = mine.backend, ref.backend if ref else None
+    if not b or not b.read:
+        why = b.why if b and b.why else "nvcc's back end was not read"
+        return [f"model: {mine.graded_by} (the emulator's counts alone: {why})"]
+    lines = [f"model: {mine.graded_by} (the emulator's counts, and {b.nvcc or 'nvcc'}'s code for sm_90 from your file)"]
+    other = rb if rb and rb.read else None
+
+    def pair(label, a, r, fmt=str):
+        return f"{label}: yours {fmt(a)}" + (f", reference {fmt(r)}" if other and r is not None else "")
+    lines.append(pair("registers per thread (ptxas)", b.registers_per_thread, other.registers_per_thread if other else None))
+    if b.spill_store_bytes or b.spill_load_bytes:
+        lines.append(f"spilled registers: {b.spill_store_bytes} bytes stored, {b.spill_load_bytes} loaded per thread "
+                     "(local memory: a large loss when the multiply-add loop's values spill)")
+    if b.blocks_per_sm is not None:
+        lines.append(pair("blocks per SM (registers, shared memory, threads)", b.blocks_per_sm,
+                          other.blocks_per_sm if other else None)
+                     + (f"; {b.binding_limit} bind" if b.binding_limit else ""))
+    lines.append(f"main loop, per multiply-add (FFMA): yours {_loop_mix(b.hot_loop)}")
+    if other:
+        lines.append(f"main loop, per multiply-add (FFMA): reference {_loop_mix(other.hot_loop)}")
+    return lines
+
+
+def _loop_mix(hot: dict) -> str:
+    """'1.25 shared loads (LDS.128 4, LDS 16), 0.25 integer, ... of 3.1 instructions (32% FFMA)'."""
+    if not hot:
+        return "no loop of multiply-adds found"
+    per = hot.get("per_ffma") or {}
+    if not hot.get("ffma"):
+        return f"{hot.get('tensor', 0)} tensor-core MMA, {hot.get('total', 0)} instructions a pass"
+    parts = []
+    for label, key in LOOP_FIGURES:
+        if per.get(key):
+            widths = hot.get(f"{key}_by_width") or {}
+            how = ", ".join(f"{w}-bit {n}" for w, n in widths.items()) if len(widths) > 1 or "32" not in widths else ""
+            parts.append(f"{per[key]:.2f} {label}" + (f" ({how})" if how else ""))
+    total = per.get("total", 1)
+    return (", ".join(parts) or "nothing else") + f"; {total:.2f} instructions ({1 / total:.0%} FFMA)"
 
 
 @functools.lru_cache(maxsize=None)
