@@ -81,6 +81,8 @@ def of_source(src: Path, defines=(), root: Path | None = None) -> dict:
             done = nvcc_wheel.compile_cubin(root, src, cubin, defines)
         except subprocess.TimeoutExpired:
             return unread("nvcc took longer than its limit")
+        except OSError as e:
+            return unread(f"nvcc could not be run: {e}")
         if done.returncode != 0 or not cubin.exists():
             return unread("nvcc did not compile the file: " + " ".join(done.stderr.split())[:400])
         log = cubin.with_suffix(".log")
