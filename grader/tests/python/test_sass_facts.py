@@ -17,7 +17,8 @@ if WHEEL is None:
         raise RuntimeError(f"the set-up installs NVIDIA's compiler wheels on CI: {WHY}")
     pytest.skip(WHY, allow_module_level=True)
 
-HELDOUT6 = ROOT / "grader" / "model-validation" / "heldout" / "cuda-cores-6"
+HELDOUT = ROOT / "grader" / "model-validation" / "heldout"
+HELDOUT6 = HELDOUT / "cuda-cores-6"
 _CACHE: dict = {}
 
 
@@ -56,6 +57,20 @@ def test_64_bit_indices_cost_more_integer_instructions_per_multiply_add():
     tiled = _solution("02-tiled")["hot_loop"]["per_ffma"]["integer"]
     tiled64 = _main(HELDOUT6 / "b02-t16-int64" / "02-tiled" / "matmul.cu")["hot_loop"]["per_ffma"]["integer"]
     assert tiled64 > tiled, (tiled64, tiled)
+
+
+def test_of_a_templates_instantiations_alike_the_one_with_more_registers_is_read():
+    # k06-256x64: the aligned and general instantiations unroll the same loop; 127 and 130
+    # registers (nvcc 13.0 and 13.5), 2 or 1 blocks of 256 threads per SM.
+    facts = sass_facts.of_source(HELDOUT / "cuda-cores-3" / "k06-256x64" / "06-register-tiled" / "matmul.cu", root=WHEEL)
+    regs = sorted(k["registers"] for k in facts["kernels"].values())
+    assert len(regs) == 2 and regs[0] < regs[1]
+    assert facts["kernels"][facts["main"]]["registers"] == regs[1]
+
+
+def test_a_double_sum_is_found_by_its_dfma():
+    hot = _main(HELDOUT / "cuda-cores-5" / "v01-double-acc" / "01-basic" / "matmul.cu")["hot_loop"]
+    assert hot["fp64"] >= hot["products"] > 0 and hot["ffma"] == 0 and hot["conversion"] > 0
 
 
 def test_the_tensor_core_solutions_hot_loop_is_mma():

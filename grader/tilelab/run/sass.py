@@ -3,8 +3,8 @@ instructions, its loops (a branch back to an earlier address closes one), the ho
 loop's instruction mix by the classes the model reasons with (docs/performance.md, "What nvcc's
 back end says").
 
-The hot loop is the loop with the most multiply-adds of its own (FFMA, or tensor-core MMA, in its
-body but not in a loop nested in it); a tie goes to the inner one. So a phase loop whose k loop nvcc
+The hot loop is the loop with the most multiply-adds of its own (FFMA, DFMA or tensor-core MMA, in
+its body but not in a loop nested in it); a tie goes to the inner one. So a phase loop whose k loop nvcc
 unrolled is the hot loop, and a k loop left rolled (its trip count known only at run time) is, not
 the phase loop around it. The mix counts the loop's body once, nested loops included (`nested`
 says how many), which is one iteration where nothing is nested.
@@ -72,6 +72,11 @@ class Instruction:
         return "other"
 
     @property
+    def is_product(self) -> bool:
+        """A multiply-add of the product: FFMA, DFMA (a double sum), or a tensor-core MMA."""
+        return self.kind in ("ffma", "tensor") or self.opcode == "DFMA"
+
+    @property
     def width(self) -> int:
         """Bits a lane loads or stores (loads and stores only; 0 for anything else)."""
         if self.kind not in _SIZED:
@@ -88,7 +93,7 @@ class Loop:
     tail: int            # the address of the branch back
     instructions: tuple[Instruction, ...]
     nested: int = 0      # loops inside it
-    own_products: int = 0   # FFMA and tensor MMA outside the loops nested in it
+    own_products: int = 0   # FFMA, DFMA and tensor MMA outside the loops nested in it
 
 
 @dataclass
@@ -111,8 +116,7 @@ class Function:
         for head, tail in ordered:
             inner = [s for s in ordered if s != (head, tail) and head <= s[0] and s[1] <= tail]
             body = tuple(i for i in self.instructions if head <= i.address <= tail)
-            own = sum(1 for i in body if i.kind in ("ffma", "tensor")
-                      and not any(a <= i.address <= b for a, b in inner))
+            own = sum(1 for i in body if i.is_product and not any(a <= i.address <= b for a, b in inner))
             loops.append(Loop(head, tail, body, len(inner), own))
         return loops
 
@@ -159,6 +163,7 @@ def mix(instructions) -> dict:
     counts = Counter(i.kind for i in instructions)
     out: dict = {k: counts.get(k, 0) for k in CLASSES}
     out["total"] = sum(counts.values())
+    out["products"] = sum(1 for i in instructions if i.is_product)
     for k in _SIZED:
         widths = Counter(str(i.width) for i in instructions if i.kind == k)
         if widths:

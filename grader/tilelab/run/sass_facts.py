@@ -1,7 +1,7 @@
 """The facts of nvcc's back end about one kernel file, for the performance model: per kernel, what
 ptxas gave it (registers, spills, stack, static shared memory, barriers, launch bounds) and its hot
 loop's instruction mix from the SASS (run/sass.py), with the kernel that does the product named
-`main` (the most multiply-adds in its hot loop). One JSON document, written at build time beside the
+`main` (the most multiply-adds in its hot loop; of kernels alike, the most registers). One JSON document, written at build time beside the
 grading tree's results (grader/cmake/TilelabEmu.cmake) and read by the judge into the perf-model
 result (`timing.impls.<name>.model.backend`); where the wheels are missing or nvcc refuses the file,
 the document says why and the model is the traffic model alone.
@@ -58,9 +58,12 @@ def read_cubin(root: Path, cubin: Path, ptxas_log: str) -> dict:
     if not kernels:
         return unread("the cubin holds no kernel")
 
+    # The kernel doing the product: the most multiply-adds in its hot loop, then in all; of kernels
+    # alike (a template's aligned and general instantiations), the one with the most registers,
+    # the fewer blocks per SM: which of them a launch runs is not in the file.
     def weight(n):
-        hot, whole = kernels[n]["hot_loop"], kernels[n]["whole"]
-        return (hot.get("ffma", 0) + hot.get("tensor", 0), whole["ffma"] + whole["tensor"])
+        k = kernels[n]
+        return (k["hot_loop"].get("products", 0), k["whole"]["products"], k.get("registers", 0))
     return {"schema": SCHEMA, "read": True, "arch": nvcc_wheel.ARCH, "main": max(kernels, key=weight),
             "kernels": kernels}
 

@@ -176,7 +176,8 @@ def _loop_mix(hot: dict) -> str:
         return "no loop of multiply-adds found"
     per = hot.get("per_ffma") or {}
     if not hot.get("ffma"):
-        return f"{hot.get('tensor', 0)} tensor-core MMA, {hot.get('total', 0)} instructions a pass"
+        return (f"no FFMA: {hot.get('tensor', 0)} tensor-core MMA, {hot.get('fp64', 0)} FP64 and "
+                f"{hot.get('total', 0)} instructions in all a pass")
     parts = []
     for label, key in LOOP_FIGURES:
         if per.get(key):
