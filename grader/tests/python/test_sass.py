@@ -1,7 +1,7 @@
 """Reading nvcc's back end without NVIDIA's tools (run/sass.py, run/kernel_resources.py,
 run/occupancy.py): the parser on checked-in text that the wheels' nvdisasm, ptxas and cuobjdump
-printed for sm_90 (data/sass/: the 02 solution, a k loop left rolled, the 06 solution's ptxas
-report and .nv.info), and sm_90's occupancy rules on the walkthroughs' figures."""
+printed for sm_90 (data/sass/: two kernels written for it, tiled-16.cu and rolled-k.cu, and the 06
+solution's ptxas report and .nv.info), and sm_90's occupancy rules on the walkthroughs' figures."""
 
 from pathlib import Path
 
@@ -18,19 +18,20 @@ def _only(name):
     return fns[0]
 
 
-def test_the_tiled_kernels_hot_loop_is_its_phase_loop_with_the_k_loop_unrolled():
-    fn = _only("02-tiled.sass")
-    assert fn.name == "_Z15MatrixMulKernelPKfS0_Pfi"
+def test_a_tiled_kernels_hot_loop_is_its_step_loop_with_the_k_loop_unrolled():
+    fn = _only("tiled-16.sass")
+    assert fn.name == "_Z12TiledProductPKfS0_Pfi"
     hot = sass.loop_facts(fn)
-    # One phase of 16x16 tiles: 16 FFMA, the M tile's row read 4 k at a time (LDS.128, aligned and
-    # unrolled), the N tile's column one float a time; two barriers, one load of each tile.
-    assert (hot["ffma"], hot["barrier"], hot["ldg"], hot["sts"]) == (16, 2, 2, 2)
-    assert hot["lds_by_width"] == {"32": 16, "128": 4}
-    assert hot["nested"] == 0
-    assert hot["per_ffma"]["lds"] == pytest.approx(20 / 16)
-    assert hot["per_ffma"]["total"] == pytest.approx(hot["total"] / 16)
+    # nvcc unrolled the step loop (s < n; s += 16) 4 times: a pass is 4 steps of 16x16 tiles, each 16
+    # FFMA, the A tile's row read 4 k at a time (LDS.128: aligned, unrolled), the B tile's column one
+    # float at a time, two barriers and one load and store of each tile.
+    assert (hot["ffma"], hot["barrier"], hot["ldg"], hot["sts"]) == (64, 8, 8, 8)
+    assert hot["lds_by_width"] == {"32": 64, "128": 16}
+    assert hot["nested"] == 0 and hot["loops"] == 2      # the other: the trap loop after EXIT
+    assert hot["per_ffma"]["lds"] == pytest.approx(80 / 64)
+    assert hot["per_ffma"]["total"] == pytest.approx(hot["total"] / 64)
     assert sum(hot[k] for k in sass.CLASSES) == hot["total"]
-    assert hot["mnemonics"]["LDS.128"] == 4
+    assert hot["mnemonics"]["LDS.128"] == 16
 
 
 def test_a_k_loop_left_rolled_is_the_hot_loop_not_the_phase_loop_around_it():
