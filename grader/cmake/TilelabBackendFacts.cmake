@@ -33,6 +33,9 @@ endif()
 if(_facts_wheel)
   get_filename_component(_facts_wheel "${_facts_wheel}" REALPATH)
   message(STATUS "tilelab: nvcc's back end for the performance model from ${_facts_wheel}")
+  # Wheels removed after this configure: the tree is configured again (and then reads no back end),
+  # rather than failing its confined compile on a folder that is gone.
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_facts_wheel}/bin/nvcc")
 endif()
 
 # The facts of `src` (a kernel file) as ${PROJECT_BINARY_DIR}/backend-facts/<name>.json: `out` is set to

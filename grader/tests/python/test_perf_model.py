@@ -110,8 +110,8 @@ def test_the_student_sees_what_nvccs_back_end_made_of_their_kernel_beside_the_re
     assert "model: traffic+sass" in text and "nvcc 13.5" in text
     assert "registers per thread (ptxas): yours 40, reference 32" in text
     assert "blocks per SM (registers, shared memory, threads): yours 6, reference 8; registers bind" in text
-    assert "main loop, per multiply-add (FFMA): yours 2.00 shared loads, 0.25 integer; 3.12 instructions (32% FFMA)" in text
-    assert "reference 1.25 shared loads (32-bit 16, 128-bit 4)" in text
+    assert "main loop, one pass: yours 16 FFMA, 32 shared loads (LDS 32), 4 integer: 50 instructions, 3.12 per FFMA (32% FFMA)" in text
+    assert "main loop, one pass: reference 16 FFMA, 20 shared loads (LDS 16, LDS.128 4)" in text
     # Shown, not graded: the points are the traffic model's whatever the back end says.
     assert s.check("perf-model").points == score_stage(STAGE, "submission", _results(0.64), backend="emu").check("perf-model").points
 

@@ -134,28 +134,31 @@ def model_lines(c: CheckScore | None) -> list[str]:
     return lines
 
 
-# The classes of the hot loop's mix a student is shown, per multiply-add, in the words of
-# walkthrough 06 section 6 (run/sass.py's classes).
-LOOP_FIGURES = (("shared loads", "lds"), ("global loads", "ldg"), ("shared stores", "sts"), ("integer", "integer"),
-                ("uniform", "uniform"), ("moves", "move"), ("other FP32", "fp32_other"), ("FP64", "fp64"),
-                ("conversions", "conversion"), ("local memory (spills)", "ldl"), ("branches", "branch"),
-                ("barriers", "barrier"))
+# The classes of the hot loop's mix a student is shown, in the words of walkthrough 06 section 6
+# (run/sass.py's classes), with the SASS opcode that names a load or store's width (LDS.128).
+LOOP_FIGURES = (("shared loads", "lds", "LDS"), ("global loads", "ldg", "LDG"), ("shared stores", "sts", "STS"),
+                ("global stores", "stg", "STG"), ("integer", "integer", ""), ("uniform", "uniform", ""),
+                ("moves", "move", ""), ("other FP32", "fp32_other", ""), ("FP64", "fp64", ""),
+                ("conversions", "conversion", ""), ("local loads (spills)", "ldl", "LDL"),
+                ("local stores (spills)", "stl", "STL"), ("branches", "branch", ""), ("barriers", "barrier", ""),
+                ("tensor-core MMA", "tensor", ""))
 
 
 def backend_lines(mine, ref) -> list[str]:
-    """What nvcc's back end says of the kernel (registers, blocks per SM, the hot loop's mix per
-    multiply-add), beside the reference's, and which model graded; [] for a result without it."""
+    """What nvcc's back end says of the kernel (registers, blocks per SM, the hot loop's mix), beside
+    the reference's, and which model graded; [] for a result without it."""
     if not mine.graded_by:
         return []
     b, rb = mine.backend, ref.backend if ref else None
     if not b or not b.read:
         why = b.why if b and b.why else "nvcc's back end was not read"
         return [f"model: {mine.graded_by} (the emulator's counts alone: {why})"]
-    lines = [f"model: {mine.graded_by} (the emulator's counts, and {b.nvcc or 'nvcc'}'s code for sm_90 from your file)"]
+    lines = [f"model: {mine.graded_by} (the emulator's counts, and the SASS {b.nvcc or 'nvcc'} makes of your file "
+             "for sm_90; the time is still the counts')"]
     other = rb if rb and rb.read else None
 
-    def pair(label, a, r, fmt=str):
-        return f"{label}: yours {fmt(a)}" + (f", reference {fmt(r)}" if other and r is not None else "")
+    def pair(label, a, r):
+        return f"{label}: yours {a}" + (f", reference {r}" if other and r is not None else "")
     lines.append(pair("registers per thread (ptxas)", b.registers_per_thread, other.registers_per_thread if other else None))
     if b.spill_store_bytes or b.spill_load_bytes:
         lines.append(f"spilled registers: {b.spill_store_bytes} bytes stored, {b.spill_load_bytes} loaded per thread "
@@ -163,29 +166,27 @@ def backend_lines(mine, ref) -> list[str]:
     if b.blocks_per_sm is not None:
         lines.append(pair("blocks per SM (registers, shared memory, threads)", b.blocks_per_sm,
                           other.blocks_per_sm if other else None)
-                     + (f"; {b.binding_limit} bind" if b.binding_limit else ""))
-    lines.append(f"main loop, per multiply-add (FFMA): yours {_loop_mix(b.hot_loop)}")
+                     + (f"; {b.binding_limit.replace('_', ' ')} bind" if b.binding_limit else ""))
+    lines.append(f"main loop, one pass: yours {_loop_mix(b.hot_loop)}")
     if other:
-        lines.append(f"main loop, per multiply-add (FFMA): reference {_loop_mix(other.hot_loop)}")
+        lines.append(f"main loop, one pass: reference {_loop_mix(other.hot_loop)}")
     return lines
 
 
 def _loop_mix(hot: dict) -> str:
-    """'1.25 shared loads (LDS.128 4, LDS 16), 0.25 integer, ... of 3.1 instructions (32% FFMA)'."""
+    """'16 FFMA, 20 shared loads (LDS.128 4, LDS 16), 4 integer, ...: 50 instructions, 3.12 per FFMA
+    (32% FFMA)'."""
     if not hot:
         return "no loop of multiply-adds found"
-    per = hot.get("per_ffma") or {}
-    if not hot.get("ffma"):
-        return (f"no FFMA: {hot.get('tensor', 0)} tensor-core MMA, {hot.get('fp64', 0)} FP64 and "
-                f"{hot.get('total', 0)} instructions in all a pass")
-    parts = []
-    for label, key in LOOP_FIGURES:
-        if per.get(key):
+    parts = [f"{hot['ffma']} FFMA"] if hot.get("ffma") else []
+    for label, key, op in LOOP_FIGURES:
+        if hot.get(key):
             widths = hot.get(f"{key}_by_width") or {}
-            how = ", ".join(f"{w}-bit {n}" for w, n in widths.items()) if len(widths) > 1 or "32" not in widths else ""
-            parts.append(f"{per[key]:.2f} {label}" + (f" ({how})" if how else ""))
-    total = per.get("total", 1)
-    return (", ".join(parts) or "nothing else") + f"; {total:.2f} instructions ({1 / total:.0%} FFMA)"
+            how = ", ".join(f"{op}{'' if w == '32' else '.' + w} {n}" for w, n in widths.items()) if op else ""
+            parts.append(f"{hot[key]} {label}" + (f" ({how})" if how else ""))
+    total = hot.get("total", 0)
+    share = f", {total / hot['ffma']:.2f} per FFMA ({hot['ffma'] / total:.0%} FFMA)" if hot.get("ffma") and total else ""
+    return ", ".join(parts) + f": {total} instructions{share}"
 
 
 @functools.lru_cache(maxsize=None)
