@@ -180,6 +180,14 @@ function(tilelab_confine_rewrite_command src dst out)
              --write "${dir}" -- PARENT_SCOPE)
 endfunction()
 
+# The command of nvcc compiling one submission's file for its back end's facts (TilelabBackendFacts.cmake),
+# confined: it reads `src` and NVIDIA's compiler wheels (`wheel`, with their headers and cicc), and
+# writes only `dir` (its TMPDIR inside).
+function(tilelab_confine_nvcc_command src wheel dir out)
+  set(${out} "${TILELAB_CONFINE}" ${_confine_common} --read-exec "${wheel}" --read "${src}" --write "${dir}"
+             --tmpdir "${dir}/tmp" -- PARENT_SCOPE)
+endfunction()
+
 # tilelab-confine itself: reads only what it is given (not CMakeCache.txt), writes only its folders,
 # passes the program's options on (grader/tests/confine_check.py; skipped where there is no Landlock).
 if(TILELAB_SELF_TESTS AND NOT TILELAB_KIT)

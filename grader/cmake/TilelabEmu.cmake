@@ -26,6 +26,7 @@ if(NOT Boost_FOUND)
   return()
 endif()
 
+include(TilelabBackendFacts)   # nvcc's back end for the count build's model, where the wheels are
 set(_emu_dir "${PROJECT_SOURCE_DIR}/grader/emu")
 set(_emu_gen "${PROJECT_BINARY_DIR}/generated/emu")
 file(MAKE_DIRECTORY "${_emu_gen}")
@@ -226,6 +227,17 @@ function(tilelab_emu_reference_worker stage)
   endif()
   tilelab_worker_main(emu ${role} main)
   add_executable(ref-${stage}-emu-count $<TARGET_OBJECTS:${main}> $<TARGET_OBJECTS:tilelab_emu_backend_objs> ${extra})
+  # nvcc's back end on the reference's file and the previous stage's (TilelabBackendFacts.cmake).
+  tilelab_backend_facts(ref-${stage}-reference "${ref_src}" facts facts_target)
+  if(facts_target)
+    add_dependencies(ref-${stage}-emu-count ${facts_target})
+  endif()
+  if(prev AND prev_src)
+    tilelab_backend_facts(ref-${stage}-previous "${prev_src}" facts facts_target)
+    if(facts_target)
+      add_dependencies(ref-${stage}-emu-count ${facts_target})
+    endif()
+  endif()
   target_link_libraries(ref-${stage}-emu-count PRIVATE tilelab_wire tilelab_emu_rt_count)
   set_target_properties(ref-${stage}-emu-count PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/runners"
                                                           LINKER_LANGUAGE CXX)
@@ -309,8 +321,21 @@ function(_tilelab_emu_checks impl stage src)
     if(impl STREQUAL "solution" AND TILELAB_KIT_SUITE)
       set(draw "")
     endif()
+    # nvcc's back end on this file and the references' (TilelabBackendFacts.cmake), where the wheels are:
+    # the references' facts are built with their worker, in this tree or the prebuilt kit's.
+    tilelab_backend_facts(run-${impl}-${stage} "${src}" facts facts_target)
+    set(facts_args "")
+    if(facts_target)
+      add_dependencies(run-${impl}-${stage}-emu-count ${facts_target})
+      set(ref_facts "${TILELAB_BACKEND_FACTS_DIR}")
+      if(TILELAB_KIT)
+        set(ref_facts "${TILELAB_KIT}/backend-facts")
+      endif()
+      set(facts_args --backend-facts "${impl}=${facts}" --backend-facts "reference=${ref_facts}/ref-${stage}-reference.json"
+                     --backend-facts "previous=${ref_facts}/ref-${stage}-previous.json")
+    endif()
     tilelab_add_check(${impl} ${stage} ${mshape} perf-model emu-count
-      ARGS --shape ${TILELAB_${stage}_MODEL_SHAPE} ${draw} --seed ${mseed} --check perf
+      ARGS --shape ${TILELAB_${stage}_MODEL_SHAPE} ${draw} --seed ${mseed} --check perf ${facts_args}
       TIMEOUT 120 COST ${TILELAB_${stage}_MODEL_COST} LABELS "public;emu;gpu;model")
     if(impl STREQUAL "solution" AND TILELAB_KIT_SUITE)
       # The kit's own assertion on it: full credit for the solution, none for the previous stage's

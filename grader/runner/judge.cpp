@@ -105,6 +105,10 @@ int run(int argc, char** argv, ResultWriter& r) {
                "with --shape: the emulator's performance check, on a shape drawn near J K L from --seed and the "
                "worker's digest (drawn_shape); the check is still named by J K L")
       ->needs(shape_opt);
+  std::vector<std::string> backend_facts;
+  app.add_option("--backend-facts", backend_facts,
+                 "NAME=FILE: the emulator's performance check: nvcc's back end on implementation NAME's file (the "
+                 "facts tilelab.run.sass_facts wrote at build time), shown in its model; repeatable");
   bool every_block = false;
   app.add_flag("--count-every-block", every_block,
                "the emulator's count build counts every block, not a sample: exact counts (predict-then-measure)");
@@ -171,6 +175,10 @@ int run(int argc, char** argv, ResultWriter& r) {
   r.at(rf::shape).set(schema::shape::J, s.J).set(schema::shape::K, s.K).set(schema::shape::L, s.L);
   try {
     Session w(worker_path, timeout);
+    std::map<std::string, std::string> facts;
+    for (const std::string& nf : backend_facts)
+      if (const size_t eq = nf.find('='); eq != std::string::npos) facts[nf.substr(0, eq)] = nf.substr(eq + 1);
+    w.set_backend_facts(std::move(facts));
     // Greeted first: a backend that cannot run here (no GPU) says so before the references are
     // computed (at 4096^3 they take the CPU about a minute, which a skip does not need).
     const nlohmann::json hello = w.hello();

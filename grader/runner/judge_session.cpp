@@ -7,6 +7,7 @@
 #include <numeric>
 #include <random>
 
+#include "backend_facts.hpp"
 #include "perf_model.hpp"
 #include "traffic_json.hpp"
 #include "tilelab/audit.hpp"
@@ -135,6 +136,8 @@ std::vector<TimingStats> Session::time(const Dataset& d, const StageSpec& spec, 
       const nlohmann::json c = e.w->call({{"op", "counts"}, {"impl", e.impl}}).head.value("counts", nlohmann::json());
       if (c.is_object() && c.contains("calls") && c["calls"].is_array() && !c["calls"].empty()) {
         t.model = counted_calls(c["calls"], s);
+        const auto facts = backend_facts_.find(e.name);
+        attach_backend(t.model, facts == backend_facts_.end() ? "" : facts->second);
         t.median_ms = t.mean_ms = t.min_ms = t.model["model"].value("ms", 0.0);
       } else if (&e != &entries[0]) {
         continue;

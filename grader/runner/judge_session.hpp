@@ -1,6 +1,7 @@
 // The judge's channel to its workers (worker_client.hpp): the worker running the code under test
 // and, for a timed check, the reference worker; and the timing loop that calls them in turn.
 #pragma once
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,6 +51,9 @@ class Session {
   // A timed check's reference worker (runners/ref-<stage>-<backend>), started when first needed.
   void set_reference(const std::string& path) { reference_path_ = path; }
   void set_precision(const std::string& precision) { precision_ = precision; }
+  // The count build: nvcc's back end on each implementation's file (backend_facts.hpp), the facts
+  // document's path by implementation name (the one under test, reference, previous).
+  void set_backend_facts(std::map<std::string, std::string> paths) { backend_facts_ = std::move(paths); }
 
   // The worker's greeting: backend, implementation, device; its "unavailable" when it cannot run here.
   nlohmann::json hello() {
@@ -137,6 +141,7 @@ class Session {
   }
 
   double timeout_;
+  std::map<std::string, std::string> backend_facts_;
   std::string precision_ = "float32";  // the stage's: the library reference computes in it (cuBLAS TF32)
   std::string worker_path_;
   Worker mine_;

@@ -205,6 +205,21 @@ if ! "$here/.venv/bin/python3" -c "import $IMPORTS" 2>/dev/null; then
   say "installing Python packages: $PIPS"
   vpip $PIPS
 fi
+# NVIDIA's compiler as wheels from the package index (no root, no GPU, no CUDA toolkit): the
+# performance model reads what nvcc's back end makes of each kernel it models (ptxas's registers,
+# the SASS of the hot loop; docs/performance.md, "What nvcc's back end says"). nvcc, cicc and the
+# headers are CUDA 13.0.88's, the compiler of the GPU measurements the model is validated on; the
+# disassemblers have no 13.0 wheel (13.2 is their first) and read its cubins. About 107 MB to
+# download, 260 MB installed. TILELAB_NO_CUDA_WHEELS=1 leaves them out; where pip cannot fetch them
+# the set-up goes on, and the model reads the emulator's counts alone (the report says which).
+CUDA_WHEELS="nvidia-cuda-nvcc==13.0.88 nvidia-nvvm==13.0.88 nvidia-cuda-runtime==13.0.88 nvidia-cuda-crt==13.0.88
+nvidia-cuda-nvdisasm==13.5.37 nvidia-cuda-cuobjdump==13.5.37"
+if [ "${TILELAB_NO_CUDA_WHEELS:-0}" != 1 ] && ! ls "$here"/.venv/lib/python3*/site-packages/nvidia/cu13/bin/nvdisasm >/dev/null 2>&1; then
+  say "installing NVIDIA's compiler wheels for the performance model (nvcc 13.0, nvdisasm; about 107 MB)"
+  # shellcheck disable=SC2086 # the list
+  "$here/.venv/bin/python3" -m pip install -q --disable-pip-version-check $CUDA_WHEELS ||
+    say "pip could not install NVIDIA's compiler wheels: the performance model reads the emulator's counts alone (./tilelab setup again retries)"
+fi
 if [ "$need_pip_cmake" = 1 ] && ! cmake_ok "$here/.venv/bin/cmake"; then
   say "installing cmake >= 3.25 from PyPI into .venv"
   vpip "cmake>=3.25"

@@ -87,6 +87,43 @@ def test_the_student_sees_their_counts_beside_the_references_and_the_books():
     assert "l1-shared bound" in text and MODEL.book in text
 
 
+def _with_backend(results, mine, ref=None, graded_by="traffic+sass"):
+    check = results[f"submission.02-tiled.{MODEL.check_name}.perf-model"]["timing"]["impls"]
+    check["submission"]["model"].update(graded_by=graded_by, backend=mine)
+    if ref is not None:
+        check["reference"]["model"].update(graded_by=graded_by, backend=ref)
+    return results
+
+
+def _backend(registers, blocks, lds128, lds32):
+    ffma = 16
+    hot = {"ffma": ffma, "lds": lds128 + lds32, "lds_by_width": {w: n for w, n in (("32", lds32), ("128", lds128)) if n}, "integer": 4,
+           "total": 50, "per_ffma": {"lds": (lds128 + lds32) / ffma, "integer": 4 / ffma, "total": 50 / ffma}}
+    return {"read": True, "nvcc": "nvcc 13.5 (V13.5.37)", "registers_per_thread": registers, "blocks_per_sm": blocks,
+            "binding_limit": "registers", "spill_store_bytes": 0, "spill_load_bytes": 0, "hot_loop": hot}
+
+
+def test_the_student_sees_what_nvccs_back_end_made_of_their_kernel_beside_the_reference():
+    results = _with_backend(_results(0.64), _backend(40, 6, 0, 32), _backend(32, 8, 4, 16))
+    s = score_stage(STAGE, "submission", results, backend="emu")
+    text = "\n".join(metrics.model_lines(s.check("perf-model")))
+    assert "model: traffic+sass" in text and "nvcc 13.5" in text
+    assert "registers per thread (ptxas): yours 40, reference 32" in text
+    assert "blocks per SM (registers, shared memory, threads): yours 6, reference 8; registers bind" in text
+    assert "main loop, one pass: yours 16 FFMA, 32 shared loads (LDS 32), 4 integer: 50 instructions, 3.12 per FFMA (32% FFMA)" in text
+    assert "main loop, one pass: reference 16 FFMA, 20 shared loads (LDS 16, LDS.128 4)" in text
+    # Shown, not graded: the points are the traffic model's whatever the back end says.
+    assert s.check("perf-model").points == score_stage(STAGE, "submission", _results(0.64), backend="emu").check("perf-model").points
+
+
+def test_without_the_back_end_the_figures_say_the_model_is_the_traffic_models_and_why():
+    why = "NVIDIA's compiler wheels were not found when this grading tree was configured"
+    results = _with_backend(_results(0.64), {"read": False, "why": why}, graded_by="traffic")
+    text = "\n".join(metrics.model_lines(score_stage(STAGE, "submission", results, backend="emu").check("perf-model")))
+    assert f"model: traffic (the emulator's counts alone: {why})" in text
+    assert "registers per thread" not in text
+
+
 def test_every_stage_has_a_model_with_sane_thresholds():
     for st in spec.load_all():
         m = st.performance.model

@@ -10,7 +10,7 @@ tree, before and after a change that must not change it (issue #43: report JSON 
 `collect` writes one file per case: kit-grade/<name>/case<i>/report.json (the GradeReport's own JSON,
 the terminal text and Gradescope's file, grade_check.py's write_report) and every runner result
 results/<check>.json. What differs from run to run is masked: wall-clock times and speeds measured on
-this machine, the tree's and the checkout's paths, a build's progress and
+this machine, the tree's and the checkout's paths, a build's progress, make's line numbers and
 temporary file names. Everything else -- verdicts, points, messages, hints, findings,
 the model's figures -- must be equal."""
 
@@ -29,7 +29,10 @@ MEASURED = re.compile(r"(^|_)(seconds|time|times|ms|elapsed|wall|duration|gflops
 # an emulator that timed out had finished as many blocks as this machine's pace allowed.
 NOISE = [(re.compile(r"\[ *\d+%\]"), "[<n>%]"), (re.compile(r"(\[<n>%\] )?Built target [\w.-]+(\n|\\n)"), ""),
          (re.compile(r"/tmp/[\w./-]+"), "<tmp>"), (re.compile(r"\bcc\w{6}\.s\b"), "<tmp>"),
-         (re.compile(r"had finished \d+ of"), "had finished <n> of")]
+         (re.compile(r"had finished \d+ of"), "had finished <n> of"),
+         # make's own line numbers in a failed build's log: a tree with more targets (nvcc's back end's
+         # facts, where the compiler wheels are) has its rules further down Makefile2.
+         (re.compile(r"Makefile2:\d+"), "Makefile2:<n>")]
 NUMBER_IN_TEXT = re.compile(r"\b\d+(\.\d+)? ?(s|ms|µs|us|GFLOP/s|TFLOP/s)\b")
 
 

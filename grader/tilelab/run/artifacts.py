@@ -3,7 +3,8 @@
 A scratch tree (build/grade-submission-*, a batch student's tree on resume, Gradescope's prepared
 /autograder/build) is reused from one submission to the next. Nothing an earlier build left may be
 read as this one's: wipe() removes every per-implementation artifact of a stage -- the objects
-compiled from its matmul.cu and their dependency files, the rewritten emulator source, the runners,
+compiled from its matmul.cu and their dependency files, the rewritten emulator source, nvcc's
+back end's facts (backend-facts/), the runners,
 results, CTest's cost data and the stage's logs -- before it is built; the kit's own objects (core
 library, emulator runtime, adapters, reference solutions) stay, so only the student's file is
 recompiled. fresh_objects() then lists only objects written after the build began (a marker file's
@@ -45,6 +46,8 @@ def per_stage_files(build: Path, impl: str, stage: str, results: Path, logs: Pat
         files += [obj, depfile(obj)]
     files += (build / "runners").glob(f"run-{impl}-{stage}-*")
     files += [build / "generated" / "emu" / f"run-{impl}-{stage}.cpp"]
+    files += (build / "backend-facts").glob(f"run-{impl}-{stage}.json")        # nvcc's back end's facts
+    files += [build / "backend-facts" / f"run-{impl}-{stage}.d" / f for f in ("k.cubin", "ptxas.log")]   # what it read
     files += results.glob(f"{impl}.{stage}.*")                     # JSON results, sanitizer logs
     files += results.glob(f"junit-{impl}-{stage}-*.xml")
     files += [logs / f"build-{stage}.log", *logs.glob(f"ctest-{stage}-*.log")]

@@ -30,7 +30,7 @@ def measurer(tree: Tree, impl: str, stage_id: str):
                                            timeout=120), f"predict-{stage_id}", 180)
             r = results_mod.load(out)
             mine = r.timing.impls.get(impl) if r and r.timing else None
-            counts = mine.model.get("counts") or {} if mine else {}
+            counts = mine.model.counts if mine and mine.model else {}
             if "global_load_bytes" in counts:
                 seen[key] = (float(counts["global_load_bytes"]) / 4, "")
             else:

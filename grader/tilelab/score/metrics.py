@@ -109,21 +109,22 @@ def model_lines(c: CheckScore | None) -> list[str]:
     t = r.timing if r is not None else None
     if t is None or t.basis != "model":
         return []
-    mine = t.impls[r.impl].model if r.impl in t.impls else {}
-    ref = t.impls["reference"].model if "reference" in t.impls else {}
+    mine = t.impls[r.impl].model if r.impl in t.impls else None
+    ref = t.impls["reference"].model if "reference" in t.impls else None
     if not mine:
         return []
     book, book_cgma = _book(r.stage)
     lines = []
     for label, key, spec in MODEL_FIGURES:
-        a, b = (mine.get("derived") or {}).get(key), (ref.get("derived") or {}).get(key)
+        a, b = mine.derived.get(key), ref.derived.get(key) if ref else None
         if a is None:
             continue
         line = f"{label}: yours {a:{spec}}" + (f", reference {b:{spec}}" if b is not None else "")
         if key == "cgma" and book_cgma is not None:
             line += f", book {book_cgma:g}"
         lines.append(line)
-    mm, rm = mine.get("model") or {}, ref.get("model") or {}
+    lines += backend_lines(mine, ref)
+    mm, rm = mine.model, ref.model if ref else {}
     if mm:
         lines.append(f"modelled on {mm.get('gpu', 'the reference GPU')} at {r.shape_text or '?'}: yours "
                      f"{mm.get('ms', 0):.4f} ms ({mm.get('bound')} bound)"
@@ -131,6 +132,61 @@ def model_lines(c: CheckScore | None) -> list[str]:
     if book:
         lines.append(f"the book: {book}")
     return lines
+
+
+# The classes of the hot loop's mix a student is shown, in the words of walkthrough 06 section 6
+# (run/sass.py's classes), with the SASS opcode that names a load or store's width (LDS.128).
+LOOP_FIGURES = (("shared loads", "lds", "LDS"), ("global loads", "ldg", "LDG"), ("shared stores", "sts", "STS"),
+                ("global stores", "stg", "STG"), ("integer", "integer", ""), ("uniform", "uniform", ""),
+                ("moves", "move", ""), ("other FP32", "fp32_other", ""), ("FP64", "fp64", ""),
+                ("conversions", "conversion", ""), ("local loads (spills)", "ldl", "LDL"),
+                ("local stores (spills)", "stl", "STL"), ("branches", "branch", ""), ("barriers", "barrier", ""),
+                ("tensor-core MMA", "tensor", ""))
+
+
+def backend_lines(mine, ref) -> list[str]:
+    """What nvcc's back end says of the kernel (registers, blocks per SM, the hot loop's mix), beside
+    the reference's, and which model graded; [] for a result without it."""
+    if not mine.graded_by:
+        return []
+    b, rb = mine.backend, ref.backend if ref else None
+    if not b or not b.read:
+        why = b.why if b and b.why else "nvcc's back end was not read"
+        return [f"model: {mine.graded_by} (the emulator's counts alone: {why})"]
+    lines = [f"model: {mine.graded_by} (the emulator's counts, and the SASS {b.nvcc or 'nvcc'} makes of your file "
+             "for sm_90; the time is still the counts')"]
+    other = rb if rb and rb.read else None
+
+    def pair(label, a, r):
+        return f"{label}: yours {a}" + (f", reference {r}" if other and r is not None else "")
+    lines.append(pair("registers per thread (ptxas)", b.registers_per_thread, other.registers_per_thread if other else None))
+    if b.spill_store_bytes or b.spill_load_bytes:
+        lines.append(f"spilled registers: {b.spill_store_bytes} bytes stored, {b.spill_load_bytes} loaded per thread "
+                     "(local memory: a large loss when the multiply-add loop's values spill)")
+    if b.blocks_per_sm is not None:
+        lines.append(pair("blocks per SM (registers, shared memory, threads)", b.blocks_per_sm,
+                          other.blocks_per_sm if other else None)
+                     + (f"; {b.binding_limit.replace('_', ' ')} bind" if b.binding_limit else ""))
+    lines.append(f"main loop, one pass: yours {_loop_mix(b.hot_loop)}")
+    if other:
+        lines.append(f"main loop, one pass: reference {_loop_mix(other.hot_loop)}")
+    return lines
+
+
+def _loop_mix(hot: dict) -> str:
+    """'16 FFMA, 20 shared loads (LDS.128 4, LDS 16), 4 integer, ...: 50 instructions, 3.12 per FFMA
+    (32% FFMA)'."""
+    if not hot:
+        return "no loop of multiply-adds found"
+    parts = [f"{hot['ffma']} FFMA"] if hot.get("ffma") else []
+    for label, key, op in LOOP_FIGURES:
+        if hot.get(key):
+            widths = hot.get(f"{key}_by_width") or {}
+            how = ", ".join(f"{op}{'' if w == '32' else '.' + w} {n}" for w, n in widths.items()) if op else ""
+            parts.append(f"{hot[key]} {label}" + (f" ({how})" if how else ""))
+    total = hot.get("total", 0)
+    share = f", {total / hot['ffma']:.2f} per FFMA ({hot['ffma'] / total:.0%} FFMA)" if hot.get("ffma") and total else ""
+    return ", ".join(parts) + f": {total} instructions{share}"
 
 
 @functools.lru_cache(maxsize=None)

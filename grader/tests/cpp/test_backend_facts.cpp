@@ -1,0 +1,78 @@
+// nvcc's back end in the model's result (grader/runner/backend_facts.hpp): sm_90's occupancy rules,
+// the Backend object from a facts document, and what a missing or unread document gives.
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include <doctest/doctest.h>
+
+#include "backend_facts.hpp"
+
+using tilelab::attach_backend;
+using tilelab::backend_of;
+using tilelab::occupancy_limits;
+
+namespace {
+std::string write_temp(const std::string& name, const std::string& text) {
+  const std::string path = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+}  // namespace
+
+TEST_CASE("blocks per SM follow sm_90's occupancy rules (as grader/tilelab/run/occupancy.py)") {
+  // Walkthrough 06 section 6: 128 registers, 256 threads, 33280 bytes: registers allow 2.
+  auto l = occupancy_limits(128, 256, 33280);
+  CHECK(l["registers"] == 2);
+  CHECK(l["shared_memory"] == 6);
+  CHECK(l["threads"] == 8);
+  CHECK(l["blocks"] == 32);
+  CHECK(occupancy_limits(130, 256, 33280)["registers"] == 1);  // issue 44: 130 registers, one block
+  CHECK(occupancy_limits(255, 128, 37376)["registers"] == 2);  // walkthrough 07: 32640 allocated as 32768
+  CHECK(occupancy_limits(32, 32, 0)["shared_memory"] == 32);   // no shared memory: not a limit
+}
+
+TEST_CASE("the Backend object takes the main kernel's facts and the counted launch") {
+  const std::string path = write_temp("tilelab-backend-facts-test.json", R"J({
+    "schema": "tilelab-sass-facts/1", "read": true, "nvcc": "nvcc 13.5 (V13.5.37)", "main": "_Zk",
+    "kernels": {"_Zk": {"name": "k()", "registers": 130, "spill_store_bytes": 8, "spill_load_bytes": 4,
+                        "stack_frame_bytes": 8, "static_shared_bytes": 33280, "max_threads_per_block": 0,
+                        "hot_loop": {"ffma": 64, "lds": 16, "total": 90}},
+                "_Zother": {"name": "other()", "registers": 16}}})J");
+  const nlohmann::json counts = {{"threads_per_block", 256.0}, {"shared_bytes_per_block", 33280.0}};
+  const nlohmann::json b = backend_of(path, counts);
+  CHECK(b["read"] == true);
+  CHECK(b["kernel"] == "k()");
+  CHECK(b["kernels"] == 2);
+  CHECK(b["registers_per_thread"] == 130);
+  CHECK(b["spill_store_bytes"] == 8);
+  CHECK(b["local_bytes_per_thread"] == 8);
+  CHECK(b["blocks_per_sm"] == 1);
+  CHECK(b["binding_limit"] == "registers");
+  CHECK(b["hot_loop"]["ffma"] == 64);
+
+  nlohmann::json model = {{"counts", counts}, {"derived", nlohmann::json::object()}, {"model", {{"ms", 1.0}}}};
+  attach_backend(model, path);
+  CHECK(model["graded_by"] == "traffic+sass");
+  CHECK(model["model"]["ms"] == 1.0);  // the modelled time is not changed
+  std::remove(path.c_str());
+}
+
+TEST_CASE("without facts the model is the traffic model and says why") {
+  nlohmann::json model = {{"counts", nlohmann::json::object()}};
+  attach_backend(model, "");
+  CHECK(model["graded_by"] == "traffic");
+  CHECK(model["backend"]["read"] == false);
+  CHECK(model["backend"]["why"].get<std::string>().find("wheels were not found") != std::string::npos);
+
+  attach_backend(model, "/nonexistent/facts.json");
+  CHECK(model["backend"]["why"].get<std::string>().find("no facts") != std::string::npos);
+
+  const std::string path = write_temp("tilelab-backend-facts-unread.json",
+                                      R"J({"read": false, "why": "nvcc did not compile the file: error"})J");
+  attach_backend(model, path);
+  CHECK(model["graded_by"] == "traffic");
+  CHECK(model["backend"]["why"] == "nvcc did not compile the file: error");
+  std::remove(path.c_str());
+}
