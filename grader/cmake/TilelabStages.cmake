@@ -157,11 +157,12 @@ target_compile_options(tilelab_wire PRIVATE -Wall -Wextra)
 # judge_session the channel to the workers and the timing loop, judge_checks the checks of each P,
 # judge_host_traffic whether the host moved more than kernels need, judge_timing_audit whether a
 # timing earns credit, judge_worker_gone the verdict on a worker that did not answer, judge_result
-# the result and its verdict.
+# the result and its verdict, gpu_lock the machine's GPU between the judges of every grade.
 add_executable(tilelab-judge "${_runner_dir}/judge.cpp" "${_runner_dir}/judge_session.cpp"
                              "${_runner_dir}/judge_checks.cpp" "${_runner_dir}/judge_host_traffic.cpp"
                              "${_runner_dir}/judge_timing_audit.cpp" "${_runner_dir}/judge_worker_gone.cpp"
                              "${_runner_dir}/judge_result.cpp" "${_runner_dir}/worker_client.cpp"
+                             "${_runner_dir}/gpu_lock.cpp"
                              "${_runner_dir}/perf_model.cpp" "${_runner_dir}/confine.cpp" "${_runner_dir}/sandbox.cpp")
 target_include_directories(tilelab-judge PRIVATE "${_runner_dir}" "${PROJECT_SOURCE_DIR}/grader/emu")
 target_link_libraries(tilelab-judge PRIVATE tilelab_core tilelab_wire CLI11::CLI11)

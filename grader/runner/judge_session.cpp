@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <optional>
 #include <random>
 
 #include "perf_model.hpp"
@@ -69,7 +70,8 @@ nlohmann::json counted_calls(const nlohmann::json& calls, const Shape& s) {
 // L2 flushed), the judge keeps the samples, its own clock around each call and the launch counts.
 // On the emulator (times mean nothing) the implementation is called as often, its launches counted,
 // and the count build's traffic stands for every implementation's time (perf_model.hpp).
-std::vector<TimingStats> Session::time(const Dataset& d, const StageSpec& spec, Audit& audit) {
+std::vector<TimingStats> Session::time(const Dataset& d, const StageSpec& spec, Audit& audit,
+                                      const std::function<void(const char*)>& lap) {
   const Shape& s = d.spec.shape;
   const PerfSpec& perf = spec.perf;
   // Every call of the implementation under test gets inputs of its own (timed_inputs.hpp), from a
@@ -128,6 +130,7 @@ std::vector<TimingStats> Session::time(const Dataset& d, const StageSpec& spec, 
     // warm-up, then two timed calls on the same buffers, each with inputs of its own, both
     // audited); the others are only counted.
     for (int call = 0; call <= 2; ++call) once(entries[0], call > 0, true);
+    lap("timing");
     for (Entry& e : entries) {
       TimingStats t;
       t.name = e.name;
@@ -143,6 +146,27 @@ std::vector<TimingStats> Session::time(const Dataset& d, const StageSpec& spec, 
     }
     return out;
   }
+  // The GPU alone from the warm-up to the last timed call, and no longer (gpu_lock.hpp): while this
+  // judge queues for it without a share, its workers are stopped, so they launch nothing beside
+  // another check's timing loop.
+  lap("timing_prepare");
+  struct Alone {
+    GpuLock* lock;
+    std::vector<Worker*> workers;
+    Alone(GpuLock* l, std::vector<Worker*> w) : lock(l), workers(std::move(w)) {
+      if (!lock) return;
+      for (Worker* x : workers) x->pause(true);
+      lock->alone();
+      for (Worker* x : workers) x->pause(false);
+    }
+    ~Alone() {
+      if (lock) lock->share_again();
+    }
+  };
+  std::vector<Worker*> ours = {&mine_};
+  if (ref_) ours.push_back(ref_.get());
+  std::optional<Alone> alone(std::in_place, gpu_lock_, ours);
+  lap("gpu_wait");
   for (Entry& e : entries) once(e, false);  // warm-up: module load, cuBLAS heuristics
   const auto stop_at = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   for (int round = 1; round <= perf.max_runs; ++round) {
@@ -156,6 +180,8 @@ std::vector<TimingStats> Session::time(const Dataset& d, const StageSpec& spec, 
     for (Entry& e : entries) once(e, true, last);
     if (last) break;
   }
+  alone.reset();
+  lap("timing");
   for (const Entry& e : entries) {
     TimingStats t = summarize(e.name, e.ms);
     t.launches = e.launches;

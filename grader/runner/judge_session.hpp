@@ -7,7 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
+
 #include "backend.hpp"  // RunOutcome
+#include "gpu_lock.hpp"
 #include "worker_client.hpp"
 #include "tilelab/dataset.hpp"
 #include "tilelab/spec.hpp"
@@ -50,6 +53,9 @@ class Session {
   // A timed check's reference worker (runners/ref-<stage>-<backend>), started when first needed.
   void set_reference(const std::string& path) { reference_path_ = path; }
   void set_precision(const std::string& precision) { precision_ = precision; }
+  // The machine's GPU lock, shared since before the workers started: time() holds it alone around
+  // its timing loop. nullptr: no lock (the emulator, whose times mean nothing).
+  void set_gpu_lock(GpuLock* lock) { gpu_lock_ = lock; }
 
   // The worker's greeting: backend, implementation, device; its "unavailable" when it cannot run here.
   nlohmann::json hello() {
@@ -101,7 +107,11 @@ class Session {
     if (m.mats.size() == 1) P = Matrix(s.J, s.L), P.data = std::move(m.mats[0]);
     return P;
   }
-  std::vector<TimingStats> time(const Dataset& d, const StageSpec& spec, Audit& audit);
+  // `lap` is called at the end of each of its steps (the result's seconds): on a GPU
+  // "timing_prepare" (the reference worker started, the inputs uploaded), "gpu_wait" (for the GPU
+  // alone) and "timing" (the loop, with the GPU alone); on the emulator "timing".
+  std::vector<TimingStats> time(const Dataset& d, const StageSpec& spec, Audit& audit,
+                                const std::function<void(const char*)>& lap);
 
  private:
   static wire::Deadline deadline_after(double s) {
@@ -143,6 +153,7 @@ class Session {
   std::string reference_path_;
   std::unique_ptr<Worker> ref_;
   nlohmann::json hello_, ref_hello_;
+  GpuLock* gpu_lock_ = nullptr;
   std::string impl_;
 };
 
