@@ -13,13 +13,20 @@ namespace tilelab::judge {
 namespace {
 
 int open_lock_file(const std::string& path) {
-  // O_RDONLY is enough for flock. A file another user created is used as it is; one this process
-  // creates is made readable by all, so the batch's sandbox user and its root share it.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0) throw std::system_error(errno, std::generic_category(), "the GPU's lock " + path);
-  struct stat st{};
-  if (::fstat(fd, &st) == 0 && st.st_uid == ::geteuid()) ::fchmod(fd, 0644);
-  return fd;
+  // O_RDONLY is enough for flock. Opened without O_CREAT where it is there already: in a sticky
+  // world-writable folder (/var/tmp) the kernel refuses an O_CREAT open of a file another user made
+  // (fs.protected_regular), even to root, and the batch's sandbox user and its root share the file.
+  // Made here with O_EXCL where it is not, readable by all.
+  for (int tries = 0; tries < 3; ++tries) {
+    if (const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW); fd >= 0) return fd;
+    if (errno != ENOENT) break;
+    if (const int fd = ::open(path.c_str(), O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644); fd >= 0) {
+      ::fchmod(fd, 0644);  // whatever the umask
+      return fd;
+    }
+    if (errno != EEXIST) break;  // made by another judge meanwhile: open it as it is
+  }
+  throw std::system_error(errno, std::generic_category(), "the GPU's lock " + path);
 }
 
 void take(int fd, int how, const std::string& path) {
