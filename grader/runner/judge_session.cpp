@@ -150,14 +150,17 @@ std::vector<TimingStats> Session::time(const Dataset& d, const StageSpec& spec, 
   // judge queues for it without a share, its workers are stopped, so they launch nothing beside
   // another check's timing loop.
   lap("timing_prepare");
+  // The wait is not the check's: its time limit starts again once it has the GPU.
   struct Alone {
     GpuLock* lock;
-    std::vector<Worker*> workers;
-    Alone(GpuLock* l, std::vector<Worker*> w) : lock(l), workers(std::move(w)) {
+    Alone(GpuLock* l, const std::vector<Worker*>& workers, double timeout) : lock(l) {
       if (!lock) return;
       for (Worker* x : workers) x->pause(true);
       lock->alone();
-      for (Worker* x : workers) x->pause(false);
+      for (Worker* x : workers) {
+        x->pause(false);
+        if (timeout > 0) x->set_deadline(deadline_after(timeout));
+      }
     }
     ~Alone() {
       if (lock) lock->share_again();
@@ -165,7 +168,7 @@ std::vector<TimingStats> Session::time(const Dataset& d, const StageSpec& spec, 
   };
   std::vector<Worker*> ours = {&mine_};
   if (ref_) ours.push_back(ref_.get());
-  std::optional<Alone> alone(std::in_place, gpu_lock_, ours);
+  std::optional<Alone> alone(std::in_place, gpu_lock_, ours, timeout_);
   lap("gpu_wait");
   for (Entry& e : entries) once(e, false);  // warm-up: module load, cuBLAS heuristics
   const auto stop_at = std::chrono::steady_clock::now() + std::chrono::seconds(120);
