@@ -3,6 +3,7 @@
 # class of 400 students x 6 stages projected from it (docs/performance.md, "Batch throughput").
 #
 #   OUT=/tmp/tp BACKEND=gpu grader/setup/batch-throughput.sh            # one GPU machine: 20 x 3 stages
+#   OUT=$OUT WORK=/tmp/tp BACKEND=gpu LIMIT=540 grader/setup/batch-throughput.sh   # the device call
 #   OUT=/tmp/tp N=20 BACKEND=emu JOBS=2 grader/setup/batch-throughput.sh  # the 2-core dev VM: 20 x 6
 #   DRY=1 OUT=/tmp/tp grader/setup/batch-throughput.sh                   # the submissions only, no grading
 #
@@ -13,8 +14,9 @@
 # ...) -- and student i hands in the i-th kernel of each pool (cycling), with one comment line of
 # their own (so no two submissions are the same files).
 #
-# Writes under $OUT: submissions/, batch.log (the batch's own output), grades/ (the gradebook, each
-# student's grade and logs; the build trees are kept, for the checks' results), throughput.txt, and
+# Writes under $WORK (default $OUT): submissions/, grades/ (the gradebook, each student's grade and
+# logs, the kit, the build trees, kept for the checks' results); under $OUT: batch.log (the batch's
+# own output), throughput.txt, and where WORK is elsewhere the gradebook and the students' logs; and
 # prints a short table last: wall time (the kit's one build apart), the time per submission-stage,
 # the 400 x 6 projection, and where the time went -- each tree's configure, the builds, the checks,
 # and on a GPU the timing loops with the GPU alone (the judges' own steps, from the perf checks'
@@ -35,12 +37,14 @@ JOBS=${JOBS:-$(nproc)}
 if [ "$BACKEND" = gpu ]; then default_stages="01-basic 03-boundary 06-register-tiled"
 else default_stages="01-basic 02-tiled 03-boundary 04-rectangular 05-coarsened 06-register-tiled"; fi
 STAGES=${STAGES:-$default_stages}
-mkdir -p "$OUT"
+WORK=${WORK:-$OUT}
+mkdir -p "$OUT" "$WORK"
 OUT=$(cd "$OUT" && pwd)
-subs="$OUT/submissions"
-rm -rf "$subs" "$OUT/grades"
-python3 grader/tests/submissions/mutate.py write "$OUT/mutants" >/dev/null 2>&1 || true
-python3 - "$subs" "$N" "$OUT/mutants" $STAGES <<'EOF'
+WORK=$(cd "$WORK" && pwd)
+subs="$WORK/submissions"
+rm -rf "$subs" "$WORK/grades"
+python3 grader/tests/submissions/mutate.py write "$WORK/mutants" >/dev/null 2>&1 || true
+python3 - "$subs" "$N" "$WORK/mutants" $STAGES <<'EOF'
 import sys
 from pathlib import Path
 subs, n, mutants, stages = Path(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3]), sys.argv[4:]
@@ -59,9 +63,9 @@ for s in stages:
 EOF
 if [ -n "${DRY:-}" ]; then echo "DRY: $N submissions of $STAGES written under $subs; nothing graded"; exit 0; fi
 if [ "${CCACHE:-0}" = 1 ]; then
-  mkdir -p "$OUT/ccache" && chmod 1777 "$OUT/ccache"
+  mkdir -p "$WORK/ccache" && chmod 1777 "$WORK/ccache"
   export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CUDA_COMPILER_LAUNCHER=ccache \
-         CCACHE_DIR="$OUT/ccache" CCACHE_BASEDIR=/ CCACHE_NOHASHDIR=1 CCACHE_UMASK=000
+         CCACHE_DIR="$WORK/ccache" CCACHE_BASEDIR=/ CCACHE_NOHASHDIR=1 CCACHE_UMASK=000
 fi
 stage_args=()
 for s in $STAGES; do stage_args+=(--stage "$s"); done
@@ -70,13 +74,17 @@ if [ "${KIT:-1}" = 0 ]; then kit_args=(--no-prebuilt-kit); fi
 limit=()
 if [ "${LIMIT:-0}" != 0 ]; then limit=(timeout --signal=TERM --kill-after=30 "$LIMIT"); fi
 start=$(date +%s.%N)
-${limit[@]+"${limit[@]}"} ./tilelab batch "$subs" --out "$OUT/grades" --backend "$BACKEND" -j "$JOBS" --keep-builds \
+${limit[@]+"${limit[@]}"} ./tilelab batch "$subs" --out "$WORK/grades" --backend "$BACKEND" -j "$JOBS" --keep-builds \
   ${kit_args[@]+"${kit_args[@]}"} "${stage_args[@]}" > "$OUT/batch.log" 2>&1 \
   || echo "batch exited $? (see $OUT/batch.log)"
 end=$(date +%s.%N)
 # The table: the students' logged steps ("[exit 0, 12.3 s]"), the perf checks' results (the judge's
 # steps), the kit's one build (its configure log to its READY file).
-python3 - "$OUT" "$start" "$end" "$N" "$JOBS" "$BACKEND" "${CCACHE:-0}" $STAGES <<'EOF' | tee "$OUT/throughput.txt"
+if [ "$WORK" != "$OUT" ]; then   # the small files, beside the table
+  cp "$WORK/grades/gradebook.csv" "$OUT/" 2>/dev/null || true
+  (cd "$WORK/grades" && find students -path '*/logs/*' -name '*.log' -print0 | tar -cf "$OUT/student-logs.tar" --null -T -) || true
+fi
+python3 - "$WORK" "$start" "$end" "$N" "$JOBS" "$BACKEND" "${CCACHE:-0}" $STAGES <<'EOF' | tee "$OUT/throughput.txt"
 import json, os, re, subprocess, sys
 from collections import defaultdict
 from pathlib import Path
@@ -135,5 +143,5 @@ w = max(len(k) for k, _ in rows)
 print(f"| {'what':{w}} | measured |\n|{'-' * (w + 2)}|----------|")
 for k, v in rows:
     print(f"| {k:{w}} | {v} |")
-print("(steps summed over the parallel grades; logs and results under " + str(out) + ")")
+print("(steps summed over the parallel grades; the grades, logs and results under " + str(out) + ")")
 EOF
