@@ -82,7 +82,8 @@ end=$(date +%s.%N)
 # steps), the kit's one build (its configure log to its READY file).
 if [ "$WORK" != "$OUT" ]; then   # the small files, beside the table
   cp "$WORK/grades/gradebook.csv" "$OUT/" 2>/dev/null || true
-  (cd "$WORK/grades" && find students -path '*/logs/*' -name '*.log' -print0 | tar -cf "$OUT/student-logs.tar" --null -T -) || true
+  (cd "$WORK/grades" && find .build students -path '*/logs/*' -name '*.log' -print0 2>/dev/null \
+     | tar -cf "$OUT/student-logs.tar" --null -T -) || true
 fi
 python3 - "$WORK" "$start" "$end" "$N" "$JOBS" "$BACKEND" "${CCACHE:-0}" $STAGES <<'EOF' | tee "$OUT/throughput.txt"
 import json, os, re, subprocess, sys
@@ -93,7 +94,8 @@ out, start, end, n, jobs, backend, ccache, stages = (Path(sys.argv[1]), float(sy
 grades = out / "grades"
 wall = end - start
 steps, count = defaultdict(float), defaultdict(int)
-for log in (grades / "students").glob("*/logs/*.log"):
+# Each student's step logs: in the kept build trees (--keep-builds), else where the batch copies them.
+for log in list((grades / ".build").glob("*/logs/*.log")) or list((grades / "students").glob("*/logs/*.log")):
     m = re.search(r"\[exit -?\d+(?: \([^)]*\))?, ([\d.]+) s\]", log.read_text(errors="replace"))
     if m:
         kind = ("configure" if log.name.startswith("configure") else "build" if log.name.startswith("build")
