@@ -109,7 +109,8 @@ class Session {
   }
   // `lap` is called at the end of each of its steps (the result's seconds): on a GPU
   // "timing_prepare" (the reference worker started, the inputs uploaded), "gpu_wait" (for the GPU
-  // alone) and "timing" (the loop, with the GPU alone); on the emulator "timing".
+  // alone) and "timing" (the loop, with the GPU alone); on the emulator "timing". The audited calls'
+  // P are checked after the loop (the Audit's figures).
   std::vector<TimingStats> time(const Dataset& d, const StageSpec& spec, Audit& audit,
                                 const std::function<void(const char*)>& lap);
 
