@@ -19,8 +19,10 @@
 #include <numeric>
 #include <optional>
 #include <random>
+#include <system_error>
 
 #include "backend.hpp"  // DeviceError
+#include "gpu_lock.hpp"
 #include "judge_checks.hpp"
 #include "judge_result.hpp"
 #include "judge_session.hpp"
@@ -173,12 +175,31 @@ int run(int argc, char** argv, ResultWriter& r) {
   }
   const Shape& s = d.spec.shape;
   r.at(rf::shape).set(schema::shape::J, s.J).set(schema::shape::K, s.K).set(schema::shape::L, s.L);
+  // The backend from the runner's own name (run-<impl>-<stage>-<backend>), not from its greeting.
+  const std::string worker_file = std::filesystem::path(worker_path).filename().string();
+  const size_t at = worker_file.rfind("-" + spec.id + "-");
+  const std::string backend = at == std::string::npos ? "" : worker_file.substr(at + spec.id.size() + 2);
+  const bool emulated = backend.rfind("emu", 0) == 0;  // the emulator runs everywhere, on the CPU
+  // Every worker but the emulator's may run on the GPU: the machine's GPU lock is shared from before
+  // they start until they are reaped (declared before the Session, so it outlives the workers), and
+  // held alone around the timing loop (Session::time).
+  std::optional<GpuLock> gpu_lock;
+  if (!emulated) {
+    try {
+      gpu_lock.emplace(kGpuLockPath);
+      gpu_lock->share();
+    } catch (const std::system_error& e) {
+      return finish(r, kError, std::string("runner error: cannot share the GPU: ") + e.what());
+    }
+    g_laps(r, "gpu_share");
+  }
   try {
     Session w(worker_path, timeout);
     std::map<std::string, std::string> facts;
     for (const std::string& nf : backend_facts)
       if (const size_t eq = nf.find('='); eq != std::string::npos) facts[nf.substr(0, eq)] = nf.substr(eq + 1);
     w.set_backend_facts(std::move(facts));
+    if (gpu_lock) w.set_gpu_lock(&*gpu_lock);
     // Greeted first: a backend that cannot run here (no GPU) says so before the references are
     // computed (at 4096^3 they take the CPU about a minute, which a skip does not need).
     const nlohmann::json hello = w.hello();
@@ -192,12 +213,7 @@ int run(int argc, char** argv, ResultWriter& r) {
       // The worker runs the code under test, which may say "no GPU here" to be skipped (a skipped
       // check's points are left out). Believed only when the grader's own worker of the same backend
       // (the stage's reference worker, trusted code) cannot run here either.
-      // The backend from the runner's own name (run-<impl>-<stage>-<backend>), not from its greeting.
-      const std::string file = std::filesystem::path(worker_path).filename().string();
-      const size_t at = file.rfind("-" + spec.id + "-");
-      const std::string backend = at == std::string::npos ? "" : file.substr(at + spec.id.size() + 2);
       const auto ref = std::filesystem::read_symlink("/proc/self/exe").parent_path() / ("ref-" + spec.id + "-gpu");
-      const bool emulated = backend.rfind("emu", 0) == 0;  // the emulator runs everywhere
       if (!emulated && (!std::filesystem::exists(ref) ||
                         !Worker(ref.string(), std::chrono::steady_clock::now() + std::chrono::seconds(120))
                              .call({{"op", "hello"}})

@@ -183,8 +183,7 @@ int run_checks(Session& w, ResultWriter& r, const StageSpec& spec, const Dataset
     // that call is made before the counts are read, at the end of time(), and checked below.
     std::optional<RunOutcome> fresh_first;
     if (!w.meaningful()) fresh_first = w.run(fresh);
-    const std::vector<TimingStats> stats = w.time(d, spec, audit);
-    g_laps(r, "timing");
+    const std::vector<TimingStats> stats = w.time(d, spec, audit, [&](const char* step) { g_laps(r, step); });
     const bool tf32 = spec.precision == "tf32";
     const double peak = r.get(rf::device).value(tf32 ? "tf32_peak_gflops" : "fp32_peak_gflops", 0.0);
     namespace tf = schema::timing;

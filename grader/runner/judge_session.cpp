@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <optional>
 #include <random>
 
 #include "backend_facts.hpp"
@@ -70,7 +71,8 @@ nlohmann::json counted_calls(const nlohmann::json& calls, const Shape& s) {
 // L2 flushed), the judge keeps the samples, its own clock around each call and the launch counts.
 // On the emulator (times mean nothing) the implementation is called as often, its launches counted,
 // and the count build's traffic stands for every implementation's time (perf_model.hpp).
-std::vector<TimingStats> Session::time(const Dataset& d, const StageSpec& spec, Audit& audit) {
+std::vector<TimingStats> Session::time(const Dataset& d, const StageSpec& spec, Audit& audit,
+                                      const std::function<void(const char*)>& lap) {
   const Shape& s = d.spec.shape;
   const PerfSpec& perf = spec.perf;
   // Every call of the implementation under test gets inputs of its own (timed_inputs.hpp), from a
@@ -93,6 +95,28 @@ std::vector<TimingStats> Session::time(const Dataset& d, const StageSpec& spec, 
     for (const auto& i : ref_hello_["impls"]) entries.push_back({ref, i.get<std::string>(), i.get<std::string>(), {}, {}, 0});
     if (ref_hello_.value("library", false) && meaningful()) entries.push_back({ref, "", "cublas", {}, {}, -1});
   }
+  struct PendingAudit {
+    Matrix P;
+    uint64_t seed, choices;
+    int call;
+  };
+  std::vector<PendingAudit> audits;
+  auto check_audits = [&] {
+    for (const PendingAudit& p : audits) {
+      const auto a0 = std::chrono::steady_clock::now();
+      const TimedAudit a = audit_timed_call(p.P, p.seed, s, spec.rule, spec.tile, p.choices);
+      audit.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
+      audit.max_ratio = std::max(audit.max_ratio, a.freivalds_ratio);
+      if (!a.pass) {
+        ++audit.wrong;
+        std::printf("timed call %d: not the product of its inputs: %lld of %lld rows outside Freivalds' bound "
+                    "(the worst %.3g times it), %lld of %lld sampled elements wrong, relative Frobenius error %.3g\n",
+                    p.call, (long long)a.freivalds_failed, (long long)s.J, a.freivalds_ratio,
+                    (long long)a.rows.wrong, (long long)a.rows.checked, a.rows.rel_fro_error);
+      }
+    }
+    audits.clear();
+  };
   auto once = [&](Entry& e, bool counted, bool last = false) {
     const bool fresh = counted && &e == &entries[0];
     const uint64_t seed = rng();
@@ -101,22 +125,14 @@ std::vector<TimingStats> Session::time(const Dataset& d, const StageSpec& spec, 
     const wire::Message m = e.w->call({{"op", "time_once"}, {"impl", e.impl}});
     const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (fresh && (last || (audit.checked < 6 && std::uniform_real_distribution<double>(0, 1)(rng) < audit_share))) {
+      // The call's P is taken now (the next call overwrites it) and checked after the loop, off the
+      // GPU's time alone; its choices are drawn here, after the call, as ever.
       wire::Message res = e.w->call({{"op", "time_result"}}, {}, size_t(s.J * s.L));
       if (res.mats.size() != 1) throw WorkerGone(WorkerGone::kGarbled, "no P in the reply");
       Matrix P(s.J, s.L);
       P.data = std::move(res.mats[0]);
-      const auto a0 = std::chrono::steady_clock::now();
-      const TimedAudit a = audit_timed_call(P, seed, s, spec.rule, spec.tile, rng());
-      audit.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
+      audits.push_back({std::move(P), seed, rng(), int(e.ms.size()) + 1});
       ++audit.checked;
-      audit.max_ratio = std::max(audit.max_ratio, a.freivalds_ratio);
-      if (!a.pass) {
-        ++audit.wrong;
-        std::printf("timed call %d: not the product of its inputs: %lld of %lld rows outside Freivalds' bound "
-                    "(the worst %.3g times it), %lld of %lld sampled elements wrong, relative Frobenius error %.3g\n",
-                    int(e.ms.size()) + 1, (long long)a.freivalds_failed, (long long)s.J, a.freivalds_ratio,
-                    (long long)a.rows.wrong, (long long)a.rows.checked, a.rows.rel_fro_error);
-      }
     }
     if (!counted) return;
     e.ms.push_back(std::max(0.0, m.head.value("ms", 0.0)));
@@ -129,6 +145,8 @@ std::vector<TimingStats> Session::time(const Dataset& d, const StageSpec& spec, 
     // warm-up, then two timed calls on the same buffers, each with inputs of its own, both
     // audited); the others are only counted.
     for (int call = 0; call <= 2; ++call) once(entries[0], call > 0, true);
+    lap("timing");
+    check_audits();
     for (Entry& e : entries) {
       TimingStats t;
       t.name = e.name;
@@ -146,6 +164,30 @@ std::vector<TimingStats> Session::time(const Dataset& d, const StageSpec& spec, 
     }
     return out;
   }
+  // The GPU alone from the warm-up to the last timed call, and no longer (gpu_lock.hpp): while this
+  // judge queues for it without a share, its workers are stopped, so they launch nothing beside
+  // another check's timing loop.
+  lap("timing_prepare");
+  // The wait is not the check's: its time limit starts again once it has the GPU.
+  struct Alone {
+    GpuLock* lock;
+    Alone(GpuLock* l, const std::vector<Worker*>& workers, double timeout) : lock(l) {
+      if (!lock) return;
+      for (Worker* x : workers) x->pause(true);
+      lock->alone();
+      for (Worker* x : workers) {
+        x->pause(false);
+        if (timeout > 0) x->set_deadline(deadline_after(timeout));
+      }
+    }
+    ~Alone() {
+      if (lock) lock->share_again();
+    }
+  };
+  std::vector<Worker*> ours = {&mine_};
+  if (ref_) ours.push_back(ref_.get());
+  std::optional<Alone> alone(std::in_place, gpu_lock_, ours, timeout_);
+  lap("gpu_wait");
   for (Entry& e : entries) once(e, false);  // warm-up: module load, cuBLAS heuristics
   const auto stop_at = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   for (int round = 1; round <= perf.max_runs; ++round) {
@@ -159,6 +201,9 @@ std::vector<TimingStats> Session::time(const Dataset& d, const StageSpec& spec, 
     for (Entry& e : entries) once(e, true, last);
     if (last) break;
   }
+  alone.reset();
+  lap("timing");
+  check_audits();
   for (const Entry& e : entries) {
     TimingStats t = summarize(e.name, e.ms);
     t.launches = e.launches;

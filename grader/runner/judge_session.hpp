@@ -8,7 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
+
 #include "backend.hpp"  // RunOutcome
+#include "gpu_lock.hpp"
 #include "worker_client.hpp"
 #include "tilelab/dataset.hpp"
 #include "tilelab/spec.hpp"
@@ -54,6 +57,9 @@ class Session {
   // The count build: nvcc's back end on each implementation's file (backend_facts.hpp), the facts
   // document's path by implementation name (the one under test, reference, previous).
   void set_backend_facts(std::map<std::string, std::string> paths) { backend_facts_ = std::move(paths); }
+  // The machine's GPU lock, shared since before the workers started: time() holds it alone around
+  // its timing loop. nullptr: no lock (the emulator, whose times mean nothing).
+  void set_gpu_lock(GpuLock* lock) { gpu_lock_ = lock; }
 
   // The worker's greeting: backend, implementation, device; its "unavailable" when it cannot run here.
   nlohmann::json hello() {
@@ -105,7 +111,12 @@ class Session {
     if (m.mats.size() == 1) P = Matrix(s.J, s.L), P.data = std::move(m.mats[0]);
     return P;
   }
-  std::vector<TimingStats> time(const Dataset& d, const StageSpec& spec, Audit& audit);
+  // `lap` is called at the end of each of its steps (the result's seconds): on a GPU
+  // "timing_prepare" (the reference worker started, the inputs uploaded), "gpu_wait" (for the GPU
+  // alone) and "timing" (the loop, with the GPU alone); on the emulator "timing". The audited calls'
+  // P are checked after the loop (the Audit's figures).
+  std::vector<TimingStats> time(const Dataset& d, const StageSpec& spec, Audit& audit,
+                                const std::function<void(const char*)>& lap);
 
  private:
   static wire::Deadline deadline_after(double s) {
@@ -148,6 +159,7 @@ class Session {
   std::string reference_path_;
   std::unique_ptr<Worker> ref_;
   nlohmann::json hello_, ref_hello_;
+  GpuLock* gpu_lock_ = nullptr;
   std::string impl_;
 };
 

@@ -236,6 +236,10 @@ void Worker::relay_output() {
   output_ = -1;
 }
 
+void Worker::pause(bool stopped) const {
+  if (pid_ > 0) ::kill(-pid_, stopped ? SIGSTOP : SIGCONT);
+}
+
 Worker::~Worker() {
   if (symbolizer_ > 0) {
     ::kill(symbolizer_, SIGKILL);

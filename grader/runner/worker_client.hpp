@@ -47,6 +47,9 @@ class Worker {
   Worker& operator=(const Worker&) = delete;
 
   void set_deadline(wire::Deadline d) { deadline_ = d; }
+  // Stops (SIGSTOP) or continues its process group: a worker launches nothing while its judge waits
+  // for the GPU without a share of it (gpu_lock.hpp).
+  void pause(bool stopped) const;
   // What confines the worker, read from the kernel (/proc/<pid>/status) and from the Landlock ABI
   // the judge applied before exec: {landlock_abi, no_new_privs, seccomp_mode, seccomp_filters}.
   nlohmann::json confinement() const;

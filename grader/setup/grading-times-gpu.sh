@@ -5,7 +5,7 @@
 #   2. a class: grader/setup/batch-throughput.sh with N student-like submissions of STAGES.
 # Logs go to $OUT (default ./gpu-out); the last thing printed is a short table. Works offline with
 # .deps/ packed by pack-offline-deps.sh and carried along.
-#   STAGE=02-tiled  WARM=2  N=20  JOBS=4  STAGES="01-basic 02-tiled"  SKIP_GRADE=1  SKIP_BATCH=1
+#   STAGE=02-tiled  WARM=2  N=20  JOBS=16  STAGES="01-basic 02-tiled"  SKIP_GRADE=1  SKIP_BATCH=1
 set -u
 root=$(CDPATH= cd -- "$(dirname -- "$0")/../.." && pwd)
 cd "$root"
@@ -51,7 +51,7 @@ PY
 fi
 
 if [ -z "${SKIP_BATCH:-}" ]; then
-  OUT="$OUT/tp" N=${N:-20} BACKEND=gpu JOBS=${JOBS:-4} STAGES=${STAGES:-} \
+  OUT="$OUT/tp" N=${N:-20} BACKEND=gpu JOBS=${JOBS:-$(nproc)} STAGES=${STAGES:-} \
     bash grader/setup/batch-throughput.sh > "$OUT/batch-throughput.log" 2>&1
   cp "$OUT/tp/throughput.txt" "$OUT/throughput.txt" 2>/dev/null
   cp "$OUT/tp/grades/gradebook.csv" "$OUT/gradebook.csv" 2>/dev/null

@@ -425,7 +425,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("batch", help="grade a folder of submissions into a gradebook")
     p.add_argument("submissions", help="one folder or .zip per student")
     p.add_argument("--out", required=True, help="gradebook.csv, index.html and students/<name>/ go here")
-    p.add_argument("-j", "--jobs", type=int, default=max(1, cpus // 2), help="submissions built at once")
+    p.add_argument("-j", "--jobs", type=int, default=cpus,
+                   help="submissions graded at once (default: every core; a timed loop has the GPU alone all the same)")
     p.add_argument("--backend", choices=["gpu", "emu", "auto"], default="auto", help=BACKEND_HELP)
     p.add_argument("--perf-basis", choices=["gpu", "model", "auto"], default="auto", help=PERF_BASIS_HELP)
     p.add_argument("--stage", action="append", help="grade only this stage (repeatable)")

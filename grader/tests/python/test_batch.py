@@ -49,7 +49,6 @@ class FakeGrader:
             return r
         if text == "interrupt":
             raise KeyboardInterrupt
-        assert go.check_lock is not None, "GPU checks run under the batch's lock"
         return fakes.report(go.name, verdict="pass" if text == "good" else "wrong", hidden=False)
 
 
@@ -127,35 +126,6 @@ def test_a_half_written_student_folder_is_regraded(tmp_path):
     g = FakeGrader()
     batch.run_batch(subs, opts(tmp_path), grader=g)
     assert g.calls == ["alice"]
-
-
-def test_checks_share_the_gpu_but_a_timed_check_has_it_alone(tmp_path):
-    """GpuTurns: the batch's grades run their computing checks side by side; while one grade's timed
-    check runs, no other check of any grade does."""
-    subs = make_subs(tmp_path / "subs", {f"s{i}": "good" for i in range(6)})
-    lock = threading.Lock()
-    sharing, peak_sharing, timed_beside = [0], [0], []
-
-    def grader(go):
-        for _ in range(3):
-            with go.check_lock.shared():
-                with lock:
-                    sharing[0] += 1
-                    peak_sharing[0] = max(peak_sharing[0], sharing[0])
-                threading.Event().wait(0.03)
-                with lock:
-                    sharing[0] -= 1
-            with go.check_lock.alone():
-                with lock:
-                    timed_beside.append(sharing[0])
-                threading.Event().wait(0.02)
-                with lock:
-                    timed_beside.append(sharing[0])
-        return fakes.report(go.name, hidden=False)
-
-    batch.run_batch(subs, opts(tmp_path, jobs=4), grader=grader)
-    assert peak_sharing[0] > 1                 # side by side
-    assert timed_beside and set(timed_beside) == {0}   # alone
 
 
 @pytest.mark.parametrize("name, safe", [("alice", "alice"), ("a b/c", "a_b_c"), ("..", "_.."), ("", "_"), (".git", "_.git")])

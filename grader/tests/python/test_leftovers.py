@@ -218,12 +218,12 @@ def test_after_a_hang_the_other_checks_are_not_run_and_unvouched_passes_do_not_c
 
 class _GpuTree(_StagedTree):
     """A GPU stage's CTest runs, scripted: the first check alone, the others side by side (the
-    timed one left out), then the timed check alone; with hang=True the second run finds w127 hung
+    timed one left out), then the timed check in a run of its own; with hang=True the second run finds w127 hung
     and the code under test forges a `pass` for the timed check meanwhile."""
 
-    def __init__(self, root, stage, turns, hang=False):
+    def __init__(self, root, stage, hang=False):
         super().__init__(root, stage)
-        self.turns, self.hang, self.alone_during = turns, hang, []
+        self.hang = hang
 
     def runner_targets(self, impl, stage, backend):
         return [f"run-{impl}-{stage}-gpu"]
@@ -231,7 +231,6 @@ class _GpuTree(_StagedTree):
     def run_tests(self, labels, junit, log_name, timeout, parallel=1, only=None, exclude=None, stop_when=None):
         import json
         self.runs.append((only, exclude))
-        self.alone_during.append(self.turns._alone)
         p, perf = "submission.01-basic.", f"submission.01-basic.{self.stage.performance.dataset}.perf"
         names = only or [p + f"{d}.correct" for d in ("w33", "w128")]
         for n in names:
@@ -250,15 +249,13 @@ class _GpuTree(_StagedTree):
 
 
 @pytest.mark.parametrize("hang", [False, True])
-def test_a_timed_check_runs_last_and_alone_and_only_its_own_run_vouches_for_it(tmp_path, monkeypatch, hang):
+def test_a_timed_check_runs_last_in_a_run_of_its_own_that_alone_vouches_for_it(tmp_path, monkeypatch, hang):
     from tilelab.grading import options, stage as stage_mod
     from tilelab.run import engine, refusal
     from tilelab.specs import spec
-    from tilelab.run.gputurns import GpuTurns
     from tilelab.run.tree import RegisteredTest
     stage = next(s for s in spec.load_all(ROOT) if s.id == "01-basic")
-    turns = GpuTurns()
-    tree = _GpuTree(tmp_path, stage, turns, hang)
+    tree = _GpuTree(tmp_path, stage, hang)
     monkeypatch.setattr(engine.artifacts, "fresh_objects", lambda *a: [tmp_path / "x.o"])
     monkeypatch.setattr(refusal, "refusal", lambda *a: None)
     labels = ("submission", "01-basic", "gpu", "public")
@@ -266,12 +263,11 @@ def test_a_timed_check_runs_last_and_alone_and_only_its_own_run_vouches_for_it(t
     registered = [RegisteredTest(f"submission.01-basic.{d}.correct", labels, (), 20) for d in ("w1", "w33", "w127", "w128")]
     registered.append(RegisteredTest(perf, labels, (), 60))
     score = stage_mod.grade_stage(tree, stage, "submission", "gpu", registered,
-                               options.GradeOptions(stages=["01-basic"], check_lock=turns))
+                               options.GradeOptions(stages=["01-basic"]))
     by = {c.name: c for c in score.checks}
     if not hang:
         assert tree.runs == [(["submission.01-basic.w1.correct"], None),
                              (None, ["submission.01-basic.w1.correct", perf]), ([perf], None)]
-        assert tree.alone_during == [False, False, True]       # the GPU to itself only while timed
         assert by[perf].verdict == "pass"
     else:
         assert len(tree.runs) == 2                               # hung: the timed check is not run

@@ -1,7 +1,8 @@
 """`tilelab batch SUBMISSIONS --out DIR`: grade a class.
 
 One submission per folder or zip. Submissions build in parallel (--jobs), each in its own build
-tree (held while it is graded: tree.exclusive), and their checks take turns on the GPU (one lock).
+tree (held while it is graded: tree.exclusive); on the GPU each check's judge holds the GPU alone
+only around its timing loop (grader/runner/gpu_lock.hpp), so the others build and check beside it.
 Each student's folder under DIR gets grade.json, results.json (Gradescope) and report.html, then
 done.json last: a batch that is stopped and run again skips every student whose done.json matches
 the same files, settings and grader (identity.py: a digest of the grader's code and the stage
@@ -34,7 +35,6 @@ from .. import ROOT
 from ..run import identity, kit as kit_mod, sandbox, submission as submission_mod, tree as tree_mod
 from ..specs import seed as seed_mod, spec
 from ..report.formats import gradebook
-from ..run.gputurns import GpuTurns
 from ..grading import implementation, stage as stage_mod
 from ..grading.options import GradeOptions, resolve_backend
 from ..report import formats as formats_mod
@@ -125,7 +125,7 @@ def kit_root(opts: BatchOptions) -> Path | None:
     return Path(opts.kit_root or opts.out / ".kit").resolve() if opts.prebuilt_kit else None
 
 
-def grade_one(sub: submission_mod.Submission, opts: BatchOptions, backend: str, lock, grader: Grader,
+def grade_one(sub: submission_mod.Submission, opts: BatchOptions, backend: str, grader: Grader,
               stage_ids: list[str], on_step: OnStep | None = None) -> GradeReport:
     build = (opts.build_root or opts.out / ".build") / student_dir(Path(), sub.name).name
     go = GradeOptions(stages=stage_ids, submission=sub.path, name=sub.name, student=sub.name, impl="submission",
@@ -134,7 +134,7 @@ def grade_one(sub: submission_mod.Submission, opts: BatchOptions, backend: str, 
                       jobs=opts.build_jobs or max(1, (os.cpu_count() or 1) // max(1, opts.jobs)),
                       build_timeout=opts.build_timeout,
                       check_timeout=opts.check_timeout, memory_bytes=opts.memory_bytes,
-                      isolate_network=opts.isolate_network, check_lock=lock if backend == "gpu" else None,
+                      isolate_network=opts.isolate_network,
                       on_step=(lambda step: on_step(sub.name, step)) if on_step else None)
     # The tree is held from the clean start to its removal (implementation.grade takes it again at no cost): two
     # submissions whose names give one folder, or two batches writing one --out, take turns in it.
@@ -298,7 +298,7 @@ def run_batch(submissions: Path, opts: BatchOptions, grader: Grader | None = Non
     grader = grader or implementation.grade
     p = plan(submissions, opts, on_event)
     summary = p.summary
-    lock, book_lock = GpuTurns(), threading.Lock()
+    book_lock = threading.Lock()
 
     def finish(sub, folder, digest, report):
         with book_lock:
@@ -313,7 +313,7 @@ def run_batch(submissions: Path, opts: BatchOptions, grader: Grader | None = Non
     if kit_root(opts) and p.todo:
         kit_mod.prune(kit_root(opts), keep=kit_mod.folder(kit_root(opts), p.backend))
     pool = ThreadPoolExecutor(max_workers=max(1, opts.jobs), thread_name_prefix="tilelab-batch")
-    futures = {pool.submit(grade_one, item[0], opts, p.backend, lock, grader, p.stage_ids, on_step): item
+    futures = {pool.submit(grade_one, item[0], opts, p.backend, grader, p.stage_ids, on_step): item
                for item in p.todo}
     try:
         for fut in as_completed(futures):

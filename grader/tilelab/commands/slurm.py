@@ -38,7 +38,6 @@ from .. import ROOT
 from . import batch
 from ..run import submission as submission_mod, tree as tree_mod
 from ..specs.contract import ExitCode
-from ..run.gputurns import GpuTurns
 from ..report.model import GradeReport
 
 STATE_DIR = ".slurm"
@@ -369,7 +368,7 @@ def run_task(spec_path: Path, index: int, grader: batch.Grader | None = None) ->
         for item in doc["tasks"][index]:
             sub = submission_mod.Submission(item["name"], Path(item["path"]))
             print(f"tilelab: grading {sub.name} on {os.uname().nodename}", flush=True)
-            report = batch.grade_one(sub, opts, backend, GpuTurns(), grader or implementation.grade, stage_ids)
+            report = batch.grade_one(sub, opts, backend, grader or implementation.grade, stage_ids)
             batch.save(report, batch.student_dir(opts.out, sub.name), opts, doc["key"], item["digest"])
             print(summary_line(report), flush=True)
     finally:

@@ -9,7 +9,6 @@ from typing import Callable
 
 from .. import ROOT
 from ..run import sanitize
-from ..run.gputurns import GpuTurns
 from ..specs import seed as seed_mod, spec
 
 BUILD_ROOT = ROOT / "build"
@@ -35,7 +34,6 @@ class GradeOptions:
     check_timeout: float | None = None    # per stage; default: the sum of its checks' timeouts
     memory_bytes: int | None = None
     isolate_network: bool = False
-    check_lock: GpuTurns | None = None    # a batch's GPU: checks share it, a timed check has it alone
     on_step: Callable[[str], None] | None = None                  # progress: "building 02-tiled" ...
     quick: bool = False                   # `tilelab check`: plain emulator build, small public datasets only
     earlier_answers: dict = field(default_factory=dict)   # stage -> answers of earlier submissions (quiz.attempt)

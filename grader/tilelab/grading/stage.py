@@ -17,7 +17,7 @@ def hidden_count(stage: spec.Stage, opts: GradeOptions) -> int:
 def run_options(opts: GradeOptions) -> engine.RunOptions:
     """What the engine reads of a grade's options."""
     return engine.RunOptions(quick=opts.quick, build_timeout=opts.build_timeout, check_timeout=opts.check_timeout,
-                             check_lock=opts.check_lock, on_step=opts.on_step)
+                             on_step=opts.on_step)
 
 
 def grade_stage(tree: Tree, stage: spec.Stage, impl: str, backend: str, registered, opts: GradeOptions) -> StageScore:

@@ -8,8 +8,9 @@ rest, only a pass's own JUnit report vouches for a result file). Besides: a subm
 built in Python only here (`judge`), a predict-then-measure question's run (`measure`), the runner's
 JSON results as typed, read-only values (`result`, generated from grader/result_schema.toml; read by
 `ctest_results`, with CTest's JUnit report for the checks that wrote none), the prebuilt kit (`kit`)
-and the grader's digest that keys it (`identity`), a batch's turns on the GPU (`gputurns`), the
-two wrappers CTest runs around a runner (`expect`, `sanitize`), and nvcc's back end on a kernel file
-for the performance model, read at build time (`sass_facts`: the compiler wheels found and run by
-`nvcc_wheel`, the SASS by `sass`, ptxas's report by `kernel_resources`, blocks per SM by `occupancy`). It may import `specs`; never `score`,
+and the grader's digest that keys it (`identity`), the kit's CMake detection that a submission's
+tree takes (`detection`), the two wrappers CTest runs around a runner (`expect`, `sanitize`), and
+nvcc's back end on a kernel file for the performance model, read at build time (`sass_facts`: the
+compiler wheels found and run by `nvcc_wheel`, the SASS by `sass`, ptxas's report by
+`kernel_resources`, blocks per SM by `occupancy`). It may import `specs`; never `score`,
 `report`, `grading` or `commands`."""

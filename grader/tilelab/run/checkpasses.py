@@ -5,7 +5,9 @@ which of the result files those passes left are trusted:
      run of the kernel, so a hang is found after one short timeout; when it hangs nothing else runs);
   2. every other check but the GPU's timed ones, side by side (a batch's other grades' too), stopped
      as soon as one of them shows a hang;
-  3. the timed checks on the GPU, last, with the GPU to themselves (GpuTurns.alone).
+  3. the timed checks on the GPU, last. Each judge holds the GPU alone around its timing loop only
+     (grader/runner/gpu_lock.hpp: a lock between processes that every GPU check's judge shares), so
+     the other grades' builds and checks go on beside the rest of a timed check.
 
 A result file counts only with the JUnit report of the pass that ran its check: code under test can
 write the results folder, so a file another run left, or one a pass ended before vouching for,
@@ -13,13 +15,11 @@ counts for nothing."""
 
 from __future__ import annotations
 
-import contextlib
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import ctest_results as results_mod, outcome
-from .gputurns import GpuTurns
 from .tree import Tree
 
 
@@ -43,8 +43,8 @@ class Passes:
     only_selected: bool = False  # pass 2 runs `names` only (a quick check), not every check of the labels
 
 
-def run_and_collect(tree: Tree, p: Passes, impl: str, stage_id: str, backend: str, kind: str, limit: float,
-                    turns: GpuTurns | None) -> outcome.Built:
+def run_and_collect(tree: Tree, p: Passes, impl: str, stage_id: str, backend: str, kind: str,
+                    limit: float) -> outcome.Built:
     """Run the passes within `limit` seconds in all, and what they leave: the trusted results and what
     cut the run short (a hang, the time or the memory limit)."""
     prefix = f"{impl}.{stage_id}."
@@ -56,20 +56,17 @@ def run_and_collect(tree: Tree, p: Passes, impl: str, stage_id: str, backend: st
         j.unlink(missing_ok=True)
     started = time.monotonic()
     left = lambda: max(1.0, limit - (time.monotonic() - started))  # noqa: E731
-    # Every check but the timed ones only computes, so they run side by side, this grade's and a batch's others'.
-    with turns.shared() if turns else contextlib.nullcontext():
-        ran = tree.run_tests(p.labels, probe_junit, f"{stage_id}-{backend}-first", limit,
-                             only=[p.probe]) if p.probe else None
+    ran = tree.run_tests(p.labels, probe_junit, f"{stage_id}-{backend}-first", limit,
+                         only=[p.probe]) if p.probe else None
+    hang = hung(tree.results, prefix, kind)
+    if hang is None and not (ran and (ran.timed_out or ran.out_of_memory)):
+        ran = tree.run_tests(p.labels, junit, f"{stage_id}-{backend}", left(), parallel=max(1, tree.jobs),
+                             only=p.names if p.only_selected else None,
+                             exclude=[n for n in [p.probe, *p.timed] if n] or None,
+                             stop_when=lambda: hung(tree.results, prefix, kind) is not None)
         hang = hung(tree.results, prefix, kind)
-        if hang is None and not (ran and (ran.timed_out or ran.out_of_memory)):
-            ran = tree.run_tests(p.labels, junit, f"{stage_id}-{backend}", left(), parallel=max(1, tree.jobs),
-                                 only=p.names if p.only_selected else None,
-                                 exclude=[n for n in [p.probe, *p.timed] if n] or None,
-                                 stop_when=lambda: hung(tree.results, prefix, kind) is not None)
-            hang = hung(tree.results, prefix, kind)
     if p.timed and hang is None and not (ran and (ran.timed_out or ran.out_of_memory or ran.stopped)):
-        with turns.alone() if turns else contextlib.nullcontext():
-            timed_ran = tree.run_tests(p.labels, timed_junit, f"{stage_id}-{backend}-timed", left(), only=p.timed)
+        timed_ran = tree.run_tests(p.labels, timed_junit, f"{stage_id}-{backend}-timed", left(), only=p.timed)
         if timed_ran.timed_out or timed_ran.out_of_memory:
             ran = timed_ran
     found = results_mod.collect(tree.results, junit, prefix)

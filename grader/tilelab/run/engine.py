@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import artifacts, checkpasses, outcome, refusal
-from .gputurns import GpuTurns
 from .tree import Tree, compile_excerpt, select
 from ..specs import spec
 
@@ -28,7 +27,6 @@ class RunOptions:
     quick: bool = False                   # `tilelab check`: plain emulator build, small public datasets only
     build_timeout: float = 1800
     check_timeout: float | None = None    # per stage; default: the sum of its checks' timeouts + 120 s
-    check_lock: GpuTurns | None = None    # a batch's GPU: checks share it, a timed check has it alone
     on_step: Callable[[str], None] | None = None   # progress: "building 02-tiled" ...
 
 
@@ -101,9 +99,10 @@ def stage_outcome(tree: Tree, stage: spec.Stage, impl: str, backend: str, regist
     # run and collect.
     passes = checkpasses.Passes(
         labels=[impl, stage.id, backend], names=[t.name for t in tests], probe=_probe(tests, stage, impl, backend),
-        # Timed on the GPU: run last, with the GPU to themselves (a batch's other grades wait: GpuTurns).
+        # Timed on the GPU: run last, in a pass of their own (each judge holds the GPU alone around its
+        # timing loop: grader/runner/gpu_lock.hpp).
         timed=[t.name for t in tests if backend == "gpu" and t.check == "perf"], only_selected=opts.quick)
     step(f"checking {stage.id}")
     return checkpasses.run_and_collect(tree, passes, impl, stage.id, backend,
                                        outcome.CORRECT_CHECK.get(backend, "correct"),
-                                       opts.check_timeout or (sum(t.timeout for t in tests) + 120), opts.check_lock)
+                                       opts.check_timeout or (sum(t.timeout for t in tests) + 120))

@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 
 from .. import ROOT
-from . import identity
+from . import detection, identity
 from . import tree as tree_mod
 from .sandbox import run_limited
 
@@ -140,6 +140,7 @@ def ensure(kit_root: Path, backend: str, jobs: int | None = None, timeout: float
                          f"-DPython3_EXECUTABLE={sys.executable}"],
                         timeout=timeout, log=path / "logs" / "kit-configure.log")
         if c.ok:
+            detection.save(path)   # for every submission tree that takes this kit
             c = run_limited(["cmake", "--build", str(path), "--parallel", str(tree.jobs), "--target", "tilelab-kit"],
                             timeout=timeout, log=path / "logs" / "kit-build.log")
         if not c.ok:

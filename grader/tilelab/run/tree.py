@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from .. import ROOT
-from . import artifacts
+from . import artifacts, detection
 from ..specs import seed as seed_mod
 from .sandbox import Ran, run_limited
 
@@ -113,7 +113,9 @@ class Tree:
         query = self.build / ".cmake" / "api" / "v1" / "query" / "codemodel-v2"
         query.parent.mkdir(parents=True, exist_ok=True)
         query.touch()   # ask CMake's file API for the target list (read by targets())
-        ran = run_limited(cmd, timeout=timeout, log=self.logs / "configure.log")
+        # With a kit, the compilers, nvcc and Python are the kit's as it detected them (detection.py).
+        ran = run_limited(cmd + detection.take(self.kit, self.build), timeout=timeout,
+                          log=self.logs / "configure.log")
         if ran.ok:
             stamp.write_text("\n".join(cmd))
         return ran

@@ -21,8 +21,8 @@ from pathlib import Path
 
 from .. import ROOT
 from . import resultschema, spec
-from .contract import (CODES, CUDA_ERROR_HINTS, FINDING_ADVICE, FINDING_ADVICE_DEFAULT, FINDING_ORDER, HINT_CODES,
-                       SCHEMAS, ExitCode)
+from .contract import (CODES, CUDA_ERROR_HINTS, FINDING_ADVICE, FINDING_ADVICE_DEFAULT, FINDING_ORDER, GPU_LOCK,
+                       HINT_CODES, SCHEMAS, ExitCode)
 
 
 def _camel(name: str) -> str:
@@ -52,6 +52,8 @@ def contract_header() -> str:
     lines += [f'    case {e["code"]}: return "{name}";' for name, e in CODES.items()]
     lines += ["  }", '  return "crash";', "}", ""]
     lines += [f"inline constexpr const char* k{_camel(name)}Schema = {_c_string(v)};" for name, v in SCHEMAS.items()]
+    lines += ["", "// The GPU's lock between processes (gpu_lock.hpp); its gate is the same path + \".gate\".",
+              f"inline constexpr const char* kGpuLockPath = {_c_string(GPU_LOCK)};"]
     lines += ["", "// Every hint code (contract.toml [hints]), as the one way C++ names one: a code used that is not",
               "// declared there does not compile. Hint: a code whose text is fixed; HintCode: one whose text is",
               "// composed where it is emitted.",

@@ -18,6 +18,7 @@ with open(TOML, "rb") as _f:
 CODES: dict[str, dict] = _DOC["codes"]
 COMMAND_CODES: dict[str, dict] = _DOC["command_codes"]
 SCHEMAS: dict[str, str] = _DOC["schemas"]
+GPU_LOCK: str = _DOC["gpu_lock"]["path"]   # the GPU's lock between processes (gpu_lock.hpp)
 
 
 class ContractError(ValueError):
