@@ -1,10 +1,11 @@
 """`tilelab batch SUBMISSIONS --slurm`: the same batch, graded by a Slurm job array.
 
-The submitting command works the batch out as a local batch does (classbatch.plan: who is done already,
-by the same resume key), writes what is left to OUT/.slurm/job-<n>.json, and submits one array
-(one task per submission, or per --chunk of them; `%N` caps how many run at once). Each task runs
-`tilelab _slurm-task` on its node: it grades its submissions exactly as a local batch does
-(classbatch.grade_one, in a node-local scratch build) and writes each student's folder, done.json last.
+The submitting command works the batch out as a local batch does (grading/classbatch.py's plan:
+who is done already, by the same resume key), writes what is left to OUT/.slurm/job-<n>.json, and
+submits one array (one task per submission, or per --chunk of them; `%N` caps how many run at
+once). Each task runs `tilelab _slurm-task` on its node: it grades its submissions exactly as a
+local batch does (classbatch.grade_one, in a node-local scratch build) and writes each student's
+folder, done.json last.
 It never touches the gradebook. The submitter (or a later `batch --slurm --collect`) waits, then
 writes gradebook.csv and index.html from the student folders: the same files a local batch writes.
 

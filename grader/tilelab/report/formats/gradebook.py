@@ -41,7 +41,7 @@ def row(r: GradeReport, stage_ids: list[str], maxima: dict[str, float] | None = 
 
 def write(path: Path, reports: list[GradeReport], stage_ids: list[str] | None = None,
           maxima: dict[str, float] | None = None, made: dict[str, dict] | None = None) -> None:
-    """made: student -> {"grader": version, "seed": seed} (batch.made_with)."""
+    """made: student -> {"grader": version, "seed": seed} (classbatch.made_with)."""
     if stage_ids is None:
         stage_ids = sorted({s.stage for r in reports for s in r.stages})
     path.parent.mkdir(parents=True, exist_ok=True)
