@@ -1,4 +1,4 @@
-"""A batch of a class's submissions as both batch commands run it (`tilelab batch` here,
+"""A batch of a class's submissions as both batch commands run it (`tilelab batch` on this machine,
 `tilelab batch --slurm` on a cluster's nodes): its options, its plan worked out before anything is
 graded (who is done already, who is to grade, each stage's maximum), one submission's grade in a
 build tree of its own, a student's folder marked done, and the gradebook and index. What grades a
