@@ -14,6 +14,7 @@
 #include "runtime.hpp"  // the emulated CUDA runtime, before device_buffer.hpp uses it
 #include "device_buffer.hpp"
 #include "host_traffic.hpp"
+#include "tilelab/findings.hpp"
 #include "tilelab/result_schema.hpp"
 #include "tilelab/timed_inputs.hpp"
 #include "traffic_json.hpp"
@@ -38,7 +39,9 @@ int priority(const std::string& kind) {
 
 // What to do about a finding (contract.toml [findings.advice]): a warning's, or its variant's
 // (Finding::variant, e.g. a misaligned access), own text where there is one, else its hint code's.
-std::string advice(const tlemu::Finding& f) { return finding_advice(f.hint_code, f.warning ? "warning" : f.variant); }
+std::string advice(const tlemu::Finding& f) {
+  return finding_advice(f.hint_code, f.warning ? tilelab::finding_variants::kWarning : f.variant);
+}
 
 std::string where(const tlemu::Finding& f) {
   std::string file = f.file;

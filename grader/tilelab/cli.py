@@ -103,19 +103,21 @@ def cmd_check(args) -> int:
 
 
 def _batch_options(args):
-    from .commands import batch
+    from .grading import classbatch
 
-    return batch.BatchOptions(out=Path(args.out), jobs=args.jobs, backend=args.backend, perf_basis=args.perf_basis,
-                              stages=args.stage or None,
-                              hidden=args.hidden, seed=args.seed, build_timeout=args.timeout,
-                              check_timeout=args.timeout, memory_bytes=_mib(args.memory_mib) if args.memory_mib else None,
-                              isolate_network=not args.allow_network, keep_builds=args.keep_builds,
-                              prebuilt_kit=not args.no_prebuilt_kit,
-                              regrade=args.regrade == [], regrade_names=tuple(args.regrade or ()))
+    return classbatch.BatchOptions(out=Path(args.out), jobs=args.jobs, backend=args.backend, perf_basis=args.perf_basis,
+                                   stages=args.stage or None,
+                                   hidden=args.hidden, seed=args.seed, build_timeout=args.timeout,
+                                   check_timeout=args.timeout,
+                                   memory_bytes=_mib(args.memory_mib) if args.memory_mib else None,
+                                   isolate_network=not args.allow_network, keep_builds=args.keep_builds,
+                                   prebuilt_kit=not args.no_prebuilt_kit,
+                                   regrade=args.regrade == [], regrade_names=tuple(args.regrade or ()))
 
 
 def _slurm_batch(args, opts) -> int:
-    from .commands import batch, slurm
+    from .commands import slurm
+    from .grading.classbatch import BatchError
 
     sopts = slurm.SlurmOptions(partition=args.partition, account=args.account, time=args.slurm_time,
                                max_running=args.max_running, chunk=args.chunk, cpus=args.cpus_per_task,
@@ -128,7 +130,7 @@ def _slurm_batch(args, opts) -> int:
 
     try:
         s = slurm.run(Path(args.submissions), opts, sopts, on_progress=progress)
-    except (slurm.SlurmError, batch.BatchError) as e:
+    except (slurm.SlurmError, BatchError) as e:
         print(f"tilelab: {e}")
         return ExitCode.BAD_INPUT
     if args.dry_run:
@@ -152,6 +154,8 @@ def _slurm_batch(args, opts) -> int:
 
 def cmd_batch(args) -> int:
     from .commands import batch, progress
+    from .grading.classbatch import BatchError
+    from .grading.options import resolve_backend
     from .report.formats.common import summary_line
 
     opts = _batch_options(args)
@@ -164,7 +168,7 @@ def cmd_batch(args) -> int:
     from .run.submission import discover
 
     n = len(discover(Path(args.submissions)))
-    print(f"tilelab batch: {n} submissions from {args.submissions}, backend {batch.resolve_backend(opts.backend)}, "
+    print(f"tilelab batch: {n} submissions from {args.submissions}, backend {resolve_backend(opts.backend)}, "
           f"{opts.jobs} at a time; each student's first step is shown as it starts", flush=True)
     with progress.Progress(n, "grading") as bar:
         def event(name, report, reused):
@@ -176,7 +180,7 @@ def cmd_batch(args) -> int:
                 bar.log(f"{name}: started")
         try:
             summary = batch.run_batch(Path(args.submissions), opts, on_event=event, on_step=step)
-        except batch.BatchError as e:
+        except BatchError as e:
             print(f"tilelab: {e}")
             return ExitCode.BAD_INPUT
     print(f"gradebook: {summary.gradebook}")

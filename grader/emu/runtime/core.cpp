@@ -15,6 +15,7 @@
 
 #include "internal.hpp"
 #include "tilelab/contract.hpp"  // tilelab::kError: a finding exits as the runner's error code
+#include "tilelab/findings.hpp"  // tilelab::findings: every finding code, generated from contract.toml
 
 // ---- the built-in variables of the thread that runs ----
 uint3 threadIdx{0, 0, 0};
@@ -317,7 +318,7 @@ void on_segv(int sig, siginfo_t* info, void* context) {
   const int n = ::backtrace(frames, 64);
   calls.assign(frames, frames + n);
   Finding f;
-  f.kind = f.hint_code = "host-accessed-device";
+  f.kind = f.hint_code = tilelab::findings::kHostAccessedDevice;
   auto first_cu = [&](const std::map<const void*, std::pair<std::string, int>>& where) {
     for (const auto& [at, fl] : where) {
       (void)at;
@@ -492,7 +493,7 @@ void launch_erased(const LaunchSite& site, dim3 grid, dim3 block, size_t dynamic
   for (int i = 0; i < n_pointers; ++i) {
     if (!pointers[i] || r.find_buffer(pointers[i], 0) || r.pinned_at(pointers[i])) continue;
     Finding f;
-    f.kind = f.hint_code = "host-pointer-argument";
+    f.kind = f.hint_code = tilelab::findings::kHostPointerArgument;
     f.file = site.file;
     f.line = site.line;
     f.message = "argument " + std::to_string(i + 1) + " of the pointers passed to " + site.kernel +

@@ -1,5 +1,6 @@
 // Guard zones around cudaMalloc buffers (guard_zones.hpp).
 #include "guard_zones.hpp"
+#include "tilelab/findings.hpp"  // tilelab::findings: every finding code, generated from contract.toml
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -56,7 +57,7 @@ void check(Runtime& r, const LaunchSite* site) {
     if (!before && !after) continue;
     const std::string name = b.name.empty() ? "a cudaMalloc buffer" : b.name;
     Finding f;
-    f.kind = f.hint_code = "global-overrun";
+    f.kind = f.hint_code = tilelab::findings::kGlobalOverrun;
     f.file = site ? site->file : "";
     f.line = site ? site->line : 0;
     f.message = std::string("the kernel ") + (site ? site->kernel : "") + " wrote " +

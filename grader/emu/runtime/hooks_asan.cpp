@@ -14,6 +14,7 @@
 
 #include "internal.hpp"
 #include "tilelab/contract.hpp"  // TILELAB_EXIT_ERROR_TEXT: a finding exits as the runner's error code
+#include "tilelab/findings.hpp"  // tilelab::findings: every finding code, generated from contract.toml
 
 namespace tlemu {
 namespace {
@@ -53,21 +54,21 @@ void first_cu_frame(uintptr_t pc, uintptr_t bp, std::string& file, int& line) {
 void on_death() {
   Runtime& r = rt();
   Finding f;
-  f.kind = "memory-error";
+  f.kind = tilelab::findings::kMemoryError;
   if (g_ubsan.present) {
-    f.kind = f.hint_code = "undefined-behavior";
+    f.kind = f.hint_code = tilelab::findings::kUndefinedBehavior;
     f.file = g_ubsan.file;
     f.line = int(g_ubsan.line);
     const std::string& what = g_ubsan.message;
     if (what.find("out of bounds for type") != std::string::npos) {  // -fsanitize=bounds: a declared array
-      f.kind = f.hint_code = "out-of-bounds-index";
+      f.kind = f.hint_code = tilelab::findings::kOutOfBoundsIndex;
       f.message = what + (r.in_kernel ? " (thread " + fmt_idx(threadIdx, blockDim) + " of block " +
                                             fmt_idx(blockIdx, gridDim) + ")"
                                       : std::string());
     } else {
       f.message = "undefined behaviour: " + what;
       // UBSan's own words are the only place it says which check failed ("load of misaligned address").
-      if (what.find("misaligned") != std::string::npos) f.variant = "misaligned";
+      if (what.find("misaligned") != std::string::npos) f.variant = tilelab::finding_variants::kMisaligned;
     }
   } else if (__asan_report_present()) {
     first_cu_frame(uintptr_t(__asan_get_report_pc()), uintptr_t(__asan_get_report_bp()), f.file, f.line);
@@ -77,11 +78,11 @@ void on_death() {
     bool shared = false;
     const std::string near = r.describe_outside(uintptr_t(__asan_get_report_address()), shared);
     if (shared)
-      f.kind = "out-of-bounds-shared";
+      f.kind = tilelab::findings::kOutOfBoundsShared;
     else if (desc == "heap-buffer-overflow")
-      f.kind = "out-of-bounds-global";
+      f.kind = tilelab::findings::kOutOfBoundsGlobal;
     else if (desc == "stack-buffer-overflow" || desc == "stack-buffer-underflow")
-      f.kind = "out-of-bounds-local";
+      f.kind = tilelab::findings::kOutOfBoundsLocal;
     f.hint_code = f.kind;
     f.message = std::string(write ? "writes " : "reads ") + std::to_string(bytes) + " bytes " + near + " (" + desc +
                 (r.in_kernel ? ", in thread " + fmt_idx(threadIdx, blockDim) + " of block " + fmt_idx(blockIdx, gridDim)

@@ -23,6 +23,7 @@
 #include "guard_zones.hpp"
 #include "instrument.hpp"
 #include "internal.hpp"
+#include "tilelab/findings.hpp"  // tilelab::findings: every finding code, generated from contract.toml
 
 extern int tlemu_in_atomic;  // core.cpp; tilelab_emu_warp.h
 // The program's static storage (glibc's and the linker's symbols: .data through .bss).
@@ -281,7 +282,7 @@ void flush_host_access(Runtime& r, const LaunchSite& site) {
   const auto where = symbolize({g_host.pc});
   const auto w = where.find(g_host.pc);
   Finding f;
-  f.kind = f.hint_code = "kernel-accessed-host";
+  f.kind = f.hint_code = tilelab::findings::kKernelAccessedHost;
   f.file = w != where.end() ? w->second.first : site.file;
   f.line = w != where.end() ? w->second.second : site.line;
   const auto a = g_host.addr;
@@ -362,14 +363,14 @@ void flush_block_race(Runtime& r) {
                              " both store to " + br.element + " (lines " + std::to_string(then.second) + " and " +
                              std::to_string(now.second) + ") in one launch";
     if (same) {
-      f.kind = f.hint_code = "duplicate-store";
+      f.kind = f.hint_code = tilelab::findings::kDuplicateStore;
       f.warning = true;
       f.message = both + ", the same bits from both (" + value_text(br.value_now) + "), as at all " +
                   std::to_string(br.count) + " elements two blocks stored to: P does not depend on the blocks' " +
                   "order, so this is duplicated work, not a race";
     } else {
-      f.kind = "race";
-      f.hint_code = "race-between-blocks";
+      f.kind = tilelab::findings::kRace;
+      f.hint_code = tilelab::findings::kRaceBetweenBlocks;
       f.message = both + ", different values (" + value_text(br.value_then) + " and " + value_text(br.value_now) +
                   ") (race between blocks)";
     }
@@ -417,7 +418,7 @@ void flush_races(Runtime& r) {
     f.line = now.second;
     f.count = v.count;
     if (k.kind == 'U') {
-      f.kind = f.hint_code = "uninitialized-shared";
+      f.kind = f.hint_code = tilelab::findings::kUninitializedShared;
       f.message = "thread " + tn + " of block " + block + " reads " + var +
                   ", which no thread of this block has written (uninitialized shared memory)";
       if (g_unwritten_stored > 0) {
@@ -429,7 +430,7 @@ void flush_races(Runtime& r) {
       r.add(f, "U:" + now.first + ":" + std::to_string(now.second));
       continue;
     }
-    f.kind = "race";
+    f.kind = tilelab::findings::kRace;
     int wline = 0, rline = 0;
     if (k.kind == 'R') {  // read now, written then
       f.message = "thread " + tn + " of block " + block + " reads " + var + " at line " + std::to_string(now.second) +
@@ -447,11 +448,11 @@ void flush_races(Runtime& r) {
                   ") with no __syncthreads() in between (write-after-write race)";
     }
     if (k.kind == 'X')
-      f.hint_code = "race-write-write";
+      f.hint_code = tilelab::findings::kRaceWriteWrite;
     else if (wline < rline && !barrier_between(wline, rline))
-      f.hint_code = "missing-barrier-before-use";
+      f.hint_code = tilelab::findings::kMissingBarrierBeforeUse;
     else
-      f.hint_code = "missing-barrier-before-overwrite";
+      f.hint_code = tilelab::findings::kMissingBarrierBeforeOverwrite;
     const int a = std::min(now.second, then.second), b = std::max(now.second, then.second);
     r.add(f, "race:" + now.first + ":" + std::to_string(a) + ":" + std::to_string(b) + ":" + (k.kind == 'X' ? "X" : "RW"));
   }

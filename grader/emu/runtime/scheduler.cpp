@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "internal.hpp"
+#include "tilelab/findings.hpp"  // tilelab::findings: every finding code, generated from contract.toml
 
 namespace tlemu {
 
@@ -142,7 +143,7 @@ void release_barrier(Runtime& r) {
       key += ":" + std::to_string(it->first.second);
     }
     Finding f;
-    f.kind = f.hint_code = "barrier-divergence";
+    f.kind = f.hint_code = tilelab::findings::kBarrierDivergence;
     f.file = minority->first.first;
     f.line = minority->first.second;
     f.message = "threads of block " + block + " wait at different __syncthreads(): " + where +
@@ -154,7 +155,7 @@ void release_barrier(Runtime& r) {
     int waiting = 0;
     for (const auto& s : sites) waiting += s.second;
     Finding f;
-    f.kind = f.hint_code = "barrier-skipped";
+    f.kind = f.hint_code = tilelab::findings::kBarrierSkipped;
     f.file = site.first;
     f.line = site.second;
     f.message = std::to_string(done) + " of the " + std::to_string(r.threads.size()) + " threads of block " + block +
@@ -235,7 +236,7 @@ bool release_warp(Runtime& r, size_t base, bool forced) {
   if (missing & asked) {
     const Thread& t = r.threads[base + size_t(__builtin_ctz(others))];
     Finding f;
-    f.kind = f.hint_code = "barrier-divergence";
+    f.kind = f.hint_code = tilelab::findings::kBarrierDivergence;
     f.file = t.wait_file;
     f.line = t.wait_line;
     f.message = "lanes of warp " + std::to_string(base / 32) + " of block " + fmt_idx(blockIdx, gridDim) +

@@ -20,6 +20,7 @@
 
 #include "internal.hpp"
 #include "tilelab_emu_f16.h"
+#include "tilelab/findings.hpp"  // tilelab::findings: every finding code, generated from contract.toml
 
 namespace tlemu {
 
@@ -201,7 +202,7 @@ void release_wmma(Runtime& r, size_t base, size_t n, uint32_t present, uint32_t 
       }
       add(absent & ~exist, "do not exist (the block has " + std::to_string(r.threads.size()) +
                                " threads, not a multiple of 32)");
-      r.add(wmma_finding("wmma-divergence", t0.wait_file, t0.wait_line,
+      r.add(wmma_finding(tilelab::findings::kWmmaDivergence, t0.wait_file, t0.wait_line,
                          "every lane of a warp must call " + std::string(call.name) + " together: in " + warp + ", " +
                              lanes_text(group) + " are at " + at + " while " + why +
                              "; call the wmma functions where the whole warp goes (a condition that differs "
@@ -228,7 +229,7 @@ void release_wmma(Runtime& r, size_t base, size_t n, uint32_t present, uint32_t 
       else if (call.op != wmma::op_mma && c.mem_col_major != call.mem_col_major)
         what = "different layouts";
       if (what.empty()) continue;
-      r.add(wmma_finding("wmma-nonuniform", t0.wait_file, t0.wait_line,
+      r.add(wmma_finding(tilelab::findings::kWmmaNonuniform, t0.wait_file, t0.wait_line,
                          "the lanes of " + warp + " pass " + what + " to " + at +
                              ": the pointer, ldm and layout must be the same for every lane of the warp (the warp "
                              "loads or stores the whole tile together): compute them from the warp's index (such "
@@ -241,7 +242,7 @@ void release_wmma(Runtime& r, size_t base, size_t n, uint32_t present, uint32_t 
     if (call.op != wmma::op_mma) {
       const auto a = reinterpret_cast<uintptr_t>(call.ptr);
       if (a % 32 != 0)
-        r.add(wmma_finding("wmma-misaligned", t0.wait_file, t0.wait_line,
+        r.add(wmma_finding(tilelab::findings::kWmmaMisaligned, t0.wait_file, t0.wait_line,
                            at + " is given " + where_text(r, call.ptr, call.elem_bytes) + ", " +
                                std::to_string(a % 32) + " bytes past a 32-byte boundary: mptr must be 256-bit "
                                "(32-byte) aligned, so a tile must start at a multiple of " +
@@ -250,7 +251,7 @@ void release_wmma(Runtime& r, size_t base, size_t n, uint32_t present, uint32_t 
                                "multiple does not: stage the tile through shared memory)"),
               "wmma-misaligned:" + std::to_string(t0.wait_line));
       if ((size_t(call.ldm) * call.elem_bytes) % 16 != 0)
-        r.add(wmma_finding("wmma-misaligned", t0.wait_file, t0.wait_line,
+        r.add(wmma_finding(tilelab::findings::kWmmaMisaligned, t0.wait_file, t0.wait_line,
                            at + " is given ldm = " + std::to_string(call.ldm) + ": ldm must be a multiple of " +
                                std::to_string(16 / (call.elem_bytes ? call.elem_bytes : 1)) + " for " +
                                (call.elem_bytes == 2 ? "__half" : "float") +

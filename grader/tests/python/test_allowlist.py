@@ -174,7 +174,7 @@ def cc(tmp_path_factory) -> Compiler:
 
 
 def _scan(obj: Path, kind: str | None = None) -> list[forbidden.Finding]:
-    return forbidden.scan([obj], kind=kind)
+    return refusal.scan([obj], kind=kind)
 
 
 def _names(found: list[forbidden.Finding]) -> list[str]:
@@ -628,7 +628,7 @@ def test_iostream_initialisation_of_every_gxx_is_allowed(symbol):
     compiler) and a reference to std::ios_base_library_init() in those of g++ 13 and later (the GPU
     machine's): both are iostream, on both backends. The second was refused on an H100 (2026-11-25)
     until the list named it."""
-    assert forbidden.classify(symbol) is None
+    assert allowlist.classify(symbol) is None
 
 
 @pytest.mark.parametrize("symbol, written", [("__longjmp_chk", "longjmp"), ("__open_2", "open"), ("__read_chk", "read"),

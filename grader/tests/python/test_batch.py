@@ -11,6 +11,7 @@ import pytest
 
 import fakes
 from tilelab.commands import batch
+from tilelab.grading import classbatch
 from tilelab.run import sandbox
 from tilelab.report.model import GradeReport
 from tilelab import ROOT
@@ -55,11 +56,11 @@ class FakeGrader:
 def opts(tmp_path, **kw):
     base = dict(out=tmp_path / "out", jobs=2, backend="gpu", stages=[STAGE], build_timeout=0.5,
                 formats=("gradescope", "grade"))
-    return batch.BatchOptions(**(base | kw))
+    return classbatch.BatchOptions(**(base | kw))
 
 
 def rows(out):
-    return {r["student"]: r for r in csv.DictReader(open(out / batch.GRADEBOOK))}
+    return {r["student"]: r for r in csv.DictReader(open(out / classbatch.GRADEBOOK))}
 
 
 def test_every_student_gets_a_row_whatever_their_code_does(tmp_path):
@@ -80,13 +81,13 @@ def test_every_student_gets_a_row_whatever_their_code_does(tmp_path):
 def test_each_student_gets_their_files(tmp_path):
     subs = make_subs(tmp_path / "subs", {"alice": "good"})
     batch.run_batch(subs, opts(tmp_path, formats=("gradescope", "grade", "html")), grader=FakeGrader())
-    d = batch.student_dir(tmp_path / "out", "alice")
+    d = classbatch.student_dir(tmp_path / "out", "alice")
     gs = json.loads((d / "results.json").read_text())
     assert gs["score"] > 0 and gs["tests"]
     assert GradeReport.from_dict(json.loads((d / "grade.json").read_text())).submission == "alice"
     assert "<html" in (d / "report.html").read_text()
     assert "alice" in (tmp_path / "out" / "index.html").read_text()
-    done = json.loads((d / batch.DONE).read_text())
+    done = json.loads((d / classbatch.DONE).read_text())
     assert done["status"] == "graded" and done["digest"]
 
 
@@ -111,7 +112,7 @@ def test_an_interrupted_batch_resumes_where_it_stopped(tmp_path):
     subs = make_subs(tmp_path / "subs", {"alice": "good", "bob": "interrupt"})
     s = batch.run_batch(subs, opts(tmp_path, jobs=1), grader=FakeGrader())
     assert s.interrupted and "alice" in s.reports and "bob" not in s.reports
-    assert not (batch.student_dir(tmp_path / "out", "bob") / batch.DONE).exists()
+    assert not (classbatch.student_dir(tmp_path / "out", "bob") / classbatch.DONE).exists()
     (subs / "bob" / STAGE / "matmul.cu").write_text("good")
     g = FakeGrader()
     s = batch.run_batch(subs, opts(tmp_path, jobs=1), grader=g)
@@ -122,7 +123,7 @@ def test_an_interrupted_batch_resumes_where_it_stopped(tmp_path):
 def test_a_half_written_student_folder_is_regraded(tmp_path):
     subs = make_subs(tmp_path / "subs", {"alice": "good"})
     batch.run_batch(subs, opts(tmp_path), grader=FakeGrader())
-    (batch.student_dir(tmp_path / "out", "alice") / "grade.json").write_text("{trunc")
+    (classbatch.student_dir(tmp_path / "out", "alice") / "grade.json").write_text("{trunc")
     g = FakeGrader()
     batch.run_batch(subs, opts(tmp_path), grader=g)
     assert g.calls == ["alice"]
@@ -130,7 +131,7 @@ def test_a_half_written_student_folder_is_regraded(tmp_path):
 
 @pytest.mark.parametrize("name, safe", [("alice", "alice"), ("a b/c", "a_b_c"), ("..", "_.."), ("", "_"), (".git", "_.git")])
 def test_student_folders_have_safe_names(tmp_path, name, safe):
-    assert batch.student_dir(tmp_path, name).name == safe
+    assert classbatch.student_dir(tmp_path, name).name == safe
 
 
 def test_a_build_tree_left_by_an_interrupted_run_is_not_graded_in(tmp_path):
@@ -191,7 +192,7 @@ def test_every_student_has_the_same_maximum_and_a_zero_for_a_stage_not_handed_in
     assert seen == {n: two for n in ("alice", "bob", "carol")}, "each student is graded on every stage"
     book = rows(tmp_path / "out")
     assert len({book[n]["max"] for n in book}) == 1 and float(book["alice"]["max"]) > 0
-    full = batch.maxima(two, opts(tmp_path, stages=two), "gpu")
+    full = classbatch.maxima(two, opts(tmp_path, stages=two), "gpu")
     assert float(book["alice"]["max"]) == pytest.approx(sum(full.values()), abs=0.01)
     assert all(book[n][s] != "" for n in book for s in two), "no blanks: a stage not graded is 0"
 
@@ -202,9 +203,9 @@ def test_the_maximum_counts_the_graded_questions_as_a_grade_does(tmp_path):
     # session 18): a student who answered them all was over the maximum.
     st = next(s for s in spec.load_all(ROOT) if s.id == "02-tiled")
     checks = score_stage(st, "submission", NotChecked(""), 0, "gpu").max_points
-    on_gpu = batch.maxima([st.id], opts(tmp_path, stages=[st.id]), "gpu")[st.id]
+    on_gpu = classbatch.maxima([st.id], opts(tmp_path, stages=[st.id]), "gpu")[st.id]
     assert st.points.questions > 0 and on_gpu == pytest.approx(checks + st.points.questions)
-    on_emu = batch.maxima([st.id], opts(tmp_path, stages=[st.id]), "emu")[st.id]
+    on_emu = classbatch.maxima([st.id], opts(tmp_path, stages=[st.id]), "emu")[st.id]
     gpu_only = [q for q in quiz.load_questions(ROOT / "assignments" / st.id) if q.gpu]
     if gpu_only and st.points.unearnable == "exclude":   # a question about the grading GPU: not on the emulator
         assert on_emu < score_stage(st, "submission", NotChecked(""), 0, "emu").max_points + st.points.questions
@@ -233,7 +234,7 @@ def test_a_relative_out_gives_the_grader_absolute_paths(tmp_path, monkeypatch):
     batch.run_batch(subs, opts(tmp_path, out=Path("grades")), grader=grader)
     (build,) = seen
     assert build.is_absolute() and build == tmp_path / "grades" / ".build" / "alice"
-    assert (tmp_path / "grades" / batch.GRADEBOOK).exists()
+    assert (tmp_path / "grades" / classbatch.GRADEBOOK).exists()
 
 
 def test_the_index_shows_stages_backend_and_seed(tmp_path):

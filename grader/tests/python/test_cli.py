@@ -7,8 +7,7 @@ import pytest
 
 import fakes
 from tilelab import ROOT, cli
-from tilelab.commands import batch
-from tilelab.grading import implementation
+from tilelab.grading import classbatch, implementation
 from tilelab.run import sanitize
 from tilelab.report.model import GradeReport
 
@@ -63,7 +62,7 @@ def test_batch_command(tmp_path, monkeypatch, capsys):
         (tmp_path / "subs" / name / "01-basic").mkdir(parents=True)
         (tmp_path / "subs" / name / "01-basic" / "matmul.cu").write_text(name)
     monkeypatch.setattr(implementation, "grade", lambda go: fakes.report(go.name, hidden=False))
-    monkeypatch.setattr(batch, "resolve_backend", lambda b: "gpu")
+    monkeypatch.setattr(classbatch, "resolve_backend", lambda b: "gpu")   # the batch runs as on a GPU
     assert cli.main(["batch", str(tmp_path / "subs"), "--out", str(tmp_path / "out"), "--stage", "01-basic"]) == 0
     out = capsys.readouterr().out
     assert "[2/2]" in out and "gradebook" in out

@@ -249,7 +249,13 @@ def test_a_hosted_platforms_recipe_lives_beside_its_format(monkeypatch):
     from tilelab.commands import autograder
     from tilelab.report import formats
 
-    assert sorted(n for n in formats.names() if formats.get(n).platform) == ["gradescope", "prairielearn"]
+    platforms = [n for n in formats.names() if formats.get(n).platform]
+    assert {"gradescope", "prairielearn"} <= set(platforms)
+    for name in platforms:   # a rule over every platform, not a list of them: a new one is its format's module
+        p = formats.get(name).platform
+        monkeypatch.setenv(p.root_env, "/tmp/moved")
+        assert autograder.platform_paths(name) == {"submission": Path("/tmp/moved") / p.submission,
+                                                   "results": Path("/tmp/moved") / p.results}
     gs, pl = formats.get("gradescope").platform, formats.get("prairielearn").platform
     monkeypatch.delenv(gs.root_env, raising=False)
     monkeypatch.delenv(pl.root_env, raising=False)
@@ -374,21 +380,33 @@ def test_prairielearn_shows_no_question_unless_told_to():
 
 
 def test_what_the_student_may_fix_is_still_said_before_the_due_date():
-    """A missing answers.toml, or one written for another quiz code, says nothing of which answer
-    is right and can still be put right: it is shown on both platforms."""
-    from tilelab.score.scoring import CheckScore
+    """A missing answers.toml, or one written for another quiz code or past the cap on attempts,
+    says nothing of which answer is right and can still be put right: it is shown on both platforms.
+    Which note is which is the check's data (CheckScore.notes, quiz.py's Note), never its sentence: a
+    message that says it without the note shows nothing, a note says it whatever its words, and it
+    goes through grade.json."""
+    from tilelab.score.scores import CheckScore, Note
     base = fakes.report(hidden=False)
     s = base.stages[0]
-    missing = tuple(CheckScore(f"submission.{s.stage}.{q}.question", q, "question", "missing", 0.0, 1.0,
-                               f"no {s.stage}/answers.toml beside matmul.cu: run `./tilelab quiz {s.stage}`")
+    question = lambda q, verdict, message, notes=(): CheckScore(  # noqa: E731
+        f"submission.{s.stage}.{q}.question", q, "question", verdict, 0.0, 1.0, message, notes=notes)
+    wrong_code = "these answers were for quiz code 'practice', not yours ('pl1f'): run `./tilelab quiz 01-basic --code pl1f`"
+    missing = tuple(question(q, "missing", f"no {s.stage}/answers.toml beside matmul.cu: run `./tilelab quiz {s.stage}`")
                     for q in QIDS)
-    other = tuple(CheckScore(f"submission.{s.stage}.{q}.question", q, "question", "wrong", 0.0, 1.0,
-                             "1.0 is not the right answer; these answers were for quiz code 'practice', not yours "
-                             "('pl1f'): run `./tilelab quiz 01-basic --code pl1f`") for q in QIDS)
-    for checks, want in ((missing, "answers.toml beside matmul.cu"), (other, "not yours ('pl1f')")):
+    other = tuple(question(q, "wrong", f"1.0 is not the right answer; {wrong_code}", ((Note.WRONG_CODE, wrong_code),))
+                  for q in QIDS)
+    capped = tuple(question(q, "wrong", "1.0 is not the right answer; the cap", ((Note.ATTEMPTS_USED, "the cap"),),)
+                   for q in QIDS)
+    unnoted = tuple(question(q, "wrong", f"1.0 is not the right answer; {wrong_code}") for q in QIDS)
+    for checks, want in ((missing, "answers.toml beside matmul.cu"), (other, "not yours ('pl1f')"), (capped, "the cap"),
+                         (unnoted, None)):
         r = replace(base, stages=[replace(s, checks=s.checks + checks), *base.stages[1:]])
+        r = GradeReport.from_dict(json.loads(json.dumps(r.to_dict())))
         gs, pl = gradescope_format.results(r)["output"], prairielearn_format.results(r)["output"]
-        assert want in gs and want in pl
+        if want:
+            assert want in gs and want in pl
+        else:
+            assert "not yours" not in gs + pl, "the notice is the check's note, not a sentence of its message"
         assert not any(q in gs + pl for q in QIDS) and "not the right answer" not in gs + pl
 
 

@@ -1,6 +1,7 @@
 """Every hint code has one declaration, grader/contract.toml (issue #43, item 3): the runner names a
 code only through the generated constants (tilelab::hints::k<Code>: an undeclared one does not
-compile), the emulator's literal codes are all [findings]', and the reports take a code's title and
+compile), the emulator its findings' codes and variants likewise (tilelab::findings::k<Code>,
+tilelab::finding_variants::k<Variant>, from [findings]), and the reports take a code's title and
 kind from the contract -- adding a code touches the contract and the code that emits it."""
 
 import re
@@ -14,6 +15,8 @@ from tilelab.specs.contract import HINT_CODES
 
 # Where C++ writes a hint code or an emulator finding's kind.
 EMU_CODE = re.compile(r'\b(?:kind|hint_code)\s*=\s*(?:f\.(?:kind|hint_code)\s*=\s*)?"([^"]*)"|wmma_finding\("([^"]*)"')
+# Where C++ writes a finding's advice variant as a literal.
+EMU_VARIANT = re.compile(r'\bvariant\s*=\s*"([^"]*)"')
 # A literal code written into a result by the runner: it must be a generated constant instead.
 RUNNER_LITERAL = re.compile(r'"hint_code"\]\s*=\s*"([^"]*)"|\{"hint_code",\s*"([^"]*)"|\breturn \{"([a-zA-Z-]+)",')
 
@@ -31,19 +34,31 @@ def _sources(*folders: str) -> dict[Path, str]:
             if p.suffix in {".cpp", ".hpp", ".h", ".cu"} and "tests" not in p.relative_to(ROOT).parts}
 
 
-def test_the_emulators_codes_are_declared_in_the_findings():
-    seen = {p.name: emu_codes(t) for p, t in _sources("emu").items()}
-    assert set().union(*seen.values()) >= {"race-between-blocks", "wmma-misaligned", "barrier-skipped"}  # it sees them
-    undeclared = {name: codes - contract.FINDING_CODES for name, codes in seen.items() if codes - contract.FINDING_CODES}
-    assert not undeclared, f"declare these in grader/contract.toml [findings]: {undeclared}"
+def test_the_emulator_names_its_codes_only_through_the_generated_constants():
+    """The runtime writes no finding code or variant as a string literal: it names each through
+    tilelab::findings::k<Code> and tilelab::finding_variants::k<Variant> (codegen.findings_header,
+    from [findings]), so one that is not declared does not compile."""
+    sources = _sources("emu")
+    literal = {p.name: found for p, t in sources.items() if (found := emu_codes(t) | set(EMU_VARIANT.findall(t)))}
+    assert not literal, f"name these through tilelab::findings / finding_variants: {literal}"
+    codes = {c for t in sources.values() for c in re.findall(r"\bfindings::k(\w+)", t)}
+    variants = {v for t in sources.values() for v in re.findall(r"\bfinding_variants::k(\w+)", t)}
+    assert {"RaceBetweenBlocks", "WmmaMisaligned", "BarrierSkipped"} <= codes and "Misaligned" in variants  # it sees them
+    assert codes <= {codegen._camel(c) for c in contract.FINDING_CODES}
+    assert variants <= {codegen._camel(v) for v in contract.FINDING_VARIANTS}
 
 
-def test_the_emulators_advice_variants_have_their_text():
-    """A finding's variant (tlemu::Finding::variant) picks `<code>.<variant>`'s advice: each one the
-    emulator sets has a text in [findings.advice] (else the variant would change nothing)."""
-    set_ = {v for t in _sources("emu").values() for v in re.findall(r'\bvariant\s*=\s*"([^"]*)"', t)}
-    declared = {key.split(".", 1)[1] for key in contract.FINDING_ADVICE if "." in key}
-    assert "misaligned" in set_ and set_ <= declared, (set_, declared)
+def test_every_finding_code_and_variant_has_its_constant():
+    """findings.hpp declares one constant per code and variant of [findings], and a variant is one
+    whose advice has a text (else setting it would change nothing)."""
+    h = codegen.findings_header()
+    for code in contract.FINDING_CODES:
+        assert f'inline constexpr const char k{codegen._camel(code)}[] = "{code}";' in h
+    for variant in contract.FINDING_VARIANTS:
+        assert f'inline constexpr const char k{codegen._camel(variant)}[] = "{variant}";' in h
+        assert any(key.endswith("." + variant) for key in contract.FINDING_ADVICE)
+    assert {"misaligned", "warning"} <= contract.FINDING_VARIANTS
+    assert len({codegen._camel(c) for c in contract.FINDING_CODES}) == len(contract.FINDING_CODES), "two codes, one C++ name"
 
 
 def test_the_runner_writes_no_hint_code_as_a_literal():
@@ -53,8 +68,10 @@ def test_the_runner_writes_no_hint_code_as_a_literal():
 
 
 def test_the_scans_see_an_undeclared_code():
-    """The two scans above are able to fail: a code the contract does not hold is found."""
+    """The scans above are able to fail: a literal code, variant or hint code is found."""
     assert emu_codes('f.kind = f.hint_code = "no-such-finding";') == {"no-such-finding"}
+    assert emu_codes("f.kind = f.hint_code = tilelab::findings::kRace;") == set()
+    assert EMU_VARIANT.findall('if (odd) f.variant = "misaligned";') == ["misaligned"]
     assert emu_codes('r.add(wmma_finding("wmma-oddity", file, line, "x"));') == {"wmma-oddity"}
     assert "no-such-finding" not in contract.FINDING_CODES
     assert runner_literals('  r["hint_code"] = "too-slow";') == {"too-slow"}

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tilelab.commands import batch
+from tilelab.grading import classbatch
 from tilelab.run import kit, tree
 from tilelab.grading.options import GradeOptions
 from tilelab.run.sandbox import Ran
@@ -145,10 +146,10 @@ def test_the_batch_hands_its_kit_to_every_grade(tmp_path):
         (tmp_path / "subs" / name / "01-basic").mkdir(parents=True)
         (tmp_path / "subs" / name / "01-basic" / "matmul.cu").write_text(f"// {name}\n")
     out = tmp_path / "out"
-    batch.run_batch(tmp_path / "subs", batch.BatchOptions(out=out, backend="emu", stages=["01-basic"]), grader=grader)
+    batch.run_batch(tmp_path / "subs", classbatch.BatchOptions(out=out, backend="emu", stages=["01-basic"]), grader=grader)
     assert seen == [(out / ".kit").resolve()] * 2
     seen.clear()
-    batch.run_batch(tmp_path / "subs", batch.BatchOptions(out=out, backend="emu", stages=["01-basic"], regrade=True,
+    batch.run_batch(tmp_path / "subs", classbatch.BatchOptions(out=out, backend="emu", stages=["01-basic"], regrade=True,
                                                           prebuilt_kit=False), grader=grader)
     assert seen == [None, None]
 

@@ -95,13 +95,13 @@ def test_a_subpackage_says_what_it_holds_and_imports_nothing():
 # The longest chain of imports a reader follows from `python -m tilelab` down (issue #43 item 4: it
 # was 12, `__main__ -> cli -> commands.slurm -> commands.batch -> commands.grade -> ... -> run.runresult`).
 # Counted in modules, every import of _imports (at the top or in a function); `specs`, the declared
-# facts every layer reads, is left out, as the issue counted. The goal is 8; what still stands in the
-# way: grading -> run (grading.implementation -> grading.stage -> run.engine -> run.refusal ->
-# run.forbidden -> run.libexports -> run.symbols) and report -> score (formats.common ->
-# score.diagnoses -> score.metrics -> score.scoring -> run.outcome -> run.result), each under
-# cli -> commands.slurm -> commands.batch. Lower this
-# bound as chains are cut, never raise it.
-LONGEST_CHAIN = 11
+# facts every layer reads, is left out, as the issue counted. 8, the issue's goal: `__main__ -> cli ->`
+# a command `->` grading.implementation (the engine and scoring meet there) or a format `->` ...
+# `-> run.result`. What keeps it there: a command needs another's work through grading/
+# (classbatch), the allow-list scan's parts are composed by run/refusal.py side by side, the
+# scored values (score/scores.py) sit below scoring, and a format reads the view. Lower this bound
+# as chains are cut, never raise it.
+LONGEST_CHAIN = 8
 
 
 def longest_chain(graph: dict[str, set[str]], leave_out=lambda m: m == "tilelab" or m.startswith("tilelab.specs")):
@@ -128,13 +128,20 @@ def test_longest_chain_counts_modules_and_leaves_out_specs():
     assert len(longest_chain(graph, leave_out=lambda m: False)) == 3
 
 
+def test_an_import_inside_a_function_counts():
+    """cli.py imports every command inside the function that runs it, never at the top: those
+    imports are in the graph, so no chain is shortened by moving an import into a function."""
+    top = {n.module for n in ast.parse((PACKAGE / "cli.py").read_text()).body if isinstance(n, ast.ImportFrom)}
+    assert not any((m or "").startswith("commands") for m in top)
+    assert {"tilelab.commands.slurm", "tilelab.commands.batch", "tilelab.grading.classbatch"} <= _imports()["tilelab.cli"]
+
+
 def test_no_command_imports_another_command():
     """Commands are thin and side by side: what two of them share lives in a layer below (grading:
-    the grade itself; report: the formats). Kept, each the same command's other half: slurm is the
-    batch run on a cluster (the batch's plan, its writing of a student's folder); `release` runs its
+    the grade itself, and a class's batch, grading/classbatch.py, which the local and the Slurm
+    batch share; report: the formats). Kept, each the same command's other half: `release` runs its
     scan for what must not ship (`leaks`), and `autograder` builds its zip from the release."""
-    allowed = {("tilelab.commands.slurm", "tilelab.commands.batch"),
-               ("tilelab.commands.release", "tilelab.commands.leaks"),
+    allowed = {("tilelab.commands.release", "tilelab.commands.leaks"),
                ("tilelab.commands.autograder", "tilelab.commands.release")}
     sideways = sorted((m, d) for m, deps in _imports().items() if m.startswith("tilelab.commands.")
                       for d in deps if d.startswith("tilelab.commands.") and (m, d) not in allowed)

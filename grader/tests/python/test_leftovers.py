@@ -15,7 +15,7 @@ import pytest
 
 import fakes
 from tilelab import ROOT
-from tilelab.run import artifacts, forbidden, includes, sandbox
+from tilelab.run import artifacts, includes, refusal, sandbox, toolchain
 
 GRADER = Path(__file__).resolve().parents[2]
 
@@ -69,11 +69,11 @@ def test_a_students_main_is_found_and_an_initializer_is_not_a_main(tmp_path):
     src.write_text('#include <cstdio>\nvoid launch_matmul() {}\nint main() { puts("P ="); launch_matmul(); return 0; }\n')
     obj = tmp_path / "m.o"
     subprocess.run(["c++", "-O2", "-c", str(src), "-o", str(obj)], check=True)
-    assert forbidden.defines_main([obj])
+    assert refusal.defines_main([obj])
     init = tmp_path / "i.cpp"
     init.write_text('#include <cstdio>\nstatic int x = puts("before main");\nvoid launch_matmul() { (void)x; }\n')
     subprocess.run(["c++", "-O2", "-c", str(init), "-o", str(tmp_path / "i.o")], check=True)
-    assert not forbidden.defines_main([tmp_path / "i.o"])
+    assert not refusal.defines_main([tmp_path / "i.o"])
 
 
 # ---- includes ----
@@ -92,7 +92,7 @@ def test_kit_files_are_refused_by_any_path_and_system_headers_allowed(tmp_path):
     header = tmp_path / "elsewhere" / "mine.h"
     header.parent.mkdir()
     header.write_text("")
-    allowed = includes.system_dirs(build)
+    allowed = toolchain.system_dirs(build)
     deps = [os.path.relpath(sol, build),                     # relative, resolved from the compile's folder
             str(sol),                                        # absolute
             str(link / "starter" / "02-tiled" / "matmul.cu"),
@@ -195,7 +195,7 @@ class _StagedTree:
 
 
 def test_after_a_hang_the_other_checks_are_not_run_and_unvouched_passes_do_not_count(tmp_path, monkeypatch):
-    from tilelab.grading import options, stage as stage_mod
+    from tilelab.grading import implementation, options
     from tilelab.run import engine, refusal
     from tilelab.specs import spec
     from tilelab.run.tree import RegisteredTest
@@ -205,7 +205,7 @@ def test_after_a_hang_the_other_checks_are_not_run_and_unvouched_passes_do_not_c
     monkeypatch.setattr(refusal, "refusal", lambda *a: None)
     registered = [RegisteredTest(f"submission.01-basic.{d.name}.{b}", ("submission", "01-basic", "emu", "public"), (), 20)
                   for d in stage.correctness_datasets if d.name != "w1000" for b in ("emu", "emu-asan")]
-    score = stage_mod.grade_stage(tree, stage, "submission", "emu", registered, options.GradeOptions(stages=["01-basic"]))
+    score = implementation.grade_stage(tree, stage, "submission", "emu", registered, options.GradeOptions(stages=["01-basic"]))
     assert tree.runs == [(["submission.01-basic.w1.emu"], None), (None, ["submission.01-basic.w1.emu"])]
     by = {c.name: c for c in score.checks}
     assert by["submission.01-basic.w1.emu"].verdict == "pass"                 # vouched for by its own run
@@ -250,7 +250,7 @@ class _GpuTree(_StagedTree):
 
 @pytest.mark.parametrize("hang", [False, True])
 def test_a_timed_check_runs_last_in_a_run_of_its_own_that_alone_vouches_for_it(tmp_path, monkeypatch, hang):
-    from tilelab.grading import options, stage as stage_mod
+    from tilelab.grading import implementation, options
     from tilelab.run import engine, refusal
     from tilelab.specs import spec
     from tilelab.run.tree import RegisteredTest
@@ -262,7 +262,7 @@ def test_a_timed_check_runs_last_in_a_run_of_its_own_that_alone_vouches_for_it(t
     perf = f"submission.01-basic.{stage.performance.dataset}.perf"
     registered = [RegisteredTest(f"submission.01-basic.{d}.correct", labels, (), 20) for d in ("w1", "w33", "w127", "w128")]
     registered.append(RegisteredTest(perf, labels, (), 60))
-    score = stage_mod.grade_stage(tree, stage, "submission", "gpu", registered,
+    score = implementation.grade_stage(tree, stage, "submission", "gpu", registered,
                                options.GradeOptions(stages=["01-basic"]))
     by = {c.name: c for c in score.checks}
     if not hang:

@@ -1,11 +1,14 @@
 """Graded questions (quiz.py): numbers vary with the student's code, right and wrong answers are
 scored so, a missing or broken answers.toml is a clear zero, and the answer key never ships."""
 
+from dataclasses import replace
+
 import pytest
 
 from tilelab import ROOT
 from tilelab.commands import leaks
 from tilelab.score import quiz
+from tilelab.score.scores import Note
 from tilelab.specs import spec
 
 # The answer keys are instructor material: in the student repository there is nothing to grade with.
@@ -279,13 +282,14 @@ def test_a_right_kernel_without_answers_is_not_called_failed(tmp_path):
 def test_only_the_first_sets_of_answers_count():
     a, b, c = ({"code": "abc", "values": {"q": v}} for v in (1.0, 2.0, 3.0))
     new = quiz.Answers("abc", {"q": 9.0})
-    assert quiz.attempt(new, [], 2) == (new, "")                           # nothing before
-    assert quiz.attempt(new, [a], 2) == (new, "")                          # the second set counts
-    got, note = quiz.attempt(new, [a, b, a], 2)                            # a third set does not
-    assert got.values == {"q": 2.0} and "2 different sets of answers" in note
+    assert quiz.attempt(new, [], 2) == (new, ())                           # nothing before
+    assert quiz.attempt(new, [a], 2) == (new, ())                          # the second set counts
+    got, notes = quiz.attempt(new, [a, b, a], 2)                           # a third set does not
+    assert got.values == {"q": 2.0} and [kind for kind, _ in notes] == [Note.ATTEMPTS_USED]
+    assert "2 different sets of answers" in notes[0][1]
     again = quiz.Answers("abc", {"q": 1.0})
-    assert quiz.attempt(again, [a, b], 2) == (again, "")                   # a set that counted still counts
-    assert quiz.attempt(new, [a, b, c], 0) == (new, "")                    # no cap
+    assert quiz.attempt(again, [a, b], 2) == (again, ())                   # a set that counted still counts
+    assert quiz.attempt(new, [a, b, c], 0) == (new, ())                    # no cap
 
 
 def test_answers_graded_without_seed_and_student_say_they_are_unverified(tmp_path):
@@ -388,16 +392,19 @@ def test_a_wrong_prediction_is_explained_term_by_term(tmp_path):
 
 
 def test_the_comparison_is_in_the_terminal_and_html_reports_right_or_wrong():
-    from tilelab.score import scoring
+    """The reports find the comparison by its note (Note.COMPARISON), not by how its line starts."""
+    from tilelab.score import scores
     from tilelab.report.formats import common, terminal
     line = quiz.PREDICT + " (floats ..., J x K x L = 64 x 64 x 64): you predicted 32,768; your kernel, counted on the emulator: 32,768"
-    s = scoring.StageScore("02-tiled", [
-        scoring.CheckScore("s.02-tiled.predict-loads.question", "predict-loads", "question", "pass", 1, 1,
-                           message="right\n" + line)])
+    s = scores.StageScore("02-tiled", [
+        scores.CheckScore("s.02-tiled.predict-loads.question", "predict-loads", "question", "pass", 1, 1,
+                          message="right\n" + line, notes=((Note.COMPARISON, line),))])
     assert line in common.stage_model_lines(s)
     from tilelab.report import view
     from tilelab.report.model import GradeReport
     assert any(line in ln for ln in terminal.stage_lines(s, view.of(GradeReport("x", "starter", "emu", stages=[s]))))
+    unnoted = scores.StageScore("02-tiled", [replace(s.checks[0], notes=())])
+    assert line not in common.stage_model_lines(unnoted)
 
 
 def test_practice_answers_are_unverified_wherever_a_key_grades_them(tmp_path):
@@ -413,7 +420,8 @@ def test_practice_answers_are_unverified_wherever_a_key_grades_them(tmp_path):
                           for c in checks)
     variant = quiz.variant_code(123456789)
     checks = quiz.score(stage, "submission", shared, 10, variant, DEVICE)
-    assert all(quiz.UNVERIFIED not in c.message and quiz.WRONG_CODE in c.message for c in checks)
+    assert all(quiz.UNVERIFIED not in c.message and Note.WRONG_CODE in dict(c.notes)
+               and dict(c.notes)[Note.WRONG_CODE] in c.message for c in checks)
     assert sum(c.points for c in checks) < 10, "the variant's numbers, not practice's, are graded"
     student_kit = tmp_path / "kit"
     (student_kit / "assignments").mkdir(parents=True)

@@ -9,6 +9,7 @@ import pytest
 import fakes
 from tilelab import ROOT
 from tilelab.commands import batch
+from tilelab.grading import classbatch
 from tilelab.run import identity
 
 STAGE = "01-basic"
@@ -31,7 +32,7 @@ def subs(tmp_path):
 
 
 def opts(tmp_path, **kw):
-    return batch.BatchOptions(**(dict(out=tmp_path / "out", backend="emu", stages=[STAGE], formats=("grade",),
+    return classbatch.BatchOptions(**(dict(out=tmp_path / "out", backend="emu", stages=[STAGE], formats=("grade",),
                                       hidden=True, seed="s3cret") | kw))
 
 
@@ -40,7 +41,7 @@ def test_a_changed_grader_regrades_everyone(tmp_path, monkeypatch):
     batch.run_batch(subs(tmp_path), opts(tmp_path), grader=g)
     batch.run_batch(tmp_path / "subs", opts(tmp_path), grader=g)
     assert sorted(g.calls) == ["alice", "bob"], "same grader: nobody is regraded"
-    monkeypatch.setattr(batch.identity, "digest", lambda root=None: "0" * 64)   # a grader fix
+    monkeypatch.setattr(classbatch.identity, "digest", lambda root=None: "0" * 64)   # a grader fix
     batch.run_batch(tmp_path / "subs", opts(tmp_path), grader=g)
     assert sorted(g.calls) == ["alice", "alice", "bob", "bob"]
 
@@ -70,12 +71,12 @@ def test_regrade_by_name_regrades_that_student_only(tmp_path):
     batch.run_batch(subs(tmp_path), opts(tmp_path), grader=g)
     batch.run_batch(tmp_path / "subs", opts(tmp_path, regrade_names=("bob",)), grader=g)
     assert g.calls == ["alice", "bob", "bob"] or sorted(g.calls[:2]) == ["alice", "bob"] and g.calls[2:] == ["bob"]
-    with pytest.raises(batch.BatchError, match="carol"):
+    with pytest.raises(classbatch.BatchError, match="carol"):
         batch.run_batch(tmp_path / "subs", opts(tmp_path, regrade_names=("carol",)), grader=g)
 
 
 def test_the_gradebook_records_the_grader_version_and_seed(tmp_path):
     batch.run_batch(subs(tmp_path), opts(tmp_path), grader=Grader())
-    rows = list(csv.DictReader(open(tmp_path / "out" / batch.GRADEBOOK)))
+    rows = list(csv.DictReader(open(tmp_path / "out" / classbatch.GRADEBOOK)))
     assert {r["grader"] for r in rows} == {identity.version()} and identity.version().startswith("g")
     assert {r["seed"] for r in rows} == {"s3cret"}

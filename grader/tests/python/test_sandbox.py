@@ -6,7 +6,7 @@ import zipfile
 
 import pytest
 
-from tilelab.run import forbidden, sandbox, submission
+from tilelab.run import allowlist, sandbox, submission
 
 
 def test_a_command_runs_and_its_output_is_kept(tmp_path):
@@ -44,7 +44,7 @@ def test_a_missing_program_is_a_result_not_an_exception():
     ("cudaMalloc", False), ("cudaMemcpy", False), ("fprintf", False), ("__cudaLaunchKernel", False),
     ("systemd_thing", True), ("printf", False), ("exit", False)])   # an allow-list refuses what it does not list
 def test_forbidden_symbols(symbol, bad):
-    assert (forbidden.classify(symbol) is not None) == bad
+    assert (allowlist.classify(symbol) is not None) == bad
 
 
 def test_submission_files_are_found_at_any_depth(tmp_path):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tilelab.run import forbidden, sanitize
+from tilelab.run import allowlist, sanitize
 
 MEMCHECK = """\
 ========= COMPUTE-SANITIZER
@@ -216,13 +216,13 @@ def test_skips_without_gpu_or_tool(tmp_path, monkeypatch):
     ("cudaMalloc", False), ("printf", False), ("fprintf", False), ("exit", False), ("atexit", False),
     ("__cudaRegisterFatBinary", False), ("cudaGetErrorString", False), ("memcpy", False)])
 def test_forbidden_symbol_list(symbol, forbidden_):
-    assert (forbidden.classify(symbol) is not None) == forbidden_
+    assert (allowlist.classify(symbol) is not None) == forbidden_
 
 
 def test_forbidden_thrust_kernels_are_found_by_their_defined_names():
-    assert forbidden.classify_defined("void thrust::cuda_cub::core::_kernel_agent<...>(...)")
-    assert forbidden.classify_defined("cub::DeviceReduceKernel<...>") is not None
-    assert forbidden.classify_defined("MatrixMulKernel(float const*, float const*, float*, int)") is None
+    assert allowlist.classify_defined("void thrust::cuda_cub::core::_kernel_agent<...>(...)")
+    assert allowlist.classify_defined("cub::DeviceReduceKernel<...>") is not None
+    assert allowlist.classify_defined("MatrixMulKernel(float const*, float const*, float*, int)") is None
 
 
 # The differential check's safety verdicts (grader/tests/differential/differential.py; issue #26,

@@ -43,8 +43,9 @@ def test_the_starter_is_boilerplate(tmp_path):
 def test_batch_similarity_writes_a_page_per_stage(tmp_path, monkeypatch):
     from tilelab import cli
     from tilelab.commands import batch
+    from tilelab.grading import classbatch
 
-    monkeypatch.setattr(batch, "run_batch", lambda subs, opts, **kw: batch.BatchSummary(gradebook=tmp_path / "g.csv"))
+    monkeypatch.setattr(batch, "run_batch", lambda subs, opts, **kw: classbatch.BatchSummary(gradebook=tmp_path / "g.csv"))
     assert cli.main(["batch", str(DATA), "--out", str(tmp_path), "--backend", "emu", "--stage", "02-tiled",
                      "--similarity"]) == 0
     text = (tmp_path / "similarity" / "02-tiled" / "index.html").read_text()

@@ -9,7 +9,8 @@ import subprocess
 import pytest
 
 import fakes
-from tilelab.commands import batch, slurm
+from tilelab.commands import slurm
+from tilelab.grading import classbatch
 
 STAGE = "01-basic"
 
@@ -32,7 +33,7 @@ def test_a_failed_task_is_described_with_the_schedulers_words_and_what_to_do(tmp
 
 
 def test_the_job_script_asks_for_what_was_given(tmp_path):
-    o = batch.BatchOptions(out=tmp_path)
+    o = classbatch.BatchOptions(out=tmp_path)
     s = slurm.SlurmOptions(partition="gpu", account="cs4xx", time="00:30:00", max_running=8,
                            extra=["--qos=exam", "--constraint=h100"])
     gpu = slurm.job_script(o, s, "gpu", 400, tmp_path / "job-1.json")
@@ -71,13 +72,13 @@ def cls(tmp_path, monkeypatch):
         (tmp_path / "subs" / n / STAGE / "matmul.cu").write_text(f"// {n}\n")
     q = FakeQueue()
     monkeypatch.setattr(slurm, "_run", q)
-    o = batch.BatchOptions(out=tmp_path / "out", backend="emu", stages=[STAGE], formats=("grade", "html"))
+    o = classbatch.BatchOptions(out=tmp_path / "out", backend="emu", stages=[STAGE], formats=("grade", "html"))
     s = slurm.SlurmOptions(wait=False, poll=0)
     return tmp_path / "subs", o, s, q
 
 
 def book(o):
-    return {r["student"]: r for r in csv.DictReader(open(o.out / batch.GRADEBOOK))}
+    return {r["student"]: r for r in csv.DictReader(open(o.out / classbatch.GRADEBOOK))}
 
 
 def test_submit_run_collect_and_retry_only_the_failed_task(cls):
@@ -113,9 +114,9 @@ def test_submit_run_collect_and_retry_only_the_failed_task(cls):
 def test_a_task_refuses_to_grade_with_a_grader_other_than_the_one_submitted(cls, monkeypatch):
     subs, o, s, q = cls
     slurm.run(subs, o, s)
-    monkeypatch.setattr(batch.identity, "digest", lambda root=None: "another grader")
+    monkeypatch.setattr(classbatch.identity, "digest", lambda root=None: "another grader")
     assert slurm.run_task(o.out / ".slurm" / "job-1.json", 0, grader) == 4
-    assert not (batch.student_dir(o.out, "alice") / batch.DONE).exists()
+    assert not (classbatch.student_dir(o.out, "alice") / classbatch.DONE).exists()
 
 
 def test_dry_run_prints_the_script_and_submits_nothing(cls):

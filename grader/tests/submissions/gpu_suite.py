@@ -31,7 +31,7 @@ GRADER = Path(__file__).resolve().parents[2]
 ROOT = GRADER.parent
 sys.path.insert(0, str(GRADER))
 from tilelab.run import refusal  # noqa: E402
-from tilelab.run import forbidden, judge, sanitize  # noqa: E402
+from tilelab.run import artifacts, judge, sanitize  # noqa: E402
 from tilelab.specs import spec  # noqa: E402
 from tilelab.score.scoring import verdict_of  # noqa: E402
 from tilelab.run.tree import compile_excerpt  # noqa: E402
@@ -115,8 +115,8 @@ def do_case(a: argparse.Namespace) -> int:
     cases, derived = cases_of(doc, stage)
     runner = a.tree / "runners" / f"run-kit-{name}-{stage.id}-gpu"
     build_log = a.build_log.read_text(errors="replace") if a.build_log and a.build_log.exists() else ""
-    objects = forbidden.student_objects(a.tree, f"kit-{name}", stage.id)
-    found = forbidden.scan(objects)
+    objects = artifacts.student_objects(a.tree, f"kit-{name}", stage.id)
+    found = refusal.scan(objects)
     scan_txt = "; ".join(sorted({f.symbol for f in found}))
     # What the grade path refuses before running anything (its own main, includes, forbidden calls).
     refused = refusal.refusal(a.tree, stage, objects)

@@ -4,7 +4,7 @@
     grade_check.py --expect <name>/expect.toml --tree CMAKE_BUILD_TREE --work WORK_DIR
                    --datasets DATASETS_DIR --targets TARGET[;TARGET...]
 
-What runs is tilelab.grading.stage's per-stage function (grade_stage), unchanged: it builds the runner
+What runs is tilelab.grading.implementation's per-stage function (grade_stage), unchanged: it builds the runner
 target (so a compile or link error is reported the way a student sees it), runs the static scan of
 the student's object (tilelab.run.forbidden), then runs the checks through CTest inside the sandbox
 (tilelab.run.sandbox: wall-clock limit, memory limit, no network) and reads the runner's JSON and
@@ -26,7 +26,7 @@ expect.toml has a [grade] table, or several [[grade]] tables, each a case:
     message_contains = ["..."]         # optional: text the check's message must contain
     stage_error_contains = "..."       # optional: text of the stage's error (build failed, memory limit...)
     forbidden = ["fork"]               # optional: symbols the grade's forbidden message must name
-    scan = ["cublasSgemm_v2"]          # optional: symbols tilelab.run.forbidden.scan must report ([] = none)
+    scan = ["cublasSgemm_v2"]          # optional: symbols tilelab.run.refusal.scan must report ([] = none)
     timeout = 5                        # the runner's --timeout (default 60)
     memory_mib = 2048                  # the sandbox's memory limit (default 4096)
     max_seconds = 60                   # optional: the case's wall time must stay below this
@@ -55,8 +55,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # grader/
 from tilelab import ROOT  # noqa: E402
-from tilelab.grading import options, stage as stage_mod  # noqa: E402
-from tilelab.run import ctest_results as results_mod, forbidden, judge  # noqa: E402
+from tilelab.grading import implementation, options  # noqa: E402
+from tilelab.run import artifacts, ctest_results as results_mod, judge, refusal  # noqa: E402
 from tilelab.score import diagnoses  # noqa: E402
 from tilelab.specs import spec  # noqa: E402
 from tilelab.report.formats import terminal  # noqa: E402
@@ -250,7 +250,7 @@ def run_case(case: dict, a: argparse.Namespace, name: str, stage: spec.Stage, wo
     net.start()
     t0 = time.monotonic()
     try:
-        score = stage_mod.grade_stage(tree, stage, impl, "emu", registered, opts)
+        score = implementation.grade_stage(tree, stage, impl, "emu", registered, opts)
     finally:
         stop.set()
         net.join()
@@ -287,8 +287,8 @@ def run_case(case: dict, a: argparse.Namespace, name: str, stage: spec.Stage, wo
         if sym not in score.error:
             bad.append(f"the forbidden-call message does not name '{sym}'")
     if "scan" in case:
-        objects = forbidden.student_objects(a.tree, impl, stage.id)
-        named = [f.symbol for f in forbidden.scan(objects)]
+        objects = artifacts.student_objects(a.tree, impl, stage.id)
+        named = [f.symbol for f in refusal.scan(objects)]
         if not objects:
             bad.append(f"the static scan found no object of {impl} {stage.id} in {a.tree}")
         if case["scan"] == [] and named:

@@ -7,7 +7,7 @@ cost data) decides a later one's verdict.
                     --submissions "reads-dataset;compile-error;..." --files "<their matmul.cu>;..."
 
 Registered by grader/cmake/TilelabSubmissions.cmake as kit.grade.scratch-tree. Each submission
-(all of stage 01-basic) is graded twice through tilelab.grading.stage's grade_stage, unchanged --
+(all of stage 01-basic) is graded twice through tilelab.grading.implementation's grade_stage, unchanged --
 wipe of the stage's earlier artifacts, build of every emulator runner, include check, static scan,
 the stage's real checks (every public dataset x plain, ASan and race build, with their real
 timeouts, as the tree registers them for the solution) run through CTest in the sandbox:
@@ -32,7 +32,7 @@ sys.path.insert(0, str(HERE.parents[1]))  # grader/
 sys.path.insert(0, str(HERE))
 from grade_check import KitTree, cmake_quote  # noqa: E402
 from tilelab import ROOT  # noqa: E402
-from tilelab.grading import options, stage as stage_mod  # noqa: E402
+from tilelab.grading import implementation, options  # noqa: E402
 from tilelab.run import judge  # noqa: E402
 from tilelab.specs import spec  # noqa: E402
 from tilelab.score.scoring import StageScore  # noqa: E402
@@ -79,7 +79,7 @@ def grade_as(impl: str, tree_dir: Path, work: Path, stage: spec.Stage, solution_
     opts = options.GradeOptions(stages=[STAGE], impl=impl, backend="emu", build_dir=tree_dir, jobs=2,
                               build_timeout=300, memory_bytes=mem, isolate_network=True)
     t0 = time.monotonic()
-    score = stage_mod.grade_stage(tree, stage, impl, "emu", tree.tests(), opts)
+    score = implementation.grade_stage(tree, stage, impl, "emu", tree.tests(), opts)
     return score, time.monotonic() - t0
 
 

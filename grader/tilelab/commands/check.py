@@ -20,7 +20,7 @@ from typing import Callable, Iterable
 from .. import ROOT
 from ..grading import implementation, options as options_mod
 from ..specs.contract import ExitCode
-from ..score.scoring import StageScore
+from ..score.scores import StageScore
 
 
 def run_once(stage: str, impl: str = "starter", jobs: int | None = None,

@@ -1,10 +1,11 @@
 """`tilelab batch SUBMISSIONS --slurm`: the same batch, graded by a Slurm job array.
 
-The submitting command works the batch out as a local batch does (batch.plan: who is done already,
-by the same resume key), writes what is left to OUT/.slurm/job-<n>.json, and submits one array
-(one task per submission, or per --chunk of them; `%N` caps how many run at once). Each task runs
-`tilelab _slurm-task` on its node: it grades its submissions exactly as a local batch does
-(batch.grade_one, in a node-local scratch build) and writes each student's folder, done.json last.
+The submitting command works the batch out as a local batch does (grading/classbatch.py's plan:
+who is done already, by the same resume key), writes what is left to OUT/.slurm/job-<n>.json, and
+submits one array (one task per submission, or per --chunk of them; `%N` caps how many run at
+once). Each task runs `tilelab _slurm-task` on its node: it grades its submissions exactly as a
+local batch does (classbatch.grade_one, in a node-local scratch build) and writes each student's
+folder, done.json last.
 It never touches the gradebook. The submitter (or a later `batch --slurm --collect`) waits, then
 writes gradebook.csv and index.html from the student folders: the same files a local batch writes.
 
@@ -28,17 +29,18 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 from .. import ROOT
-from . import batch
+from ..grading import classbatch, implementation
+from ..report import formats as formats_mod
+from ..report.formats.common import summary_line
+from ..report.model import GradeReport
 from ..run import submission as submission_mod, tree as tree_mod
 from ..specs.contract import ExitCode
-from ..report.model import GradeReport
 
 STATE_DIR = ".slurm"
 JOBS = "jobs.json"
@@ -177,7 +179,7 @@ def _save_jobs(out: Path, jobs: list[dict]) -> None:
     tmp.replace(state_dir(out) / JOBS)
 
 
-def job_script(opts: batch.BatchOptions, sopts: SlurmOptions, backend: str, n_tasks: int, spec: Path) -> str:
+def job_script(opts: classbatch.BatchOptions, sopts: SlurmOptions, backend: str, n_tasks: int, spec: Path) -> str:
     logs = state_dir(opts.out) / "logs"
     gres = sopts.gres if sopts.gres is not None else ("gpu:1" if backend == "gpu" else "")
     array = f"0-{n_tasks - 1}" + (f"%{sopts.max_running}" if sopts.max_running else "")
@@ -202,22 +204,22 @@ def job_script(opts: batch.BatchOptions, sopts: SlurmOptions, backend: str, n_ta
     return "\n".join(lines)
 
 
-def _options_doc(opts: batch.BatchOptions) -> dict:
+def _options_doc(opts: classbatch.BatchOptions) -> dict:
     d = dataclasses.asdict(opts)
     return {k: (str(v) if isinstance(v, Path) else v) for k, v in d.items()}
 
 
-def _options_from(d: dict) -> batch.BatchOptions:
+def _options_from(d: dict) -> classbatch.BatchOptions:
     d = dict(d)
     d["out"] = Path(d["out"])
     d["build_root"] = Path(d["build_root"]) if d.get("build_root") else None
     d["kit_root"] = Path(d["kit_root"]) if d.get("kit_root") else None
     d["formats"] = tuple(d.get("formats") or ())
     d["regrade_names"] = tuple(d.get("regrade_names") or ())
-    return batch.BatchOptions(**d)
+    return classbatch.BatchOptions(**d)
 
 
-def submit(opts: batch.BatchOptions, sopts: SlurmOptions, p: batch.Plan,
+def submit(opts: classbatch.BatchOptions, sopts: SlurmOptions, p: classbatch.Plan,
            items: list[tuple[submission_mod.Submission, Path, str]], summary: SlurmSummary) -> None:
     chunk = max(sopts.chunk, -(-len(items) // MAX_ARRAY))       # at most MAX_ARRAY tasks
     tasks = [items[i:i + chunk] for i in range(0, len(items), chunk)]
@@ -229,7 +231,7 @@ def submit(opts: batch.BatchOptions, sopts: SlurmOptions, p: batch.Plan,
         return
     (sd / "logs").mkdir(parents=True, exist_ok=True)
     for _, folder, _ in items:      # regraded: the old done.json must not pass for the new grade
-        (folder / batch.DONE).unlink(missing_ok=True)
+        (folder / classbatch.DONE).unlink(missing_ok=True)
     spec.write_text(json.dumps({"options": _options_doc(opts), "key": p.key, "backend": p.backend,
                                 "stage_ids": p.stage_ids,
                                 "tasks": [[{"name": s.name, "path": str(Path(s.path).resolve()), "digest": d}
@@ -262,7 +264,7 @@ def standing(out: Path, names: list[str]) -> dict[str, tuple[str, TaskState | No
     return {n: (latest[n], states.get(latest[n])) for n in names if n in latest}
 
 
-def classify(out: Path, p: batch.Plan) -> tuple[list[str], dict[str, str], list[str], list[str]]:
+def classify(out: Path, p: classbatch.Plan) -> tuple[list[str], dict[str, str], list[str], list[str]]:
     """(live, failed{student: why}, never submitted, done) for the plan's students."""
     todo = [sub.name for sub, _, _ in p.todo]
     where = standing(out, todo)
@@ -283,10 +285,10 @@ def _failed_report(name: str, backend: str, why: str) -> GradeReport:
     return GradeReport(name, "submission", backend, status="error", message=why)
 
 
-def finish(submissions: Path, opts: batch.BatchOptions, summary: SlurmSummary) -> batch.Plan:
+def finish(submissions: Path, opts: classbatch.BatchOptions, summary: SlurmSummary) -> classbatch.Plan:
     """Write the gradebook and index.html from the student folders: done students, failed tasks
     (status error, the scheduler's reason), and pending rows for what is still queued."""
-    p = batch.plan(submissions, opts)
+    p = classbatch.plan(submissions, opts)
     live, failed, never, done = classify(opts.out, p)
     for name, why in failed.items():
         p.summary.reports[name] = _failed_report(name, p.backend, why)
@@ -296,12 +298,12 @@ def finish(submissions: Path, opts: batch.BatchOptions, summary: SlurmSummary) -
     return p
 
 
-def wait(submissions: Path, opts: batch.BatchOptions, sopts: SlurmOptions,
+def wait(submissions: Path, opts: classbatch.BatchOptions, sopts: SlurmOptions,
          on_progress: Callable[[dict[str, int], dict[str, str]], None] | None = None) -> None:
     """Until nothing of the batch is queued or running: on_progress(counts, failed) at each change."""
     last = None
     while True:
-        p = batch.plan(submissions, opts)
+        p = classbatch.plan(submissions, opts)
         live, failed, never, done = classify(opts.out, p)
         where = standing(opts.out, live)
         running = sum(1 for n in live if where.get(n, ("", None))[1] and where[n][1].state != "PENDING")
@@ -315,14 +317,14 @@ def wait(submissions: Path, opts: batch.BatchOptions, sopts: SlurmOptions,
         time.sleep(sopts.poll)
 
 
-def run(submissions: Path, opts: batch.BatchOptions, sopts: SlurmOptions,
+def run(submissions: Path, opts: classbatch.BatchOptions, sopts: SlurmOptions,
         on_progress: Callable[[dict[str, int], dict[str, str]], None] | None = None) -> SlurmSummary:
     """Submit what is not done (or, with retry_failed, what failed), then wait and collect."""
     summary = SlurmSummary()
     # --regrade chooses what is submitted; once submitted, a student is done when their task is.
     settled = dataclasses.replace(opts, regrade=False, regrade_names=())
     if not sopts.collect:
-        p = batch.plan(submissions, opts)
+        p = classbatch.plan(submissions, opts)
         live, failed, never, _ = classify(opts.out, p) if not sopts.dry_run else ([], {}, [], [])
         if sopts.retry_failed:
             items = [t for t in p.todo if t[0].name in failed]
@@ -345,16 +347,13 @@ def run(submissions: Path, opts: batch.BatchOptions, sopts: SlurmOptions,
 
 # ---- one array task, on its node -----------------------------------------------------------------------
 
-def run_task(spec_path: Path, index: int, grader: batch.Grader | None = None) -> int:
+def run_task(spec_path: Path, index: int, grader: classbatch.Grader | None = None) -> int:
     """Grade task `index` of a submitted job: its submissions, one after another, each written to
     its folder (done.json last) exactly as a local batch writes it."""
-    from ..grading import implementation
-    from ..report.formats.common import summary_line
-
     doc = json.loads(Path(spec_path).read_text())
     opts = _options_from(doc["options"])
     stage_ids, backend = doc["stage_ids"], doc["backend"]
-    if batch.config_key(opts, backend) != doc["key"]:
+    if classbatch.config_key(opts, backend) != doc["key"]:
         print("tilelab: the grader or its settings changed since this job was submitted; "
               "its grades would not be what was asked for: submit the batch again", file=sys.stderr)
         return ExitCode.BAD_INPUT
@@ -368,8 +367,10 @@ def run_task(spec_path: Path, index: int, grader: batch.Grader | None = None) ->
         for item in doc["tasks"][index]:
             sub = submission_mod.Submission(item["name"], Path(item["path"]))
             print(f"tilelab: grading {sub.name} on {os.uname().nodename}", flush=True)
-            report = batch.grade_one(sub, opts, backend, grader or implementation.grade, stage_ids)
-            batch.save(report, batch.student_dir(opts.out, sub.name), opts, doc["key"], item["digest"])
+            report = classbatch.grade_one(sub, opts, backend, grader or implementation.grade, stage_ids)
+            folder = classbatch.student_dir(opts.out, sub.name)
+            formats_mod.write(report, folder, opts.formats)    # done.json last: the folder is whole
+            classbatch.mark_done(report, folder, opts, doc["key"], item["digest"])
             print(summary_line(report), flush=True)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

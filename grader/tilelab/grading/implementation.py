@@ -1,6 +1,6 @@
 """A whole grade of one implementation (the reference solution, the starter or a submission): copy
-the submission in, configure the tree, grade each stage (stage.py) and its questions
-(questions.py), and hand back a GradeReport with no path of the grading machine in it. Prints
+the submission in, configure the tree, grade each stage (the engine, run/engine.py, builds and runs
+it; stage.py scores its outcome) and its questions (questions.py), and hand back a GradeReport with no path of the grading machine in it. Prints
 nothing and writes only in the build tree; the commands decide what is shown and written."""
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..report.model import GradeReport, device_of
-from ..run import kit as kit_mod, ctest_results as results_mod, result as runresult, submission as submission_mod, tree as tree_mod
+from ..run import engine, kit as kit_mod, result as runresult, submission as submission_mod, tree as tree_mod
+from ..score.scores import StageScore
+from ..specs import spec
 from ..specs.contract import ExitCode
 from . import options as options_mod, questions, stage as stage_mod
 from .options import GradeOptions
@@ -73,7 +75,7 @@ def _grade_in(tree: tree_mod.Tree, opts: GradeOptions, all_stages: dict, impl: s
         if sub_root and not (sub_root / sid / "matmul.cu").exists():
             stages.append(stage_mod.not_checked(stage, impl, f"no {sid}/matmul.cu in the submission", opts, backend))
             continue
-        stages.append(stage_mod.grade_stage(tree, stage, impl, backend, registered, opts))
+        stages.append(grade_stage(tree, stage, impl, backend, registered, opts))
     answers = {}
     if not opts.quick:   # `check` is the kernel's quick loop: no questions
         stages, answers = questions.with_questions(stages, all_stages, impl, sub_root, opts, tree, backend)
@@ -84,10 +86,24 @@ def _grade_in(tree: tree_mod.Tree, opts: GradeOptions, all_stages: dict, impl: s
                        device=device_of(stages), digest=digest, answers=answers)
 
 
+def run_options(opts: GradeOptions) -> engine.RunOptions:
+    """What the engine reads of a grade's options."""
+    return engine.RunOptions(quick=opts.quick, build_timeout=opts.build_timeout, check_timeout=opts.check_timeout,
+                             on_step=opts.on_step)
+
+
+def grade_stage(tree: tree_mod.Tree, stage: spec.Stage, impl: str, backend: str, registered,
+                opts: GradeOptions) -> StageScore:
+    """Build and run the stage in the tree (the engine), then score what became of it (stage.py):
+    the one place the two meet."""
+    return stage_mod.scored(stage, impl, engine.stage_outcome(tree, stage, impl, backend, registered, run_options(opts)),
+                            opts, backend)
+
+
 def scrubbed(report: GradeReport, build: Path) -> GradeReport:
     """The report with no path of the grading machine in what a student reads: the report's, each
-    stage's and each check's messages (a compile error, a log pointer, the runner's or a refusal's
-    text), and the runner's results kept in grade.json (a kernel's source file, a finding's)."""
+    stage's and each check's messages and notes (a compile error, a log pointer, the runner's or a
+    refusal's text), and the runner's results kept in grade.json (a kernel's source file, a finding's)."""
     scrub = lambda text: tree_mod.scrub(text, build)  # noqa: E731
 
     def result(r):
@@ -99,6 +115,7 @@ def scrubbed(report: GradeReport, build: Path) -> GradeReport:
 
     return replace(report, message=scrub(report.message), stages=[
         replace(s, error=scrub(s.error), checks=[replace(c, message=scrub(c.message), hint=scrub(c.hint),
+                                                         notes=tuple((kind, scrub(text)) for kind, text in c.notes),
                                                          result=result(c.result)) for c in s.checks])
         for s in report.stages])
 
@@ -107,7 +124,7 @@ def exit_status(report: GradeReport) -> int:
     """0: everything passed; 1: something failed or did not compile; 2: the grader could not run
     (the whole grade, or a check: a grading error); 77: nothing could be checked here (every check
     skipped: no GPU, or a tool missing)."""
-    if report.status == "error" or any(c.verdict == results_mod.GRADING_ERROR for s in report.stages for c in s.checks):
+    if report.status == "error" or any(c.verdict == runresult.GRADING_ERROR for s in report.stages for c in s.checks):
         return ExitCode.ERROR
     if report.stages and all(s.all_skipped for s in report.stages):
         return ExitCode.SKIPPED

@@ -11,7 +11,7 @@ from ..report.model import device_of
 from ..run import measure as measure_mod
 from ..run.tree import Tree
 from ..score import quiz
-from ..score.scoring import StageScore
+from ..score.scores import StageScore
 from .options import GradeOptions
 
 
@@ -31,12 +31,12 @@ def with_questions(stages: list[StageScore], all_stages: dict, impl: str, sub_ro
     for score in stages:
         stage = all_stages[score.stage]
         folder = (sub_root if sub_root else ROOT / "starter") / stage.id
-        ans, note = quiz.attempt(quiz.read_answers(folder / quiz.ANSWERS, stage.id),
+        ans, notes = quiz.attempt(quiz.read_answers(folder / quiz.ANSWERS, stage.id),
                                  opts.earlier_answers.get(stage.id, []), opts.question_attempts)
         if not ans.problem:
             answers[stage.id] = quiz.as_record(ans)
         questions = quiz.score(stage, impl, folder / quiz.ANSWERS, stage.points.questions, code, device,
-                               answers=ans, note=note,
+                               answers=ans, notes=notes,
                                measure=measure_mod.measurer(tree, impl, stage.id) if tree and not opts.quick else None,
                                on_gpu=backend == "gpu")
         out.append(replace(score, checks=score.checks + tuple(questions)))

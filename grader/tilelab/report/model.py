@@ -11,11 +11,12 @@ from dataclasses import dataclass, field
 
 from ..run.result import Result
 from ..specs.contract import SCHEMAS
-from ..score.scoring import CheckScore, StageScore
+from ..score.scores import CheckScore, StageScore
 
 FORMAT = SCHEMAS["grade"]
-# A check's fields written to grade.json only where set: `cause` (scoring.Cause) is what few checks have.
-OMITTED_WHEN_NONE = ("cause",)
+# A check's fields written to grade.json only where set (not None, not empty): `cause` (scores.Cause)
+# and a graded question's `notes` (scores.Note) are what few checks have.
+OMITTED_WHEN_UNSET = ("cause", "notes")
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ class GradeReport:
         d["stages"] = [{f.name: getattr(s, f.name) for f in dataclasses.fields(s) if f.name != "checks"}
                        | {"checks": [{f.name: getattr(c, f.name) if f.name != "result" else
                                       (c.result.raw if c.result else None) for f in dataclasses.fields(c)
-                                      if f.name not in OMITTED_WHEN_NONE or getattr(c, f.name) is not None}
+                                      if f.name not in OMITTED_WHEN_UNSET or getattr(c, f.name) not in (None, ())}
                                      for c in s.checks]} for s in self.stages]
         d = copy.deepcopy(d)
         d["format"] = FORMAT

@@ -8,7 +8,7 @@ withheld questions, formats/common.py) gets that copy's diagnoses computed once 
 from __future__ import annotations
 
 from ..score import diagnoses as diagnoses_mod, metrics as metrics_mod
-from ..score.scoring import CheckScore, StageScore
+from ..score.scores import CheckScore, StageScore
 from .model import GradeReport
 
 

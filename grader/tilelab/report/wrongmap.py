@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from . import plot
 from ..run.result import Comparison
-from ..score.scoring import CheckScore, StageScore
+from ..score.scores import CheckScore, StageScore
 
 LEGEND = {"0": "right", "1": "wrong", "2": "never written (NaN)"}
 COLOURS = {"0": (0.86, 0.95, 0.87), "1": (0.86, 0.15, 0.15), "2": (0.25, 0.25, 0.25)}

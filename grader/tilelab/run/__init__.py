@@ -1,8 +1,9 @@
 """Building and running the code under test, and reading what the runs left, without judging it.
 The grading engine: what becomes of one stage in a build tree, as one typed outcome (`outcome`),
 found in four steps by `engine` -- build (`tree`, `artifacts`: only this build's objects), scan
-(`refusal`: `forbidden`, the allow-list, whose policy is `allowlist`, reading `symbols`, `libexports`
-and `disasm`; and `includes`), run and collect (`checkpasses`: three CTest passes, a hang stops the
+(`refusal`, composing side by side `symbols`, the allow-list's policy `allowlist`, `libexports`,
+`disasm` and the wording of what they found, `forbidden`; and `includes`, in the header folders
+`toolchain` finds), run and collect (`checkpasses`: three CTest passes, a hang stops the
 rest, only a pass's own JUnit report vouches for a result file). Besides: a submission's scratch copy
 (`submission`), the limits every build and check runs under (`sandbox`), the judge's command line,
 built in Python only here (`judge`), a predict-then-measure question's run (`measure`), the runner's

@@ -1,6 +1,7 @@
 """The allow-list's policy, grader/allowlist.toml: its groups as read, and the rules that decide on
 one name of one kind of object (may it be referenced? may it be defined? is it library code?).
-Decides on names only: reading them from an object is symbols.py's, reporting forbidden.py's."""
+Decides on names only: reading them from an object is symbols.py's, the scan refusal.py's, wording
+its findings forbidden.py's."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..specs.compat import tomllib
-from .symbols import BUILD_KIND, EMU_ASAN, EMU_KINDS, EMU_RACE, GPU, KINDS, WEAK, Symbol
+from .symbols import BUILD_KIND, EMU_ASAN, EMU_KINDS, EMU_RACE, GPU, KINDS, WEAK, Symbol, strip_params
 
 ALLOWLIST = Path(__file__).resolve().parents[2] / "allowlist.toml"
 
@@ -171,3 +172,16 @@ def library_code(key: str, kind: str = GPU, pol: Policy | None = None) -> tuple[
         if g.matches(key):
             return g.name, f"{g.what}: {g.advice}"
     return None
+
+
+def classify(symbol: str, kind: str = GPU) -> str | None:
+    """Why the object may not reference `symbol` (demangled; a parameter list is ignored), or None."""
+    key = strip_params(symbol)
+    found = check_reference(key, kind)
+    return found[1] if found else None
+
+
+def classify_defined(symbol: str, kind: str = GPU) -> str | None:
+    """Why a definition of `symbol` (demangled) betrays library code (Thrust/CUB), or None."""
+    found = library_code(strip_params(symbol), kind)
+    return found[1] if found else None

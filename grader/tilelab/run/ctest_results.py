@@ -13,13 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..specs.contract import SCHEMAS, ExitCode, hint
-from .result import Result
+from .result import GRADING_ERROR, Result
 
 SCHEMA = SCHEMAS["result"]
-# The verdict of a check that could not be judged for a reason that is not the submission's: the
-# judge's own input was bad (its exit code bad_input) or it ended without a result. Never the
-# student's crash; it earns nothing and tells the student to tell the instructor (docs/grading.md).
-GRADING_ERROR = "grading_error"
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ typed outcome (outcome.py), in four steps --
 
 It judges nothing: score/scoring.py turns the outcome into verdicts and points. Every class-grading
 path (grade, check, batch, slurm, the hosted autograders, setup) reaches it through
-grading/stage.py."""
+grading/implementation.py's grade_stage."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from ..specs import spec
 
 @dataclass(frozen=True)
 class RunOptions:
-    """What the engine reads of a grade's options (grading/stage.py: run_options)."""
+    """What the engine reads of a grade's options (grading/implementation.py: run_options)."""
     quick: bool = False                   # `tilelab check`: plain emulator build, small public datasets only
     build_timeout: float = 1800
     check_timeout: float | None = None    # per stage; default: the sum of its checks' timeouts + 120 s

@@ -1,38 +1,11 @@
-"""Scan a student's compiled object against the grader's allow-list, grader/allowlist.toml, before
-anything runs. One list for both backends: the nvcc object (GPU) and the objects of the emulator's
-plain, asan and race builds.
-
-- References (undefined symbols): each must match an allowed group of the list; the list's refused
-  groups say what to use instead, and anything unlisted is refused with its default advice.
-- Definitions (global symbols): the student's own names are fine; a name someone else in the
-  runner's process owns (the CUDA runtime, libc/libm/libstdc++/OpenBLAS, the emulator, the grader,
-  the sanitizers) is refused, as are Thrust/CUB kernels.
-- Static initializers (constructors, .init code, ifunc resolvers) are judged like any other code:
-  the worker is confined from its first instruction (docs/integrity.md), so code that runs before
-  main can do nothing that launch_matmul cannot.
-- No system-call instruction (inline asm bypassing libc), and no main() (defines_main).
-
-This module runs the scan and words its findings; the parts it uses each decide one thing:
-symbols.py reads an object's names (`nm`, `c++filt -p`) and its kind, allowlist.py is the policy
-(may this name be referenced or defined here), libexports.py says which library owns a name, and
-disasm.py reads the machine code (`objdump`). Never the source text. Without those tools nothing
-can be verified, and the scan says so (a finding) rather than passing the object. docs/integrity.md
-explains the rule.
-"""
+"""What the allow-list scan found (refusal.py runs it), worded for the student: one finding per
+name and reason, the names as the student wrote them (`open`, not the `__open_2` that
+_FORTIFY_SOURCE made of it), and the one line a refused stage's checks say. Reads no object."""
 
 from __future__ import annotations
 
-import concurrent.futures
 import re
 from dataclasses import dataclass
-from pathlib import Path
-
-from .allowlist import Policy, check_definition, check_reference, library_code, policy
-from .artifacts import student_objects  # noqa: F401  (the objects scanned; kept here for callers)
-from .disasm import raw_syscalls
-from .libexports import owned_symbols
-from .symbols import EMU, EMU_ASAN, EMU_RACE, GPU, KINDS  # noqa: F401  (the kinds of object; kept here for callers)
-from .symbols import GLOBAL_DEFINED, UNDEFINED, ToolMissing, object_kind, strip_params, symbols
 
 
 @dataclass(frozen=True)
@@ -46,76 +19,6 @@ class Finding:
     @property
     def message(self) -> str:
         return f"defines {self.symbol}, {self.reason}" if self.kind == "definition" else f"{self.symbol}: {self.reason}"
-
-
-
-def classify(symbol: str, kind: str = GPU) -> str | None:
-    """Why the object may not reference `symbol` (demangled; a parameter list is ignored), or None."""
-    key = strip_params(symbol)
-    found = check_reference(key, kind)
-    return found[1] if found else None
-
-
-def classify_defined(symbol: str, kind: str = GPU) -> str | None:
-    """Why a definition of `symbol` (demangled) betrays library code (Thrust/CUB), or None."""
-    found = library_code(strip_params(symbol), kind)
-    return found[1] if found else None
-
-
-def defines_main(objects: list[Path]) -> bool:
-    """Whether the student's code defines main(): the runner supplies main and calls the student's
-    functions, so a file that keeps its own cannot be linked into it."""
-    return any(s.raw == "main" and s.type in "TtWw" for obj in objects for s in symbols(obj))
-
-
-def scan_object(obj: Path, kind: str | None = None, build: Path | None = None,
-                pol: Policy | None = None) -> list[Finding]:
-    pol = pol or policy()
-    o = str(obj)
-    try:
-        syms = symbols(obj)
-        kind = kind or object_kind(obj, syms)
-        owned = owned_symbols(build, pol)
-        out = []
-        for s in syms:
-            if s.type in UNDEFINED:
-                bad = check_reference(s.key, kind, pol)
-                if bad:
-                    out.append(Finding(as_written(s.key), bad[1], o, "reference", bad[0]))
-                continue
-            lib = library_code(s.key, kind, pol)
-            if lib:
-                out.append(Finding(s.key, lib[1], o, "definition", lib[0]))
-                continue
-            if s.type in GLOBAL_DEFINED:
-                bad = check_definition(s, kind, pol, owned)
-                if bad:
-                    out.append(Finding(s.key, bad[1], o, "definition", bad[0]))
-        if raw_syscalls(obj):
-            out.append(Finding("syscall instruction", "a system call made around libc: call only what the "
-                               "allow-list lists", o, "syscall"))
-        return out
-    except ToolMissing as e:
-        return [Finding(f"{e.args[0]} is missing", "the grader cannot read the compiled file without binutils "
-                        "(nm, c++filt, objdump); tell your instructor", o, "unreadable")]
-
-
-def scan(objects: list[Path], kind: str | None = None, build: Path | None = None) -> list[Finding]:
-    """Every finding of the objects (one per symbol and message: the emulator's three builds of one
-    file would repeat each). The objects are read side by side (the time is nm's and objdump's, in
-    processes of their own: a grade waits for the scan before any check runs); the findings keep
-    the objects' order."""
-    pol = policy()
-    owned_symbols(build, pol)   # once, before the threads share it
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, len(objects))) as pool:
-        per_object = list(pool.map(lambda obj: scan_object(Path(obj), kind, build, pol), objects))
-    seen, unique = set(), []
-    for found in per_object:
-        for f in found:
-            if (f.symbol, f.reason) not in seen:
-                seen.add((f.symbol, f.reason))
-                unique.append(f)
-    return unique
 
 
 def _compact(names: list[str]) -> list[str]:

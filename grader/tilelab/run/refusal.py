@@ -1,12 +1,95 @@
 """The scan of a stage's build before anything of it runs (the engine's second step): whether
-what was compiled from the student's file may be graded at all."""
+what was compiled from the student's file may be graded at all. Its includes (includes.py, from the
+depfiles), and its symbols against the grader's allow-list, grader/allowlist.toml. One list for both
+backends: the nvcc object (GPU) and the objects of the emulator's plain, asan and race builds.
+
+- References (undefined symbols): each must match an allowed group of the list; the list's refused
+  groups say what to use instead, and anything unlisted is refused with its default advice.
+- Definitions (global symbols): the student's own names are fine; a name someone else in the
+  runner's process owns (the CUDA runtime, libc/libm/libstdc++/OpenBLAS, the emulator, the grader,
+  the sanitizers) is refused, as are Thrust/CUB kernels.
+- Static initializers (constructors, .init code, ifunc resolvers) are judged like any other code:
+  the worker is confined from its first instruction (docs/integrity.md), so code that runs before
+  main can do nothing that launch_matmul cannot.
+- No system-call instruction (inline asm bypassing libc), and no main() (defines_main).
+
+This module composes the scan from parts that each decide one thing, side by side (none imports
+another but for symbols.py's vocabulary): symbols.py reads an object's names (`nm`, `c++filt -p`)
+and its kind, allowlist.py is the policy (may this name be referenced or defined here),
+libexports.py says which library owns a name, disasm.py reads the machine code (`objdump`), and
+forbidden.py words what the scan found. Never the source text. Without those tools nothing can be
+verified, and the scan says so (a finding) rather than passing the object. docs/integrity.md
+explains the rule.
+"""
 
 from __future__ import annotations
 
+import concurrent.futures
 from pathlib import Path
 
-from . import forbidden, includes, outcome
+from . import includes, outcome
+from .allowlist import Policy, check_definition, check_reference, library_code, policy
+from .disasm import raw_syscalls
+from .forbidden import Finding, as_written, summary
+from .libexports import owned_symbols
+from .symbols import GLOBAL_DEFINED, UNDEFINED, ToolMissing, object_kind, symbols
 from ..specs import spec
+
+
+def defines_main(objects: list[Path]) -> bool:
+    """Whether the student's code defines main(): the runner supplies main and calls the student's
+    functions, so a file that keeps its own cannot be linked into it."""
+    return any(s.raw == "main" and s.type in "TtWw" for obj in objects for s in symbols(obj))
+
+
+def scan_object(obj: Path, kind: str | None = None, build: Path | None = None,
+                pol: Policy | None = None) -> list[Finding]:
+    pol = pol or policy()
+    o = str(obj)
+    try:
+        syms = symbols(obj)
+        kind = kind or object_kind(obj, syms)
+        owned = owned_symbols(build, pol)
+        out = []
+        for s in syms:
+            if s.type in UNDEFINED:
+                bad = check_reference(s.key, kind, pol)
+                if bad:
+                    out.append(Finding(as_written(s.key), bad[1], o, "reference", bad[0]))
+                continue
+            lib = library_code(s.key, kind, pol)
+            if lib:
+                out.append(Finding(s.key, lib[1], o, "definition", lib[0]))
+                continue
+            if s.type in GLOBAL_DEFINED:
+                bad = check_definition(s, kind, pol, owned)
+                if bad:
+                    out.append(Finding(s.key, bad[1], o, "definition", bad[0]))
+        if raw_syscalls(obj):
+            out.append(Finding("syscall instruction", "a system call made around libc: call only what the "
+                               "allow-list lists", o, "syscall"))
+        return out
+    except ToolMissing as e:
+        return [Finding(f"{e.args[0]} is missing", "the grader cannot read the compiled file without binutils "
+                        "(nm, c++filt, objdump); tell your instructor", o, "unreadable")]
+
+
+def scan(objects: list[Path], kind: str | None = None, build: Path | None = None) -> list[Finding]:
+    """Every finding of the objects (one per symbol and message: the emulator's three builds of one
+    file would repeat each). The objects are read side by side (the time is nm's and objdump's, in
+    processes of their own: a grade waits for the scan before any check runs); the findings keep
+    the objects' order."""
+    pol = policy()
+    owned_symbols(build, pol)   # once, before the threads share it
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, len(objects))) as pool:
+        per_object = list(pool.map(lambda obj: scan_object(Path(obj), kind, build, pol), objects))
+    seen, unique = set(), []
+    for found in per_object:
+        for f in found:
+            if (f.symbol, f.reason) not in seen:
+                seen.add((f.symbol, f.reason))
+                unique.append(f)
+    return unique
 
 
 def refusal(build: Path, stage: spec.Stage, objects: list[Path]) -> outcome.Refused | outcome.DidNotCompile | None:
@@ -19,7 +102,7 @@ def refusal(build: Path, stage: spec.Stage, objects: list[Path]) -> outcome.Refu
     "forbidden: cublasSgemm_v2", not a linker message)."""
     if not objects:
         return None
-    if forbidden.defines_main(objects):
+    if defines_main(objects):
         return outcome.DidNotCompile(
             f"{stage.id}/matmul.cu defines main(): the grader supplies main and calls your "
             "launch_matmul itself, so a file with its own main cannot be linked into it. Remove "
@@ -34,9 +117,9 @@ def refusal(build: Path, stage: spec.Stage, objects: list[Path]) -> outcome.Refu
         return outcome.DidNotCompile("the grader could not check what the file includes (the compiler wrote no "
                                      f"dependency file for {', '.join(inc.unverifiable)}); tell your instructor")
     # One list for both backends; each object is judged as the build that made it (nvcc, or the
-    # emulator's plain, asan or race build: forbidden.object_kind).
-    found = forbidden.scan(objects, build=build)
+    # emulator's plain, asan or race build: symbols.object_kind).
+    found = scan(objects, build=build)
     if found:
         return outcome.Refused("the code uses what this assignment forbids (the allow-list: docs/integrity.md): "
-                               + forbidden.summary(found))
+                               + summary(found))
     return None

@@ -17,8 +17,15 @@ from typing import TYPE_CHECKING, Any
 from ..specs import resultschema
 from ..specs.resultschema import num
 
-__all__ = ["num", "Result", "Comparison", "WrongElement", "WrongMap", "Finding", "Analysis", "Launch",
+__all__ = ["num", "spans", "GRADING_ERROR", "Result", "Comparison", "WrongElement", "WrongMap", "Finding", "Analysis", "Launch",
            "KernelAttributes", "Occupancy", "Timing", "ImplTiming", "Progress", "Shape"]
+
+
+# The verdict of a check that could not be judged for a reason that is not the submission's (the
+# Python grader's own, given where results are read: ctest_results.py): the judge's own input was
+# bad (its exit code bad_input) or it ended without a result. Never the student's crash; it earns
+# nothing and tells the student to tell the instructor (docs/grading.md).
+GRADING_ERROR = "grading_error"
 
 
 class _WrongMap:
@@ -135,3 +142,9 @@ if TYPE_CHECKING:
     KernelAttributes = Occupancy = Timing = ImplTiming = Progress = Shape = Any
 else:
     globals().update(_CLASSES)
+
+
+def spans(ranges, most: int = 6) -> str:
+    """Inclusive ranges (a comparison's wrong_rows, wrong_cols) as text: '0-15, 17', the first `most`
+    of them, '...' when there are more."""
+    return ", ".join(f"{a}-{b}" if a != b else f"{a}" for a, b in ranges[:most]) + (" ..." if len(ranges) > most else "")

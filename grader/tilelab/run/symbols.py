@@ -1,6 +1,6 @@
 """Reading a compiled object: its symbols with `nm`, their names demangled without parameters by
 `c++filt -p`, and which build made it (the object's kind). Only reading: what the names may be is
-the allow-list's decision (allowlist.py), what the scan reports is forbidden.py's.
+the allow-list's decision (allowlist.py), the scan refusal.py's.
 
 A missing tool raises ToolMissing: without binutils nothing can be verified, and the scan says so
 rather than passing the object.

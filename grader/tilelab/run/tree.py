@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from .. import ROOT
-from . import artifacts, detection
+from . import artifacts, detection, toolchain   # toolchain: the same system folders the include check allows
 from ..specs import seed as seed_mod
 from .sandbox import Ran, run_limited
 
@@ -273,12 +273,10 @@ def _quotable_dirs(tree: Path | None, own: tuple[Path | str, ...]) -> tuple[str,
     """Where a file lies whose lines a compiler message may quote to a student: the student's own
     folder(s), the kit's public headers, the toolchain's folders, and the compilers' temporary
     files (the assembler's .s and nvcc's intermediates, made from the student's file)."""
-    from . import includes   # the same system folders the include check allows
-
-    dirs = [*map(str, own), str(ROOT / "grader" / "include"), str(includes.EMU_INCLUDE), "/usr", "/opt"]
+    dirs = [*map(str, own), str(ROOT / "grader" / "include"), str(toolchain.EMU_INCLUDE), "/usr", "/opt"]
     if tree:
         t = Path(tree)
-        dirs += [str(t / SUBMISSION_SRC), str(t / "generated" / "include"), *includes.system_dirs(t)]
+        dirs += [str(t / SUBMISSION_SRC), str(t / "generated" / "include"), *toolchain.system_dirs(t)]
     return tuple(sorted({os.path.realpath(d) for d in dirs if d}))
 
 

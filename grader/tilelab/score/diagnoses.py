@@ -24,10 +24,8 @@ from dataclasses import dataclass, field
 
 from ..specs import contract
 from ..specs.contract import HINT_CODES, HINTS
-from .metrics import spans
-from ..run.ctest_results import GRADING_ERROR
-from ..run.result import Finding, Result
-from .scoring import PERF_CHECKS, Cause, CheckScore, StageScore
+from ..run.result import GRADING_ERROR, Finding, Result, spans
+from .scores import PERF_CHECKS, Cause, CheckScore, StageScore
 
 # The emulator's order of findings to fix first: contract.toml [findings], as the runner sorts them.
 FINDING_ORDER = contract.FINDING_ORDER

@@ -8,8 +8,8 @@ import functools
 
 from dataclasses import dataclass
 
-from ..run.result import Result
-from .scoring import CheckScore
+from ..run.result import Result, spans
+from .scores import CheckScore
 
 
 @dataclass
@@ -101,10 +101,10 @@ MODEL_FIGURES = (("CGMA (FLOPs per float loaded)", "cgma", ".1f"),
                  ("blocks per SM within 65536 registers (fragments + 56 a thread)", "tensor_blocks_per_sm", ".0f"))
 
 
-def model_lines(c: CheckScore | None) -> list[str]:
+def model_lines(c: CheckScore | None, brief: bool = False) -> list[str]:
     """The counts of a perf-model check, the student's beside the reference's and the book's
     prediction (e.g. 'CGMA: yours 1.0, reference 16.0, book 16'), and the modelled times; [] for
-    any other check."""
+    any other check. brief: the CGMA and the modelled times only (the terminal without its table)."""
     r = c.result if c is not None else None
     t = r.timing if r is not None else None
     if t is None or t.basis != "model":
@@ -117,7 +117,7 @@ def model_lines(c: CheckScore | None) -> list[str]:
     lines = []
     for label, key, spec in MODEL_FIGURES:
         a, b = mine.derived.get(key), ref.derived.get(key) if ref else None
-        if a is None:
+        if a is None or brief and key != "cgma":
             continue
         line = f"{label}: yours {a:{spec}}" + (f", reference {b:{spec}}" if b is not None else "")
         if key == "cgma" and book_cgma is not None:
@@ -129,7 +129,7 @@ def model_lines(c: CheckScore | None) -> list[str]:
         lines.append(f"modelled on {mm.get('gpu', 'the reference GPU')} at {r.shape_text or '?'}: yours "
                      f"{mm.get('ms', 0):.4f} ms ({mm.get('bound')} bound)"
                      + (f", reference {rm.get('ms', 0):.4f} ms ({rm.get('bound')} bound)" if rm else ""))
-    if book:
+    if book and not brief:
         lines.append(f"the book: {book}")
     return lines
 
@@ -205,8 +205,3 @@ def _show(v: float | None) -> str:
     if v is None:
         return "?"
     return "nan" if v != v else ("inf" if v > 0 else "-inf") if abs(v) == float("inf") else repr(v)
-
-
-def spans(ranges, most: int = 6) -> str:
-    """Inclusive ranges as text: '0-15, 17', the first `most` of them, '...' when there are more."""
-    return ", ".join(f"{a}-{b}" if a != b else f"{a}" for a, b in ranges[:most]) + (" ..." if len(ranges) > most else "")

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from .. import ROOT
 from ..specs.compat import tomllib
-from .scoring import QUESTION, CheckScore
+from .scores import QUESTION, CheckScore, Note
 
 ANSWERS = "answers.toml"
 KEY = "questions-key.toml"
@@ -37,15 +37,9 @@ PRACTICE = "practice"
 LETTERS = "abcdefghij"
 # What a question's message says when the grader could not tell the quiz code is the student's own.
 UNVERIFIED = "UNVERIFIED"
-# The start of the note that answers.toml was written for another code than the student's; the
-# platforms show it before the due date (formats.common.question_notice), as it says nothing of
-# which answers are right.
-WRONG_CODE = "these answers were for quiz code"
-# The start of the note that the answers graded are an earlier submission's (attempt); shown the same way.
-ATTEMPTS_USED = "you have handed in"
 
 
-# The comparison line's start, by which the reports find it (formats.common.stage_model_lines).
+# How a predict-then-measure question's comparison starts (a Note.COMPARISON on its check).
 PREDICT = "predict, then measure"
 # What a predict-then-measure question can measure, and how it is named to the student.
 MEASURES = {"global-loads": "floats of M and N loaded from global memory"}
@@ -270,23 +264,24 @@ def as_record(ans: Answers) -> dict:
     return {"code": ans.code, "values": dict(sorted(ans.values.items()))}
 
 
-def attempt(current: Answers, earlier: list[dict], cap: int) -> tuple[Answers, str]:
+def attempt(current: Answers, earlier: list[dict], cap: int) -> tuple[Answers, tuple[tuple[Note, str], ...]]:
     """The answers that count, given those of the student's earlier submissions (as_record, oldest
     first) and a cap on how many different sets of answers count (0: no cap): once `cap` different
     sets have been handed in, a new one is not graded -- the last set that counted is, and the
-    message says so. Resubmitting until every choice has been tried is then no longer a strategy."""
+    note (Note.ATTEMPTS_USED, its text: score's `notes`) says so. Resubmitting until every
+    choice has been tried is then no longer a strategy."""
     if not cap or current.problem:
-        return current, ""
+        return current, ()
     seen: list[dict] = []
     for rec in earlier:
         if rec and rec not in seen:
             seen.append(rec)
     if as_record(current) in seen or len(seen) < cap:
-        return current, ""
+        return current, ()
     last = seen[-1]
     return (Answers(str(last.get("code", PRACTICE)), dict(last.get("values") or {})),
-            f"; {ATTEMPTS_USED} {len(seen)} different sets of answers, as many as count ({cap}): these "
-            f"are the last set that counted, not this submission's")
+            ((Note.ATTEMPTS_USED, f"you have handed in {len(seen)} different sets of answers, as many as count "
+                                  f"({cap}): these are the last set that counted, not this submission's"),))
 
 
 def shape_of(d: Drawn) -> list[int]:
@@ -410,35 +405,37 @@ def _number(given) -> float | None:
     return float(given) if isinstance(given, (int, float)) else None
 
 
-def _measurement(d: Drawn, given, book: float | None, measure) -> str:
-    """A predict-then-measure question's comparison line, to append to its message (answered ones),
-    or "". With the key (the grade, shown to the student when the question's verdict is: after the
+def _measurement(d: Drawn, given, book: float | None, measure) -> tuple[tuple[Note, str], ...]:
+    """A predict-then-measure question's comparison line as its check's note (Note.COMPARISON; its
+    message ends with it) for an answered one, or (). With the key (the grade, shown to the student when the question's verdict is: after the
     due date where there is one) the kernel is measured at the graded shape and a wrong prediction
     explained; without it (the student kit, before any grading) only at another shape (demo_draw),
     never at the graded one, whose count for a kernel that follows the book is the answer."""
     if not (d.question.measure and _answered(given)):
-        return ""
+        return ()
     if book is None:
         demo = demo_draw(d.question, d.code, d.stage)
         j, k, l = shape_of(demo)
         measured, why_not = measure(d.question, [j, k, l]) if measure else (None, "no emulator count build here")
-        return "\n" + (f"{PREDICT} ({MEASURES[d.question.measure]}): you predicted {given} for your "
-                       f"question's shape; your kernel at J x K x L = {j} x {k} x {l}, " +
-                       (f"counted on the emulator: {measured:,.0f}" if measured is not None else
-                        f"not measured ({why_not})") +
-                       f" ({lock_note(shape_of(d))}, by your course's autograder)")
+        return ((Note.COMPARISON, f"{PREDICT} ({MEASURES[d.question.measure]}): you predicted {given} for your "
+                                  f"question's shape; your kernel at J x K x L = {j} x {k} x {l}, " +
+                                  (f"counted on the emulator: {measured:,.0f}" if measured is not None else
+                                   f"not measured ({why_not})") +
+                                  f" ({lock_note(shape_of(d))}, by your course's autograder)"),)
     measured, why_not = measure(d.question, shape_of(d)) if measure else (None, "no emulator count build here")
-    return "\n" + comparison(d, given, book, measured, why_not)
+    return ((Note.COMPARISON, comparison(d, given, book, measured, why_not)),)
 
 
 def score(stage, impl: str, answers_path: Path | None, points: float, code: str | None = None,
           device: dict | None = None, root: Path = ROOT, answers: Answers | None = None,
-          note: str = "", measure=None, on_gpu: bool = False) -> list[CheckScore]:
+          notes: tuple[tuple[Note, str], ...] = (), measure=None, on_gpu: bool = False) -> list[CheckScore]:
     """One CheckScore per question ('<impl>.<stage>.<question id>.question'), sharing `points`.
     code: the student's quiz code when the grader knows it (seed and name, or a PrairieLearn
     variant's); otherwise the one in answers.toml is used ("practice" too), and where a key grades
     them the messages say UNVERIFIED. answers: graded instead of the
-    file (attempt); note: appended to each question's message. measure(question, shape) -> (count
+    file (attempt); notes: what is said of the answers as a whole (attempt's), to which a wrong
+    quiz code's is added: each graded answer's message ends with their texts, and its check holds
+    them as data (CheckScore.notes), with its comparison where it has one. measure(question, shape) -> (count
     or None, why not): the student's kernel measured for a predict-then-measure question, shown
     beside the prediction (graded on the prediction alone). A missing or unreadable answers.toml
     scores each question 0 with a message; a missing key (the student repository) skips them.
@@ -453,8 +450,9 @@ def score(stage, impl: str, answers_path: Path | None, points: float, code: str 
     ans = answers or read_answers(answers_path, stage.id)
     use = code or ans.code
     if code and not ans.problem and ans.code != code:
-        note += (f"; {WRONG_CODE} {ans.code!r}, not yours ({code!r}): run "
-                 f"`./tilelab quiz {stage.id} --code {code}`")
+        notes += ((Note.WRONG_CODE, f"these answers were for quiz code {ans.code!r}, not yours ({code!r}): run "
+                                    f"`./tilelab quiz {stage.id} --code {code}`"),)
+    note = "".join(f"; {text}" for _, text in notes)
     # Wherever a key is at hand but the grader does not know whose numbers to use (a batch without
     # --seed, PrairieLearn without a variant), the code is the student's word -- "practice" included:
     # it is the one code everybody may use, so one shared answers.toml would otherwise give a whole
@@ -466,7 +464,7 @@ def score(stage, impl: str, answers_path: Path | None, points: float, code: str 
                  f"grading seed and the student's name the grader cannot tell it is theirs)")
     out = []
     for q in questions:
-        verdict, earned, worth, hint = "wrong", 0.0, each, ""
+        verdict, earned, worth, hint, said = "wrong", 0.0, each, "", ()
         if key is None or q.id not in key or q.gpu and not (device or {}).get("regs_per_sm"):
             # Not gradable here: out of the maximum, or kept in it, as [points] unearnable says.
             keyed = key is not None and q.id in key
@@ -476,7 +474,7 @@ def score(stage, impl: str, answers_path: Path | None, points: float, code: str 
                        "asks what the grading GPU reports: graded on a GPU only" if keyed else
                        "graded by your course's autograder (the answer key is not in the student kit)")
             if q.measure and not ans.problem:   # the measurement needs no key: the self-learner's check
-                message += _measurement(draw(q, use, stage.id), ans.values.get(q.id), None, measure)
+                said = _measurement(draw(q, use, stage.id), ans.values.get(q.id), None, measure)
         elif ans.problem:
             verdict = "missing" if answers_path is None or not Path(answers_path).exists() else "bad_input"
             message = ans.problem + (f" (your quiz code is {code}: `./tilelab quiz {stage.id} --code {code}`)"
@@ -488,13 +486,15 @@ def score(stage, impl: str, answers_path: Path | None, points: float, code: str 
             if not _answered(given):
                 message = f"not answered (no '{q.id}' in {stage.id}/{ANSWERS})"
             elif right(d, given, want):
-                verdict, earned, message = "pass", each, "right" + note
+                verdict, earned, message, said = "pass", each, "right" + note, notes
             else:
-                message = f"{given!r} is not the right answer" + note
-            message += _measurement(d, given, want, measure)
+                message, said = f"{given!r} is not the right answer" + note, notes
+            said += _measurement(d, given, want, measure)
             if q.cite and verdict != "pass":
                 hint = f"see {q.cite}"
-        out.append(CheckScore(f"{impl}.{stage.id}.{q.id}.{CHECK}", q.id, CHECK, verdict, earned, worth, message, hint))
+        message += "".join(f"\n{text}" for kind, text in said if kind == Note.COMPARISON)
+        out.append(CheckScore(f"{impl}.{stage.id}.{q.id}.{CHECK}", q.id, CHECK, verdict, earned, worth, message, hint,
+                              notes=said))
     return out
 
 

@@ -5,13 +5,12 @@ read-only. Pure functions only: no files, no processes, so every rule here is un
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
-from enum import Enum
+from dataclasses import replace
 from types import SimpleNamespace
 
 from ..specs.contract import hint
-from ..run.ctest_results import GRADING_ERROR
-from ..run.result import Result
+from ..run.result import GRADING_ERROR, Result
+from .scores import PERF_CHECKS, Cause, CheckScore, StageScore
 from ..specs.codegen import check_timeout
 from ..specs.spec import Stage
 # What became of a stage (the engine's typed outcome, run/outcome.py) and the correctness check of each
@@ -25,102 +24,10 @@ SAFETY_CHECKS = ("memcheck", "racecheck", "synccheck", "initcheck", "emu-asan", 
 # included), whatever [points] safety_penalty says, since the checks that cannot see them (the
 # plain build, the datasets too large for the race build) would still pay the host's product.
 INTEGRITY_FINDINGS = ("kernel-accessed-host",)
-QUESTION = "question"   # the check kind of a graded question's row (quiz.py)
-PERF_CHECKS = ("perf", "perf-model")
 # What a performance row says when the rest of the stage kept its points from it ([performance]
 # requires_all_correct, docs/grading.md); the row's cause is Cause.PERF_GATED.
 PERF_GATED = ("no performance points: they are credited only to a kernel that is correct and safe on every "
               "dataset of the stage")
-
-
-class Cause(str, Enum):
-    """Why a check was not run or earned no points, where scoring decides it and the reports act on
-    it (diagnoses.py): data, so that no reader has to recognise scoring's sentences. A check's
-    message still says it in words; its `cause` says which. Written to grade.json as its value."""
-    HUNG = "hung"                             # not run: the kernel hung on another dataset (Hung)
-    NO_REFERENCE = "no-reference"             # passed; no performance points: no speed to compare with
-    PERF_GATED = "perf-gated"                 # passed; no performance points: the stage is not all correct and safe
-    REMOVED_CUDA_CALL = "removed-cuda-call"   # did not compile: it calls a CUDA function removed from CUDA
-
-
-@dataclass(frozen=True)
-class CheckScore:
-    name: str           # <impl>.<stage>.<dataset>.<check>
-    dataset: str
-    check: str
-    verdict: str        # pass, wrong, error, timeout, bad_input (answers.toml), skipped, crash, missing,
-                        # compile, forbidden, grading_error (the grader's failure, results.GRADING_ERROR)
-    points: float
-    max_points: float
-    message: str = ""
-    hint: str = ""
-    result: Result | None = None
-    hidden: bool = False
-    withheld: float = 0.0   # points a memory-safety finding took from this check (safety_penalty)
-    cause: Cause | None = None   # why it was not run or earned no points, where a report acts on it
-
-    def __post_init__(self):
-        if isinstance(self.cause, str) and not isinstance(self.cause, Cause):   # read back from grade.json
-            object.__setattr__(self, "cause", Cause(self.cause))
-
-    @property
-    def passed(self) -> bool:
-        return self.verdict == "pass"
-
-    @property
-    def skipped(self) -> bool:
-        """Not run on this backend: neither passed nor failed (every output format says so)."""
-        return self.verdict == "skipped"
-
-    @property
-    def clean_pass(self) -> bool:
-        """Passed and kept its points: what the platforms that know only pass/fail call passed."""
-        return self.passed and self.withheld == 0
-
-
-@dataclass(frozen=True)
-class StageScore:
-    """One stage's checks as score_stage decided them; read-only, like every CheckScore in it (a
-    changed copy is made with dataclasses.replace)."""
-    stage: str
-    checks: tuple[CheckScore, ...] = ()
-    title: str = ""
-    error: str = ""     # why the stage could not be checked at all (build failed, forbidden call)
-
-    def __post_init__(self):
-        object.__setattr__(self, "checks", tuple(self.checks))   # a list handed in is not kept
-
-    @property
-    def points(self) -> float:
-        return sum(c.points for c in self.checks)
-
-    @property
-    def max_points(self) -> float:
-        return sum(c.max_points for c in self.checks)
-
-    @property
-    def skipped_points(self) -> float:
-        """Points of checks this backend could not run that are still in max_points ("keep")."""
-        return sum(c.max_points for c in self.checks if c.skipped)
-
-    @property
-    def passed(self) -> bool:
-        return not self.error and all(c.verdict == "pass" for c in self.checks if c.verdict != "skipped")
-
-    @property
-    def only_unanswered(self) -> bool:
-        """Every check of the kernel passed; what is missing is answers.toml's questions."""
-        open_ = [c for c in self.checks if c.verdict not in ("pass", "skipped")]
-        return (not self.error and bool(open_)
-                and all(c.check == QUESTION and c.verdict == "missing" for c in open_))
-
-    @property
-    def all_skipped(self) -> bool:
-        return bool(self.checks) and all(c.verdict == "skipped" for c in self.checks)
-
-    def check(self, kind: str) -> CheckScore | None:
-        """The first check of a kind (e.g. 'perf'), or None."""
-        return next((c for c in self.checks if c.check == kind), None)
 
 
 def perf_fraction(ratio: float | None, full: float, zero: float) -> float:

@@ -5,6 +5,7 @@
 writes, from grader/contract.toml and every assignments/<stage>/stage.toml (read and validated by
 tilelab.specs.spec, their only reader):
     OUT_DIR/include/tilelab/contract.hpp   exit codes, schema names, hint codes (C++)
+    OUT_DIR/include/tilelab/findings.hpp   the emulator's finding codes and advice variants (C++)
     OUT_DIR/include/tilelab/result_schema.hpp  the result object's fields (grader/result_schema.toml)
     OUT_DIR/tilelab_stages.cmake           what CMake registers per stage and dataset
     OUT_DIR/stages/<stage>.json            the resolved spec the runner and datagen read (--spec;
@@ -21,8 +22,8 @@ from pathlib import Path
 
 from .. import ROOT
 from . import resultschema, spec
-from .contract import (CODES, CUDA_ERROR_HINTS, FINDING_ADVICE, FINDING_ADVICE_DEFAULT, FINDING_ORDER, GPU_LOCK,
-                       HINT_CODES, SCHEMAS, ExitCode)
+from .contract import (CODES, CUDA_ERROR_HINTS, FINDING_ADVICE, FINDING_ADVICE_DEFAULT, FINDING_CODES, FINDING_ORDER,
+                       FINDING_VARIANTS, GPU_LOCK, HINT_CODES, SCHEMAS, ExitCode)
 
 
 def _camel(name: str) -> str:
@@ -84,6 +85,24 @@ def contract_header() -> str:
               "      if (!key.empty() && key == a.code) return a.text;",
               "  return kFindingAdviceDefault;",
               "}", "", "}  // namespace tilelab", ""]
+    return "\n".join(lines)
+
+
+def findings_header() -> str:
+    """The emulator's names for what it finds (contract.toml [findings]), as the one way its runtime
+    names a finding's kind, hint code or variant: one that is not declared there does not compile,
+    and test_hint_codes.py checks that no code is written as a string literal instead. A header of
+    its own, so that declaring a finding rebuilds the emulator's runtime only."""
+    lines = ["// Generated from grader/contract.toml [findings] by tilelab.specs.codegen. Do not edit.",
+             "#pragma once", "", "namespace tilelab {", "",
+             "// Every finding kind and hint code: those [findings] orders, advises or gives another's text.",
+             "namespace findings {"]
+    lines += [f"inline constexpr const char k{_camel(code)}[] = {_c_string(code)};" for code in sorted(FINDING_CODES)]
+    lines += ["}  // namespace findings", "",
+              "// The variants that refine a finding's advice ([findings.advice] `<code>.<variant>`).",
+              "namespace finding_variants {"]
+    lines += [f"inline constexpr const char k{_camel(v)}[] = {_c_string(v)};" for v in sorted(FINDING_VARIANTS)]
+    lines += ["}  // namespace finding_variants", "", "}  // namespace tilelab", ""]
     return "\n".join(lines)
 
 
@@ -197,6 +216,7 @@ def main(argv: list[str]) -> int:
         print(f"tilelab: {e}", file=sys.stderr)
         return ExitCode.BAD_INPUT
     _write_if_changed(out / "include" / "tilelab" / "contract.hpp", contract_header())
+    _write_if_changed(out / "include" / "tilelab" / "findings.hpp", findings_header())
     _write_if_changed(out / "include" / "tilelab" / "result_schema.hpp", resultschema.cpp_header())
     for s in stages:
         _write_if_changed(spec.resolved_path(out.parent, s.id), json.dumps(spec.resolved(s), indent=2) + "\n")

@@ -74,6 +74,9 @@ FINDING_ADVICE: dict[str, str] = {
 # advises or gives another's text.
 FINDING_CODES: frozenset[str] = frozenset(
     {*FINDING_ORDER, *(c.split(".")[0] for c in _ADVICE), *_DOC["findings"].get("same_as", {})})
+# The variants that refine a finding's advice (`<code>.<variant>` in [findings.advice]: warning,
+# misaligned): the emulator sets one on a finding, the runner picks its text.
+FINDING_VARIANTS: frozenset[str] = frozenset(c.split(".", 1)[1] for c in _ADVICE if "." in c)
 
 # compute-sanitizer's hint per tool (sanitize.py).
 SANITIZER_ADVICE: dict[str, str] = _DOC["sanitizer_advice"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .. import view as view_mod
 from ..model import GradeReport
-from ...score.scoring import CheckScore, StageScore
+from ...score.scores import CheckScore, StageScore
 from .registry import Format, register
 from .common import as_json, test_name
 

@@ -11,8 +11,7 @@ from dataclasses import replace
 from ...score import metrics
 from ..model import GradeReport
 from ...run.result import Finding
-from ...score.quiz import ATTEMPTS_USED, PREDICT, WRONG_CODE
-from ...score.scoring import QUESTION, CheckScore, StageScore
+from ...score.scores import QUESTION, CheckScore, Note, StageScore
 
 
 def as_json(doc: dict) -> str:
@@ -59,10 +58,8 @@ def question_notice(r: GradeReport, question_visibility: str) -> list[str]:
         qs = [c for c in s.checks if c.check == QUESTION]
         problem = next((c.message.splitlines()[0] for c in qs if c.verdict in ("missing", "bad_input")), "")
         notes = [problem] if problem else []
-        for start in (WRONG_CODE, ATTEMPTS_USED):   # notes appended alike to every question's message
-            found = next((line[line.index(start):] for c in qs for line in c.message.splitlines()
-                          if start in line), "")
-            notes += [found.split(" (UNVERIFIED")[0].split("; ")[0]] if found else []
+        for kind in (Note.WRONG_CODE, Note.ATTEMPTS_USED):   # the quiz gives each graded question the same ones
+            notes += next(([text] for c in qs for k, text in c.notes if k == kind), [])
         lines += [f"  {s.stage}: {n}" for n in notes]
     return lines
 
@@ -102,13 +99,14 @@ def test_output(c: CheckScore, v) -> str:
     return "\n".join(lines)
 
 
-def stage_model_lines(s: StageScore) -> list[str]:
+def stage_model_lines(s: StageScore, brief: bool = False) -> list[str]:
     """The performance model's counts of the stage's perf-model check, yours beside the reference's
-    and the book's (docs/performance.md, "The model"), then the predict-then-measure questions'
-    comparisons (quiz.comparison), right or wrong; [] where the stage has neither."""
+    and the book's (docs/performance.md, "The model"; brief: the CGMA and the modelled times only,
+    metrics.model_lines), then the predict-then-measure questions' comparisons (quiz.comparison),
+    right or wrong; [] where the stage has neither."""
     c = s.check("perf-model")
-    return (metrics.model_lines(c) if c else []) + [
-        line for q in s.checks if q.check == QUESTION for line in q.message.splitlines() if line.startswith(PREDICT)]
+    return (metrics.model_lines(c, brief) if c else []) + [
+        text for q in s.checks if q.check == QUESTION for kind, text in q.notes if kind == Note.COMPARISON]
 
 
 def summary_line(r: GradeReport) -> str:

@@ -1,6 +1,7 @@
-"""The CSV gradebook of a batch: one row per student, a column of points per stage, the total,
-the maximum, the status (graded, build-failed, timeout, error, empty, pending), a short note, and
-the grader version and seed the row's grade was made with (blank where not known).
+"""The gradebook of a batch, as CSV (gradebook.csv) and as its web page (index.html, linking each
+student's report): one row per student, a column of points per stage, the total, the maximum, the
+status (graded, build-failed, timeout, error, empty, pending), a short note, and the grader version
+and seed the row's grade was made with (blank where not known).
 
 Every student is graded out of the same maximum: the points of every stage the batch grades, as
 the specs give them, whatever the student handed in; a stage they did not hand in (or that never
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from ..model import GradeReport
 
+TEMPLATES = Path(__file__).parents[1] / "templates"
 FIXED = ("student", "status", "total", "max", "note")   # the columns around the stages' (header)
 MADE_WITH = ("grader", "seed")
 PENDING = "pending"
@@ -39,7 +41,7 @@ def row(r: GradeReport, stage_ids: list[str], maxima: dict[str, float] | None = 
 
 def write(path: Path, reports: list[GradeReport], stage_ids: list[str] | None = None,
           maxima: dict[str, float] | None = None, made: dict[str, dict] | None = None) -> None:
-    """made: student -> {"grader": version, "seed": seed} (batch.made_with)."""
+    """made: student -> {"grader": version, "seed": seed} (classbatch.made_with)."""
     if stage_ids is None:
         stage_ids = sorted({s.stage for r in reports for s in r.stages})
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -51,3 +53,14 @@ def write(path: Path, reports: list[GradeReport], stage_ids: list[str] | None = 
             w.writerow(row(r, stage_ids, maxima) | {k: (made or {}).get(r.submission, {}).get(k, "")
                                                     for k in MADE_WITH})
     tmp.replace(path)
+
+
+def render_index(rows: list[dict], title: str = "tilelab batch", stage_ids: list[str] | None = None,
+                 settings: dict | None = None) -> str:
+    """The batch's index.html: the batch's settings (backend, stages, seed), then one line per
+    student (row's fields) with a column per stage, linking to each report."""
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True)
+    return env.get_template("index.html.j2").render(rows=rows, title=title, stage_ids=stage_ids or [],
+                                                    settings=settings or {})

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from .. import view as view_mod
 from ..model import GradeReport
-from ...score.scoring import QUESTION
+from ...score.scores import QUESTION
 from .registry import Format, Platform, RenderOptions, register
 from .common import as_json, has_questions, question_notice, questions_withheld, report_lines, student_view, \
     summary_line, test_name, test_output

@@ -60,15 +60,4 @@ def render(r: GradeReport | view_mod.ReportView) -> str:
     return env.get_template("report.html.j2").render(**context(r))
 
 
-def render_index(rows: list[dict], title: str = "tilelab batch", stage_ids: list[str] | None = None,
-                 settings: dict | None = None) -> str:
-    """The batch's index.html: the batch's settings (backend, stages, seed), then one line per
-    student (gradebook.row's fields) with a column per stage, linking to each report."""
-    import jinja2
-
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True)
-    return env.get_template("index.html.j2").render(rows=rows, title=title, stage_ids=stage_ids or [],
-                                                    settings=settings or {})
-
-
 register(Format("html", "report.html", lambda r, o: render(r), "a web page: verdicts, hints, pictures and charts"))

@@ -11,8 +11,7 @@ import sys
 from .. import view as view_mod, wrongmap
 from ...score import metrics
 from ..model import GradeReport
-from ...score.scoring import StageScore
-from ...score.quiz import PREDICT
+from ...score.scores import StageScore
 from .common import diagnosis_lines, stage_line, stage_model_lines, style, summary_line, verdict
 
 COLUMNS = ("dataset", "check", "verdict", "error", "ms", "GFLOP/s", "% of ref", "% of cuBLAS", "points")
@@ -38,8 +37,7 @@ def stage_lines(s: StageScore, v: view_mod.ReportView, width: int = WIDTH, table
     them with the table, else the CGMA and the modelled times); then a small map of the wrong
     elements where P is small enough to draw."""
     lines = diagnosis_lines(s, v, width, SHOWN)
-    model = stage_model_lines(s)
-    lines += ["  " + m for m in model if table or m.startswith(("CGMA", "modelled", PREDICT))]
+    lines += ["  " + m for m in stage_model_lines(s, brief=not table)]
     return lines + ["  " + line for line in wrongmap.terminal_lines(s, SCREEN - 2 - len(lines))]
 
 
