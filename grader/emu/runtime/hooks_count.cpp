@@ -198,24 +198,27 @@ double shared_wavefronts(const std::vector<const Access*>& lanes, const std::vec
   static std::vector<std::pair<int, uintptr_t>> words;  // (bank, word) of one group; reused
   double total = 0;
   for (int g = 0; g * per_group < 32; ++g) {
-    words.clear();
-    // The common case decided on the way: no bank asked for two distinct words (one wavefront).
+    // The common case, decided first: no bank asked for two distinct words (one wavefront).
     uintptr_t bank_word[32];
     uint32_t banks = 0;
     bool conflict = false;
-    for (size_t i = 0; i < lanes.size(); ++i) {
+    for (size_t i = 0; i < lanes.size() && !conflict; ++i) {
       if (lane_of[i] / per_group != g) continue;
       for (uintptr_t w = lanes[i]->addr / 4; w < (lanes[i]->addr + lanes[i]->bytes + 3) / 4; ++w) {
-        words.push_back({int(w % 32), w});
         const uint32_t bit = 1u << (w % 32);
         if (!(banks & bit)) banks |= bit, bank_word[w % 32] = w;
         else conflict = conflict || bank_word[w % 32] != w;
       }
     }
-    if (words.empty()) continue;
     if (!conflict) {
-      total += 1;
+      total += banks ? 1 : 0;
       continue;
+    }
+    words.clear();
+    for (size_t i = 0; i < lanes.size(); ++i) {
+      if (lane_of[i] / per_group != g) continue;
+      for (uintptr_t w = lanes[i]->addr / 4; w < (lanes[i]->addr + lanes[i]->bytes + 3) / 4; ++w)
+        words.push_back({int(w % 32), w});
     }
     std::sort(words.begin(), words.end());
     words.erase(std::unique(words.begin(), words.end()), words.end());
