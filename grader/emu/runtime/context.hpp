@@ -34,10 +34,12 @@ inline void swap(Handle* save, Handle to) { tlemu_context_swap(save, to); }
 
 // Hint that `h` will run soon: its saved frame is brought toward the cache (no effect on behaviour).
 // Always inlined: g++ finds a function holding only prefetches free of side effects and deletes
-// the calls to it.
+// the calls to it. Four lines (the saved registers and the frames above them), not eight: alike on
+// a quiet machine, 8% less CPU for w1024 with other processes on the cores (docs/performance.md,
+// "Issue 45").
 __attribute__((always_inline)) inline void prefetch(Handle h) {
   const char* p = static_cast<const char*>(h);
-  for (int line = 0; line < 8; ++line) __builtin_prefetch(p + 64 * line);
+  for (int line = 0; line < 4; ++line) __builtin_prefetch(p + 64 * line);
 }
 
 }  // namespace tlemu::context

@@ -90,6 +90,7 @@ struct CountState {
   Stratum strata[kStrata];             // the launch that runs
   uint64_t launch_blocks = 0, sampled_blocks = 0;
   std::vector<std::pair<uintptr_t, uintptr_t>> own;  // the runtime's variables a kernel reads: start, size
+  uintptr_t own_lo = 0, own_span = 0;                 // the span from the first of them to the end of the last
   std::pair<uintptr_t, uintptr_t> statics;            // the program's static storage: start, end
 };
 CountState& cs() {
@@ -135,8 +136,11 @@ __attribute__((noinline)) void record(uintptr_t a, size_t n, bool write, const v
   const bool shared = a - g_lo < g_span;
   // Not shared and not the thread's own stack (the filter): global, but for the runtime's variables.
   if (!shared) {
-    for (const auto& [lo, size] : s.own)
-      if (a - lo < size) return;
+    // Every global access comes here (exact sums, every block): M, N and P lie outside the span of
+    // the runtime's variables, so one comparison rules them out before the ranges are tried.
+    if (a - s.own_lo < s.own_span)
+      for (const auto& [lo, size] : s.own)
+        if (a - lo < size) return;
     if (n == 8 && a >= s.statics.first && a < s.statics.second) {
       // A __shared__ variable is a reference in static storage (the rewriter's `static T (&v)...`):
       // loading it is the variable's address, a constant on a GPU, not traffic; nor is its
@@ -160,6 +164,10 @@ void own_ranges(CountState& s) {
   for (const void* v : {static_cast<const void*>(&threadIdx), static_cast<const void*>(&blockIdx),
                         static_cast<const void*>(&blockDim), static_cast<const void*>(&gridDim)})
     s.own.push_back({reinterpret_cast<uintptr_t>(v), sizeof(dim3)});
+  s.own_lo = UINTPTR_MAX;
+  uintptr_t own_hi = 0;
+  for (const auto& [lo, size] : s.own) s.own_lo = std::min(s.own_lo, lo), own_hi = std::max(own_hi, lo + size);
+  s.own_span = own_hi - s.own_lo;
   s.statics = {reinterpret_cast<uintptr_t>(__data_start), reinterpret_cast<uintptr_t>(_end)};
 }
 
@@ -190,13 +198,28 @@ double shared_wavefronts(const std::vector<const Access*>& lanes, const std::vec
   static std::vector<std::pair<int, uintptr_t>> words;  // (bank, word) of one group; reused
   double total = 0;
   for (int g = 0; g * per_group < 32; ++g) {
+    // The common case, decided first: no bank asked for two distinct words (one wavefront).
+    uintptr_t bank_word[32];
+    uint32_t banks = 0;
+    bool conflict = false;
+    for (size_t i = 0; i < lanes.size() && !conflict; ++i) {
+      if (lane_of[i] / per_group != g) continue;
+      for (uintptr_t w = lanes[i]->addr / 4; w < (lanes[i]->addr + lanes[i]->bytes + 3) / 4; ++w) {
+        const uint32_t bit = 1u << (w % 32);
+        if (!(banks & bit)) banks |= bit, bank_word[w % 32] = w;
+        else conflict = conflict || bank_word[w % 32] != w;
+      }
+    }
+    if (!conflict) {
+      total += banks ? 1 : 0;
+      continue;
+    }
     words.clear();
     for (size_t i = 0; i < lanes.size(); ++i) {
       if (lane_of[i] / per_group != g) continue;
       for (uintptr_t w = lanes[i]->addr / 4; w < (lanes[i]->addr + lanes[i]->bytes + 3) / 4; ++w)
         words.push_back({int(w % 32), w});
     }
-    if (words.empty()) continue;
     std::sort(words.begin(), words.end());
     words.erase(std::unique(words.begin(), words.end()), words.end());
     int worst = 0;
