@@ -422,8 +422,8 @@ void flush_races(Runtime& r) {
       f.message = "thread " + tn + " of block " + block + " reads " + var +
                   ", which no thread of this block has written (uninitialized shared memory)";
       if (g_async_copies)
-        f.message += " or a cp_async_16 copies into and the thread reading it has not waited for: a "
-                     "cp_async_wait<N> covering that copy's group, then a __syncthreads(), must come before the read";
+        f.message += " or whose cp_async_16 copy has not landed yet (a cp_async_wait<N> that covers the copy's "
+                     "group, then a __syncthreads(), must come before the read)";
       if (g_unwritten_stored > 0) {
         f.message += ", and such a value reaches " + g_unwritten_element + ", which the kernel stores";
       } else {  // read, but never stored: the handout's rule is about what reaches P
