@@ -98,6 +98,15 @@ __global__ void ldmatrix_only(uint32_t* out, int pitch) {
     out[lane] = r[0] ^ r[1] ^ r[2] ^ r[3];
 }
 
+// ldmatrix_x4 given rows of global memory (M's), which it cannot read: reported, and read as zeros.
+const int kGlobalRowLine = __LINE__ + 4;
+__global__ void ldmatrix_global(const float* M, uint32_t* out) {
+    const int lane = threadIdx.x;
+    uint32_t r[4];
+    ldmatrix_x4(r, &M[(lane % 16) * 8]);
+    for (int i = 0; i < 4; ++i) out[lane * 4 + i] = r[i];
+}
+
 // 64 threads copy a 16 x 8 tile of M (rows of 8 floats) into shared memory with cp_async_16, rows
 // at or past `rows` zero-filled; with `wait`, they wait and meet at a barrier before reading it
 // back (each thread reads another warp's copies).
@@ -217,6 +226,21 @@ TEST_CASE("ptx: ldmatrix_x4 gives each lane the PTX ldmatrix words, which are mm
     REQUIRE(f.size() == 1);
     CHECK(f[0].line == kLdmatrixLine);
     CHECK(f[0].message.find("16-byte boundary") != std::string::npos);
+}
+
+TEST_CASE("ptx: ldmatrix_x4 reads shared memory only: rows elsewhere are reported and read as zeros") {
+    Dev<float> dm(randoms(16 * 8, 10));
+    Dev<uint32_t> out(32 * 4);
+    tlemu::take_findings();
+    ldmatrix_global<<<1, 32>>>(dm.p, out.p);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    const auto f = findings_named("ptx-operand");
+    REQUIRE(f.size() == 1);
+    CHECK(f[0].line == kGlobalRowLine);
+    CHECK(f[0].message.find("not shared memory") != std::string::npos);
+    int nonzero = 0;
+    for (uint32_t v : out.get()) nonzero += v != 0;
+    CHECK(nonzero == 0);
 }
 
 TEST_CASE("ptx: cp_async_16 lands at the wait, zero-fills outside, and waits for the older groups only") {
