@@ -18,43 +18,20 @@
 #include <vector>
 
 #include "runtime.hpp"
+#include "tests/emu_test_support.hpp"
 
 namespace {
 
+using emu_test::bits;
+using emu_test::build;
+using emu_test::findings_of;
+using emu_test::from_bits;
+using emu_test::random_floats;
 template <class T>
-struct Dev {
-    T* p = nullptr;
-    size_t n;
-    explicit Dev(size_t count) : n(count) { REQUIRE(cudaMalloc(&p, n * sizeof(T)) == cudaSuccess); }
-    explicit Dev(const std::vector<T>& h) : Dev(h.size()) {
-        REQUIRE(cudaMemcpy(p, h.data(), n * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess);
-    }
-    ~Dev() { cudaFree(p); }
-    std::vector<T> get() const {
-        std::vector<T> h(n);
-        REQUIRE(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost) == cudaSuccess);
-        return h;
-    }
-};
+using Dev = emu_test::Device<T>;
 
-std::string build_name() { return tlemu::backend_name(); }
-uint32_t bits_of(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
-float float_of(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
-std::vector<tlemu::Finding> findings_named(const std::string& kind) {
-    std::vector<tlemu::Finding> out;
-    for (auto& f : tlemu::take_findings())
-        if (f.kind == kind) out.push_back(f);
-    return out;
-}
-std::vector<float> randoms(size_t n, unsigned seed) {
-    std::mt19937 g(seed);
-    std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-    std::vector<float> v(n);
-    for (auto& x : v) x = d(g);
-    return v;
-}
 // What the tensor cores read of a float: its top 19 bits.
-double tf32(float x) { return double(float_of(bits_of(x) & 0xFFFFE000u)); }
+double tf32(float x) { return double(from_bits(bits(x) & 0xFFFFE000u)); }
 
 // The PTX ISA's m16n8k8 .tf32 tables, g = lane / 4, t = lane % 4: A 16 x 8, B 8 x 8, C/D 16 x 8.
 int a_row(int lane, int i) { return lane / 4 + 8 * (i % 2); }
@@ -162,7 +139,7 @@ __global__ void cp_async_past_end(const float* M, float* out) {
 }
 
 TEST_CASE("ptx: mma_m16n8k8_tf32 computes D = A B + C by the PTX fragment tables, with TF32 inputs") {
-    const auto A = randoms(16 * 8, 1), B = randoms(8 * 8, 2), C = randoms(16 * 8, 3);
+    const auto A = random_floats(16 * 8, 1), B = random_floats(8 * 8, 2), C = random_floats(16 * 8, 3);
     std::vector<float> a(32 * 4), b(32 * 2), c(32 * 4);
     for (int l = 0; l < 32; ++l) {
         for (int i = 0; i < 4; ++i) a[l * 4 + i] = A[a_row(l, i) * 8 + a_col(l, i)], c[l * 4 + i] = C[c_row(l, i) * 8 + c_col(l, i)];
@@ -196,12 +173,12 @@ TEST_CASE("ptx: mma_m16n8k8_tf32 truncates its operands to TF32; to_tf32 rounds 
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     const auto d = dd.get();
     CHECK(d[0] == 1.0f);  // lane 0's d[0] is D(0, 0) = A(0, 0): truncated
-    CHECK(float_of(to_tf32(x)) == 1.0f + std::ldexp(1.0f, -10));  // rounded to nearest
-    CHECK(to_tf32(1.0f + std::ldexp(1.0f, -12)) == bits_of(1.0f));
+    CHECK(from_bits(to_tf32(x)) == 1.0f + std::ldexp(1.0f, -10));  // rounded to nearest
+    CHECK(to_tf32(1.0f + std::ldexp(1.0f, -12)) == bits(1.0f));
 }
 
 TEST_CASE("ptx: ldmatrix_x4 gives each lane the PTX ldmatrix words, which are mma's fragment a") {
-    const auto M = randoms(16 * 8, 4);
+    const auto M = random_floats(16 * 8, 4);
     Dev<float> dm(M);
     Dev<uint32_t> out(32 * 4);
     tlemu::take_findings();
@@ -214,27 +191,27 @@ TEST_CASE("ptx: ldmatrix_x4 gives each lane the PTX ldmatrix words, which are mm
             for (int q = 0; q < 4; ++q) {
                 // ldmatrix: lane l receives word l % 4 of row l / 4 of matrix q, whose rows lanes 8q.. gave.
                 const int from = 8 * q + l / 4, row = from % 8 + 8 * (q & 1), col = 4 * (q >> 1) + l % 4;
-                wrong += r[l * 4 + q] != bits_of(M[row * 8 + col]);
-                wrong += r[l * 4 + q] != bits_of(M[a_row(l, q) * 8 + a_col(l, q)]);  // and that is a[q]
+                wrong += r[l * 4 + q] != bits(M[row * 8 + col]);
+                wrong += r[l * 4 + q] != bits(M[a_row(l, q) * 8 + a_col(l, q)]);  // and that is a[q]
             }
         CHECK(wrong == 0);
     }
     CHECK(tlemu::take_findings().empty());
     ldmatrix_tile<<<1, 32>>>(dm.p, out.p, 12, 1, 0);  // rows 4 bytes past a 16-byte boundary
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-    const auto f = findings_named("ptx-operand");
+    const auto f = findings_of("ptx-operand");
     REQUIRE(f.size() == 1);
     CHECK(f[0].line == kLdmatrixLine);
     CHECK(f[0].message.find("16-byte boundary") != std::string::npos);
 }
 
 TEST_CASE("ptx: ldmatrix_x4 reads shared memory only: rows elsewhere are reported and read as zeros") {
-    Dev<float> dm(randoms(16 * 8, 10));
+    Dev<float> dm(random_floats(16 * 8, 10));
     Dev<uint32_t> out(32 * 4);
     tlemu::take_findings();
     ldmatrix_global<<<1, 32>>>(dm.p, out.p);
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-    const auto f = findings_named("ptx-operand");
+    const auto f = findings_of("ptx-operand");
     REQUIRE(f.size() == 1);
     CHECK(f[0].line == kGlobalRowLine);
     CHECK(f[0].message.find("not shared memory") != std::string::npos);
@@ -244,7 +221,7 @@ TEST_CASE("ptx: ldmatrix_x4 reads shared memory only: rows elsewhere are reporte
 }
 
 TEST_CASE("ptx: cp_async_16 lands at the wait, zero-fills outside, and waits for the older groups only") {
-    const auto M = randoms(16 * 8, 5);
+    const auto M = random_floats(16 * 8, 5);
     Dev<float> dm(M), out(16 * 8);
     tlemu::take_findings();
     cp_async_tile<<<1, 64>>>(dm.p, out.p, 11, true, true);
@@ -261,17 +238,17 @@ TEST_CASE("ptx: cp_async_16 lands at the wait, zero-fills outside, and waits for
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     o = out.get();
     CHECK(o[0] == M[0]);
-    if (build_name() != "emu-count") CHECK(std::isnan(o[1]));  // the count build writes nothing the GPU does not
+    if (build() != "emu-count") CHECK(std::isnan(o[1]));  // the count build writes nothing the GPU does not
     CHECK(o[2] == M[4]);
 }
 
 TEST_CASE("ptx: cp_async_16's operands must be 16-byte aligned, the destination shared memory") {
-    Dev<float> dm(randoms(64, 6)), out(64);
+    Dev<float> dm(random_floats(64, 6)), out(64);
     for (int which : {0, 2}) {
         tlemu::take_findings();
         cp_async_misaligned<<<1, 32>>>(dm.p, out.p, which);
         REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-        const auto f = findings_named("ptx-operand");
+        const auto f = findings_of("ptx-operand");
         REQUIRE(f.size() == 1);
         CHECK(f[0].line == kMisalignedLine + which);
         CHECK(f[0].message.find(which == 0 ? "16-byte boundary" : "not shared memory") != std::string::npos);
@@ -279,12 +256,12 @@ TEST_CASE("ptx: cp_async_16's operands must be 16-byte aligned, the destination 
     tlemu::take_findings();
     cp_async_misaligned<<<1, 32>>>(dm.p, out.p, 1);  // any global source is fine
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-    CHECK(findings_named("ptx-operand").empty());
+    CHECK(findings_of("ptx-operand").empty());
 }
 
 TEST_CASE("ptx: the race build sees a copy land at the wait: reads before it, or across warps without a barrier") {
-    if (build_name() != "emu-race") return;
-    Dev<float> dm(randoms(16 * 8, 7)), out(16 * 8);
+    if (build() != "emu-race") return;
+    Dev<float> dm(random_floats(16 * 8, 7)), out(16 * 8);
     tlemu::take_findings();
     cp_async_tile<<<1, 64>>>(dm.p, out.p, 16, true, true);
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
@@ -292,7 +269,7 @@ TEST_CASE("ptx: the race build sees a copy land at the wait: reads before it, or
     // No wait: the barrier orders nothing that has landed; the values read are the copies' NaN, and reach out.
     cp_async_tile<<<1, 64>>>(dm.p, out.p, 16, false, true);
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-    auto f = findings_named("uninitialized-shared");
+    auto f = findings_of("uninitialized-shared");
     REQUIRE(!f.empty());
     CHECK(f[0].line == kReadLine);
     CHECK(!f[0].warning);
@@ -300,13 +277,13 @@ TEST_CASE("ptx: the race build sees a copy land at the wait: reads before it, or
     // A wait and no barrier: each thread's own copies have landed, another warp's are read unordered.
     cp_async_tile<<<1, 64>>>(dm.p, out.p, 16, true, false);
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-    f = findings_named("race");
+    f = findings_of("race");
     REQUIRE(!f.empty());
     CHECK(f[0].line == kReadLine);
 }
 
 TEST_CASE("ptx: the asan build finds a cp_async_16 past the end of shared memory, at its line") {
-    if (build_name() != "emu-asan") return;
+    if (build() != "emu-asan") return;
     int fds[2];
     REQUIRE(::pipe(fds) == 0);
     const pid_t pid = ::fork();
@@ -318,7 +295,7 @@ TEST_CASE("ptx: the asan build finds a cp_async_16 past the end of shared memory
             const std::string s = all.empty() ? "none" : all.back().kind + ":" + std::to_string(all.back().line);
             (void)!::write(fds[1], s.data(), s.size());
         });
-        Dev<float> dm(randoms(64, 8)), out(4);
+        Dev<float> dm(random_floats(64, 8)), out(4);
         cp_async_past_end<<<1, 32, 16 * sizeof(float)>>>(dm.p, out.p);
         cudaDeviceSynchronize();
         ::_exit(0);
@@ -336,8 +313,8 @@ TEST_CASE("ptx: the asan build finds a cp_async_16 past the end of shared memory
 }
 
 TEST_CASE("ptx: the count build counts cp.async's 16-byte loads and stores, ldmatrix's phases, mma's products") {
-    if (build_name() != "emu-count") return;
-    Dev<float> dm(randoms(16 * 8, 9)), out(16 * 8);
+    if (build() != "emu-count") return;
+    Dev<float> dm(random_floats(16 * 8, 9)), out(16 * 8);
     Dev<uint32_t> lo(32 * 4);
     tlemu::TrafficCounts c;
     tlemu::take_counts(c);  // the setup's

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "runtime.hpp"
+#include "tests/emu_test_support.hpp"
 
 void launch_matmul(const float* M, const float* N, float* P, int J, int K, int L);  // wmma_matmul.cu
 
@@ -26,33 +27,12 @@ using namespace nvcuda;
 
 namespace {
 
-template <class T>
-struct Device {
-    T* p = nullptr;
-    size_t n;
-    explicit Device(size_t count) : n(count) { REQUIRE(cudaMalloc(&p, n * sizeof(T)) == cudaSuccess); }
-    explicit Device(const std::vector<T>& h) : Device(h.size()) {
-        REQUIRE(cudaMemcpy(p, h.data(), n * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess);
-    }
-    ~Device() { cudaFree(p); }
-    std::vector<T> get() const {
-        std::vector<T> h(n);
-        REQUIRE(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost) == cudaSuccess);
-        return h;
-    }
-};
-
-std::string build() { return tlemu::backend_name(); }
-
-uint32_t bits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
-float from_bits(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
-
-std::vector<tlemu::Finding> findings_of(const std::string& kind) {
-    std::vector<tlemu::Finding> out;
-    for (auto& f : tlemu::take_findings())
-        if (f.kind == kind) out.push_back(f);
-    return out;
-}
+using emu_test::Device;
+using emu_test::bits;
+using emu_test::build;
+using emu_test::findings_of;
+using emu_test::from_bits;
+using emu_test::random_floats;
 
 using FragA = wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major>;
 using FragB = wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::row_major>;
@@ -183,14 +163,6 @@ std::vector<float> emulated(const std::vector<float>& A, const std::vector<float
             D[i * 16 + j] = acc;
         }
     return D;
-}
-
-std::vector<float> random_floats(size_t n, unsigned seed, float lo = -1.0f, float hi = 1.0f) {
-    std::mt19937 g(seed);
-    std::uniform_real_distribution<float> u(lo, hi);
-    std::vector<float> v(n);
-    for (auto& x : v) x = u(g);
-    return v;
 }
 
 }  // namespace
