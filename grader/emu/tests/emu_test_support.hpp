@@ -5,7 +5,11 @@
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <string>
@@ -54,6 +58,35 @@ inline std::vector<float> random_floats(size_t n, unsigned seed, float lo = -1.0
     std::vector<float> v(n);
     for (auto& x : v) x = u(g);
     return v;
+}
+
+// Runs `bad` (kernels that end in a fatal finding: the asan build's) in a child process, whose
+// sanitizer report goes nowhere; "kind:line" of the finding that ended it with status 2, else what
+// went otherwise ("exit N", "no finding").
+template <class F>
+std::string fatal_finding(F bad) {
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        ::close(fds[0]);
+        if (FILE* quiet = std::freopen("/dev/null", "w", stderr)) (void)quiet;  // the sanitizer's report
+        tlemu::set_fatal_handler([&](const std::vector<tlemu::Finding>& all) {
+            const std::string s = all.empty() ? "none" : all.back().kind + ":" + std::to_string(all.back().line);
+            (void)!::write(fds[1], s.data(), s.size());
+        });
+        bad();
+        ::_exit(0);
+    }
+    ::close(fds[1]);
+    char buf[256] = {};
+    const ssize_t got = ::read(fds[0], buf, sizeof buf - 1);
+    ::close(fds[0]);
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 2) return "exit " + std::to_string(status);
+    return got > 0 ? std::string(buf) : "no finding";
 }
 
 }  // namespace emu_test

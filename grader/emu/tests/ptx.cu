@@ -6,9 +6,7 @@
 // header. Line numbers matter below: findings are checked against __LINE__ of their call.
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
-#include <sys/wait.h>
 #include <tilelab/mma_ptx.cuh>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
@@ -284,32 +282,12 @@ TEST_CASE("ptx: the race build sees a copy land at the wait: reads before it, or
 
 TEST_CASE("ptx: the asan build finds a cp_async_16 past the end of shared memory, at its line") {
     if (build() != "emu-asan") return;
-    int fds[2];
-    REQUIRE(::pipe(fds) == 0);
-    const pid_t pid = ::fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {  // the child runs the bad copy; the sanitizer's finding ends it (status 2)
-        ::close(fds[0]);
-        if (FILE* quiet = std::freopen("/dev/null", "w", stderr)) (void)quiet;
-        tlemu::set_fatal_handler([&](const std::vector<tlemu::Finding>& all) {
-            const std::string s = all.empty() ? "none" : all.back().kind + ":" + std::to_string(all.back().line);
-            (void)!::write(fds[1], s.data(), s.size());
-        });
+    const std::string found = emu_test::fatal_finding([] {
         Dev<float> dm(random_floats(64, 8)), out(4);
         cp_async_past_end<<<1, 32, 16 * sizeof(float)>>>(dm.p, out.p);
         cudaDeviceSynchronize();
-        ::_exit(0);
-    }
-    ::close(fds[1]);
-    char buf[256] = {};
-    const ssize_t got = ::read(fds[0], buf, sizeof buf - 1);
-    ::close(fds[0]);
-    int status = 0;
-    REQUIRE(::waitpid(pid, &status, 0) == pid);
-    CHECK(WIFEXITED(status));
-    CHECK(WEXITSTATUS(status) == 2);
-    REQUIRE(got > 0);
-    CHECK(std::string(buf) == "out-of-bounds-shared:" + std::to_string(kOverrunLine));
+    });
+    CHECK(found == "out-of-bounds-shared:" + std::to_string(kOverrunLine));
 }
 
 TEST_CASE("ptx: the count build counts cp.async's 16-byte loads and stores, ldmatrix's phases, mma's products") {
