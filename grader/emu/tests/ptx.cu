@@ -100,6 +100,21 @@ __global__ void cp_async_tile(const float* M, float* out, int rows, bool wait, b
     for (int e = t; e < 16 * 8; e += 64) out[e] = s[(e + 64) % 128];
 }
 
+// Warp 1 refills a tile that warp 0 reads in the same barrier interval (the emulator runs warp 0's
+// reads first; the copies are never waited for, so only their start meets the reads).
+const int kRefillLine = __LINE__ + 8;
+__global__ void refill_while_read(const float* M, float* out) {
+    __shared__ __align__(16) float s[128];
+    for (int e = threadIdx.x; e < 128; e += 64) s[e] = 1.0f;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        out[threadIdx.x] = s[threadIdx.x * 4];
+    } else {
+        cp_async_16(&s[(threadIdx.x - 32) * 4], &M[(threadIdx.x - 32) * 4], true);
+        cp_async_commit();
+    }
+}
+
 // Two groups in flight: cp_async_wait<1> lands only the older.
 __global__ void two_groups(const float* M, float* out) {
     __shared__ __align__(16) float s[8];
@@ -278,6 +293,20 @@ TEST_CASE("ptx: the race build sees a copy land at the wait: reads before it, or
     f = findings_of("race");
     REQUIRE(!f.empty());
     CHECK(f[0].line == kReadLine);
+}
+
+TEST_CASE("ptx: the race build sees a copy's start as a write: a tile refilled while another warp reads it") {
+    // (A read after the copy has landed, in the same interval, is a read-after-write race at the
+    // read: the race test above.)
+    if (build() != "emu-race") return;
+    Dev<float> dm(random_floats(128, 11)), out(64);
+    tlemu::take_findings();
+    refill_while_read<<<1, 64>>>(dm.p, out.p);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    const auto f = findings_of("race");
+    REQUIRE(!f.empty());
+    CHECK(f[0].line == kRefillLine);
+    CHECK(f[0].message.find("write-after-read") != std::string::npos);
 }
 
 TEST_CASE("ptx: the asan build finds a cp_async_16 past the end of shared memory, at its line") {
