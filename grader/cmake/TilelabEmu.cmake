@@ -107,7 +107,7 @@ endif()
 # per build its hooks file (the interface `hooks` of internal.hpp) with the helpers it uses. A new
 # build adds a hooks_<build>.cpp, a _emu_rt_sources_<build>, its _emu_flags_<build> and
 # _emu_suffix_<build> above, and appends itself to TILELAB_EMU_BUILDS.
-set(_emu_rt_common core.cpp scheduler.cpp context.cpp cuda_api.cpp symbolize.cpp wmma.cpp)
+set(_emu_rt_common core.cpp scheduler.cpp context.cpp cuda_api.cpp symbolize.cpp wmma.cpp ptx.cpp)
 set(_emu_rt_sources_plain hooks_plain.cpp guard_zones.cpp)
 set(_emu_rt_sources_asan hooks_asan.cpp)
 set(_emu_rt_sources_race hooks_race.cpp guard_zones.cpp)
@@ -482,19 +482,20 @@ target_link_libraries(tilelab_emu_count_tests PRIVATE doctest::doctest tilelab_e
 add_test(NAME kit.emu.count COMMAND tilelab_emu_count_tests)
 set_tests_properties(kit.emu.count PROPERTIES LABELS "kit;emu;model" TIMEOUT 60)
 # The tensor cores (nvcuda::wmma: include/tilelab_emu_wmma.h, runtime/wmma.cpp) in every build:
-# tests/wmma.cu with the complete kernel tests/wmma_matmul.cu, compiled as a student's file is for
-# each build (the count build: the race build's object, as a grade links it) and linked with that
+# tests/wmma.cu with the complete kernel tests/wmma_matmul.cu, and the kit's PTX wrappers
+# (tests/ptx.cu), each compiled as a student's file is for each build (the count build: the race build's object, as a grade links it) and linked with that
 # build's runtime; kit.emu.wmma.<emu|emu-asan|emu-race|emu-count>. Cases only one build can check (a
 # race, an out-of-bounds read, the traffic) ask the runtime which build runs them.
 tilelab_emu_rewrite(emu-wmma "${_emu_dir}/tests/wmma.cu" wmma_cpp)
 tilelab_emu_rewrite(emu-wmma-matmul "${_emu_dir}/tests/wmma_matmul.cu" wmma_matmul_cpp)
+tilelab_emu_rewrite(emu-ptx "${_emu_dir}/tests/ptx.cu" ptx_cpp)  # the kit's PTX wrappers (tilelab_emu_ptx.h)
 foreach(build IN LISTS TILELAB_EMU_BUILDS ITEMS count)
   set(objbuild ${build})
   if(DEFINED _emu_object_${build})
     set(objbuild ${_emu_object_${build}})
   endif()
   if(NOT TARGET tilelab_emu_wmma_obj_${objbuild})
-    add_library(tilelab_emu_wmma_obj_${objbuild} OBJECT "${wmma_cpp}" "${wmma_matmul_cpp}")
+    add_library(tilelab_emu_wmma_obj_${objbuild} OBJECT "${wmma_cpp}" "${wmma_matmul_cpp}" "${ptx_cpp}")
     # -Werror in the plain build only: the race build's unrolling pragmas, put before every `for`,
     # draw "ignoring loop annotation" on the test's host loops that g++ cannot unroll.
     set(werror "")

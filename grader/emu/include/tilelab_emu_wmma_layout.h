@@ -57,11 +57,20 @@ constexpr int distinct_elements(int use, int m, int n, int k, int elem) {
   return 0;
 }
 
+// The distinct elements of an operand of a product the runtime computes (wmma.cpp): the wmma shapes
+// above, and PTX's mma.m16n8k8 (.tf32, tilelab_emu_ptx.h): a 4, b 2, c/d 4, whose (row, col) are the
+// first elements of tf32 m16n16k8's (element_at's k == 8 formulas). Not for wmma's fragment types:
+// CUDA has no wmma fragment of 16, 8, 8.
+constexpr int operand_elements(int use, int m, int n, int k, int elem) {
+  if (m == 16 && n == 8 && k == 8) return use == use_b ? 2 : 4;
+  return distinct_elements(use, m, n, k, elem);
+}
+
 // Row and column, in its matrix, of element i (< distinct_elements) of lane `lane`'s fragment.
 constexpr void element_at(int use, int m, int n, int k, int lane, int i, int& row, int& col) {
   (void)n;  // the shapes differ in m and k
   const int g = lane >> 2, t = lane & 3;
-  if (k == 8) {  // tf32 m16n16k8
+  if (k == 8) {  // tf32 m16n16k8, and m16n8k8 (its elements 0..3 of a and c, 0..1 of b)
     if (use == use_a) row = g + 8 * (i & 1), col = t + 4 * (i >> 1);
     else if (use == use_b) row = t + 4 * (i & 1), col = g + 8 * (i >> 1);
     else row = g + 8 * ((i >> 1) & 1), col = 2 * t + (i & 1) + 8 * (i >> 2);
@@ -91,7 +100,9 @@ struct FragRef {
   void* x;
 };
 
-enum Op : int { op_load = 0, op_store = 1, op_mma = 2 };
+// op_ldmatrix: PTX's ldmatrix.x4 (tilelab_emu_ptx.h): ptr is the lane's row address, frag[0].x the
+// lane's `const void* src[4]`, which the runtime fills with the addresses the lane then loads.
+enum Op : int { op_load = 0, op_store = 1, op_mma = 2, op_ldmatrix = 3 };
 
 // What one lane brings to a wmma operation (tlemu::wmma_sync): for load and store the memory it
 // names (checked: the same for every lane, 32-byte aligned, ldm a multiple of 16 bytes), for mma

@@ -203,6 +203,7 @@ const char* backend_name() { return hooks::backend_name(); }
 // A build that counts nothing leaves out hooks::take_counts (the one optional hook).
 __attribute__((weak)) bool hooks::take_counts(TrafficCounts&) { return false; }
 __attribute__((weak)) void hooks::tensor_op(Runtime&, size_t, int, int, int, const void* const[3], const int[3]) {}
+__attribute__((weak)) void hooks::async_copy_issued(Runtime&, void*, size_t, const void*) {}
 bool take_counts(TrafficCounts& out) { return hooks::take_counts(out); }
 
 std::vector<Finding> take_findings() {

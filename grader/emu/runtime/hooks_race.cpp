@@ -78,7 +78,7 @@ RaceState& race() {
 // What unwritten shared memory holds in this build: a quiet NaN whose payload no arithmetic makes
 // (x86 keeps a NaN operand's payload, and its sign may flip), so a stored value that carries it came
 // from a read of unwritten shared memory.
-constexpr uint32_t kUnwritten = 0x7FC1A5EDu;
+constexpr uint32_t kUnwritten = kUnwrittenShared;
 bool carries_unwritten(uint32_t bits) { return (bits & 0x7FFFFFFFu) == kUnwritten; }
 void fill_unwritten(char* p, size_t bytes) {
   for (size_t i = 0; i + 4 <= bytes; i += 4) std::memcpy(p + i, &kUnwritten, 4);
@@ -113,6 +113,7 @@ std::vector<std::pair<uintptr_t, size_t>> g_touched;  // words the block that ru
 std::vector<Overlap> g_overlaps;
 BlockRace g_block_same;    // overlapping stores of the same bits: a warning
 long g_unwritten_stored = 0;  // stored words carrying kUnwritten, in this launch
+bool g_async_copies = false;  // the launch started a cp_async_16 (its destination reads as unwritten until it lands)
 std::string g_unwritten_element;  // the first of them
 std::unordered_map<uintptr_t, std::vector<WordWriter>>& writers() {
   static auto* w = new std::unordered_map<uintptr_t, std::vector<WordWriter>>();
@@ -421,6 +422,9 @@ void flush_races(Runtime& r) {
       f.kind = f.hint_code = tilelab::findings::kUninitializedShared;
       f.message = "thread " + tn + " of block " + block + " reads " + var +
                   ", which no thread of this block has written (uninitialized shared memory)";
+      if (g_async_copies)
+        f.message += " or whose cp_async_16 copy has not landed yet (a cp_async_wait<N> that covers the copy's "
+                     "group, then a __syncthreads(), must come before the read)";
       if (g_unwritten_stored > 0) {
         f.message += ", and such a value reaches " + g_unwritten_element + ", which the kernel stores";
       } else {  // read, but never stored: the handout's rule is about what reaches P
@@ -475,6 +479,7 @@ void shared_declared(Runtime& r, size_t off, size_t bytes) { fill_unwritten(r.ar
 void launch_begin(Runtime& r, size_t dynamic_shared) {
   ++g_launch;
   g_unwritten_stored = 0;
+  g_async_copies = false;
   g_unwritten_element.clear();
   uintptr_t lo = UINTPTR_MAX, hi = 0;
   for (const auto& [base, b] : r.buffers) lo = std::min(lo, base), hi = std::max(hi, base + b.size);
@@ -512,6 +517,18 @@ void barrier(Runtime&, const char* file, int line) {
 // The thread about to run (-1: the scheduler): its own stack, whose accesses are neither shared nor host memory.
 void switch_start(Runtime& r, int to, void**) { running_stack(r, to, g_stack_lo, g_stack_span); }
 void switch_finish(Runtime&, void*) {}
+// A copy in flight writes its destination at some point before the wait that covers it: here a write
+// now (a race with this interval's other accesses), after which the bytes read as unwritten (the
+// shadow and the NaN) until the copy lands, a store of the wait's line.
+void async_copy_issued(Runtime& r, void* dst, size_t bytes, const void* pc) {
+  const auto a = reinterpret_cast<uintptr_t>(dst);
+  if (a - g_lo >= g_span) return;  // past the launch's shared memory: the asan build's to report
+  shared_access(a, bytes, true, pc);
+  RaceState& s = race();
+  for (size_t i = 0; i < bytes && a - g_lo + i < r.arena_size; ++i) s.shadow[a - g_lo + i].w_epoch = 0;
+  fill_unwritten(static_cast<char*>(dst), bytes);
+  g_async_copies = true;
+}
 }  // namespace hooks
 
 }  // namespace tlemu

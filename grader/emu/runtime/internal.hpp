@@ -11,6 +11,7 @@
 //   context.cpp     the context switch (context.hpp)
 //   cuda_api.cpp    the CUDA runtime API on host memory
 //   wmma.cpp        tensor cores (nvcuda::wmma): the warp-wide collective, its checks, mma_sync's product
+//   ptx.cpp         the kit's PTX wrappers (tilelab_emu_ptx.h): cp.async's copies in flight, ldmatrix
 //   guard_zones.cpp device memory of the builds without AddressSanitizer: NaN-filled guard zones
 //   symbolize.cpp   code addresses to file:line (addr2line), for builds that record accesses
 //   hooks_<build>.cpp  what differs per build (plain, asan, race, count): the interface `hooks` below.
@@ -27,6 +28,7 @@
 #include "context.hpp"
 #include "progress.hpp"
 #include "runtime.hpp"
+#include "tilelab_emu_ptx_calls.h"
 #include "tilelab_emu_wmma_layout.h"
 
 namespace tlemu {
@@ -188,6 +190,20 @@ void run_block(Runtime& r);
 // computes mma_sync's product into each lane's d.
 void release_wmma(Runtime& r, size_t base, size_t n, uint32_t present, uint32_t wmma_lanes, uint32_t at_barrier,
                   uint32_t done);
+// What lane `lane` of warp `base` / 32 brought to the wmma call it waits at.
+const wmma::Call& call_of(const Runtime& r, size_t base, size_t lane);
+// "matrix M + 12 elements", "sA[3][4]", "address 0x...": where p lies, for a finding's message.
+std::string where_text(Runtime& r, const void* p, size_t elem_bytes);
+// A finding of `kind` (also its hint code) at file:line.
+Finding wmma_finding(const char* kind, const char* file, int line, std::string message);
+
+// ---- the kit's PTX wrappers (ptx.cpp) ----
+// ldmatrix_x4 at file:line, the lanes of `group` (all of warp base / 32 but those reported as
+// divergent) there: checks each lane's row address and fills each lane's four source addresses.
+void release_ldmatrix(Runtime& r, size_t base, uint32_t group, const char* file, int line);
+// What unwritten shared memory holds in the race build (hooks_race.cpp), and a cp_async_16
+// destination until its copy lands (ptx.cpp).
+constexpr uint32_t kUnwrittenShared = ptx::kUnlandedBits;
 
 // ---- code addresses to source lines (symbolize.cpp) ----
 // Return addresses (of instrumentation callbacks) to {file, line} of the access before each.
@@ -248,6 +264,10 @@ bool take_counts(TrafficCounts& out);
 // the warp's threads from `base` on; frag[0..2]: the lead lane's d, a and b fragments (their storage)
 // and regs[0..2] the 32-bit registers each holds per lane.
 void tensor_op(Runtime& r, size_t base, int m, int n, int k, const void* const frag[3], const int regs[3]);
+// Optional (a weak default in core.cpp does nothing): the running thread started a cp_async_16 of
+// `bytes` into shared memory at `dst` (inside the arena) at code address pc; its data lands at the
+// cp_async_wait that covers it (ptx.cpp), as a store the student's file makes.
+void async_copy_issued(Runtime& r, void* dst, size_t bytes, const void* pc);
 }  // namespace hooks
 
 // ---- device memory unreachable from host code (issue #39, family 3) ----

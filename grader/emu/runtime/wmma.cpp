@@ -1,5 +1,7 @@
 // The emulator's tensor-core operations (nvcuda::wmma, include/tilelab_emu_wmma.h): the warp-wide
-// collective of load_matrix_sync, store_matrix_sync and mma_sync, its checks, and mma_sync's product.
+// collective of load_matrix_sync, store_matrix_sync and mma_sync, its checks, and mma_sync's product;
+// also the kit's PTX wrappers' collectives (include/tilelab_emu_ptx.h): mma_m16n8k8_tf32 is an
+// mma_sync of 16 x 8 x 8, ldmatrix_x4 is released by ptx.cpp's release_ldmatrix.
 //
 // A lane calls wmma_sync with what it brings (wmma::Call, on its own stack, alive while it waits);
 // it waits as at any warp operation (core.cpp warp_op, scheduler.cpp release_warp). When its warp is
@@ -30,11 +32,11 @@ void wmma_sync(const wmma::Call& call, const char* file, int line) {
   warp_op(warp::wmma, 0xffffffffu, uint64_t(reinterpret_cast<uintptr_t>(&call)), 0, 32, file, line);
 }
 
-namespace {
-
 const wmma::Call& call_of(const Runtime& r, size_t base, size_t lane) {
   return *reinterpret_cast<const wmma::Call*>(uintptr_t(r.threads[base + lane].warp_value));
 }
+
+namespace {
 
 // "lanes 0-15, 20" for a mask of lanes.
 std::string lanes_text(uint32_t mask) {
@@ -53,6 +55,8 @@ std::string lanes_text(uint32_t mask) {
   }
   return (count == 1 ? "lane " : "lanes ") + s;
 }
+
+}  // namespace
 
 std::string where_text(Runtime& r, const void* p, size_t elem_bytes) {
   const auto a = reinterpret_cast<uintptr_t>(p);
@@ -77,6 +81,8 @@ Finding wmma_finding(const char* kind, const char* file, int line, std::string m
   f.message = std::move(message);
   return f;
 }
+
+namespace {
 
 float read_elem(const wmma::FragRef& f, int i) {
   if (f.elem == wmma::elem_half) return tlemu::f16_to_float(static_cast<const tlemu::f16*>(f.x)[i]);
@@ -119,7 +125,7 @@ void compute_mma(Runtime& r, size_t base, uint32_t group) {
     for (int f = 1; f < 4; ++f) {
       const wmma::FragRef& fr = c.frag[f];
       if (!same_kind(fr, first.frag[f])) continue;  // reported as non-uniform
-      const int distinct = wmma::distinct_elements(fr.use, m, n, k, fr.elem);
+      const int distinct = wmma::operand_elements(fr.use, m, n, k, fr.elem);
       for (int i = 0; i < distinct; ++i) {
         int row = 0, col = 0;
         wmma::element_at(fr.use, m, n, k, l, i, row, col);
@@ -141,7 +147,7 @@ void compute_mma(Runtime& r, size_t base, uint32_t group) {
     if (!(group >> l & 1u)) continue;
     const wmma::FragRef& d = call_of(r, base, size_t(l)).frag[0];
     if (!same_kind(d, first.frag[0])) continue;
-    const int distinct = wmma::distinct_elements(d.use, m, n, k, d.elem);
+    const int distinct = wmma::operand_elements(d.use, m, n, k, d.elem);
     for (int i = 0; i < d.count; ++i) {
       int row = 0, col = 0;
       wmma::element_at(d.use, m, n, k, l, i % distinct, row, col);
@@ -211,7 +217,8 @@ void release_wmma(Runtime& r, size_t base, size_t n, uint32_t present, uint32_t 
             "wmma-divergence:" + std::to_string(t0.wait_line));
     }
 
-    // The same arguments in every lane.
+    // The same arguments in every lane (ldmatrix's lanes each give a row: ptx.cpp checks them).
+    const bool memory_op = call.op == wmma::op_load || call.op == wmma::op_store;
     const int lead = __builtin_ctz(group);
     for (uint32_t m = group & (group - 1); m; m &= m - 1) {
       const int l = __builtin_ctz(m);
@@ -220,13 +227,13 @@ void release_wmma(Runtime& r, size_t base, size_t n, uint32_t present, uint32_t 
       for (int f = 0; f < (call.op == wmma::op_mma ? 4 : 1) && same; ++f) same = same_kind(c.frag[f], call.frag[f]);
       std::string what;
       if (!same) what = "fragments of different types";
-      else if (call.op != wmma::op_mma && c.ptr != call.ptr)
+      else if (memory_op && c.ptr != call.ptr)
         what = "different pointers (lane " + std::to_string(lead) + ": " + where_text(r, call.ptr, call.elem_bytes) +
                ", lane " + std::to_string(l) + ": " + where_text(r, c.ptr, c.elem_bytes) + ")";
-      else if (call.op != wmma::op_mma && c.ldm != call.ldm)
+      else if (memory_op && c.ldm != call.ldm)
         what = "different ldm (lane " + std::to_string(lead) + ": " + std::to_string(call.ldm) + ", lane " +
                std::to_string(l) + ": " + std::to_string(c.ldm) + ")";
-      else if (call.op != wmma::op_mma && c.mem_col_major != call.mem_col_major)
+      else if (memory_op && c.mem_col_major != call.mem_col_major)
         what = "different layouts";
       if (what.empty()) continue;
       r.add(wmma_finding(tilelab::findings::kWmmaNonuniform, t0.wait_file, t0.wait_line,
@@ -239,7 +246,9 @@ void release_wmma(Runtime& r, size_t base, size_t n, uint32_t present, uint32_t 
     }
 
     // CUDA's rules for mptr and ldm.
-    if (call.op != wmma::op_mma) {
+    if (call.op == wmma::op_ldmatrix) {
+      release_ldmatrix(r, base, group, t0.wait_file, t0.wait_line);
+    } else if (memory_op) {
       const auto a = reinterpret_cast<uintptr_t>(call.ptr);
       if (a % 32 != 0)
         r.add(wmma_finding(tilelab::findings::kWmmaMisaligned, t0.wait_file, t0.wait_line,

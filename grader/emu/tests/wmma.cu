@@ -7,8 +7,6 @@
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
 #include <mma.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -19,6 +17,7 @@
 #include <vector>
 
 #include "runtime.hpp"
+#include "tests/emu_test_support.hpp"
 
 void launch_matmul(const float* M, const float* N, float* P, int J, int K, int L);  // wmma_matmul.cu
 
@@ -26,33 +25,12 @@ using namespace nvcuda;
 
 namespace {
 
-template <class T>
-struct Device {
-    T* p = nullptr;
-    size_t n;
-    explicit Device(size_t count) : n(count) { REQUIRE(cudaMalloc(&p, n * sizeof(T)) == cudaSuccess); }
-    explicit Device(const std::vector<T>& h) : Device(h.size()) {
-        REQUIRE(cudaMemcpy(p, h.data(), n * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess);
-    }
-    ~Device() { cudaFree(p); }
-    std::vector<T> get() const {
-        std::vector<T> h(n);
-        REQUIRE(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost) == cudaSuccess);
-        return h;
-    }
-};
-
-std::string build() { return tlemu::backend_name(); }
-
-uint32_t bits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
-float from_bits(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
-
-std::vector<tlemu::Finding> findings_of(const std::string& kind) {
-    std::vector<tlemu::Finding> out;
-    for (auto& f : tlemu::take_findings())
-        if (f.kind == kind) out.push_back(f);
-    return out;
-}
+using emu_test::Device;
+using emu_test::bits;
+using emu_test::build;
+using emu_test::findings_of;
+using emu_test::from_bits;
+using emu_test::random_floats;
 
 using FragA = wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major>;
 using FragB = wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::row_major>;
@@ -183,14 +161,6 @@ std::vector<float> emulated(const std::vector<float>& A, const std::vector<float
             D[i * 16 + j] = acc;
         }
     return D;
-}
-
-std::vector<float> random_floats(size_t n, unsigned seed, float lo = -1.0f, float hi = 1.0f) {
-    std::mt19937 g(seed);
-    std::uniform_real_distribution<float> u(lo, hi);
-    std::vector<float> v(n);
-    for (auto& x : v) x = u(g);
-    return v;
 }
 
 }  // namespace
@@ -481,32 +451,12 @@ TEST_CASE("wmma: the race build finds a tile read by load_matrix_sync before the
 
 TEST_CASE("wmma: the asan build finds a load_matrix_sync that reads past the end of its matrix") {
     if (build() != "emu-asan") return;
-    int fds[2];
-    REQUIRE(::pipe(fds) == 0);
-    const pid_t pid = ::fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {  // the child runs the bad load; the sanitizer's finding ends it (status 2)
-        ::close(fds[0]);
-        if (FILE* quiet = std::freopen("/dev/null", "w", stderr)) (void)quiet;  // the sanitizer's report
-        tlemu::set_fatal_handler([&](const std::vector<tlemu::Finding>& all) {
-            const std::string s = all.empty() ? "none" : all.back().kind + ":" + std::to_string(all.back().line);
-            (void)!::write(fds[1], s.data(), s.size());
-        });
+    const std::string found = emu_test::fatal_finding([] {
         Device<float> a(std::vector<float>(16 * 8, 1.0f)), out(64);
         load_with<<<1, 32>>>(a.p, 16, out.p);  // ldm 16 on a 16 x 8 matrix: rows 8-15 lie past its end
         cudaDeviceSynchronize();
-        ::_exit(0);
-    }
-    ::close(fds[1]);
-    char buf[256] = {};
-    const ssize_t got = ::read(fds[0], buf, sizeof buf - 1);
-    ::close(fds[0]);
-    int status = 0;
-    REQUIRE(::waitpid(pid, &status, 0) == pid);
-    CHECK(WIFEXITED(status));
-    CHECK(WEXITSTATUS(status) == 2);
-    REQUIRE(got > 0);
-    CHECK(std::string(buf) == "out-of-bounds-global:" + std::to_string(kArgsLoad));
+    });
+    CHECK(found == "out-of-bounds-global:" + std::to_string(kArgsLoad));
 }
 
 TEST_CASE("wmma: the count build counts load_matrix_sync's loads") {

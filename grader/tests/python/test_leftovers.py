@@ -105,6 +105,20 @@ def test_kit_files_are_refused_by_any_path_and_system_headers_allowed(tmp_path):
                        "starter/02-tiled/matmul.cu (a file of the kit)", "generated/x.h", str(header)]
 
 
+def test_the_kits_student_headers_are_allowed_and_its_other_headers_refused(tmp_path):
+    """<tilelab/mma_ptx.cuh> (the PTX wrappers) by any path; its neighbours in grader/include stay the kit's."""
+    build = tmp_path / "build"
+    build.mkdir()
+    link = tmp_path / "innocent"
+    link.symlink_to(ROOT / "grader" / "include")
+    ptx = ROOT / "grader" / "include" / "tilelab" / "mma_ptx.cuh"
+    deps = [str(ptx), str(link / "tilelab" / "mma_ptx.cuh"), os.path.relpath(ptx, build),
+            str(ROOT / "grader" / "emu" / "include" / "tilelab" / "mma_ptx.cuh"),
+            str(ROOT / "grader" / "include" / "tilelab" / "audit.hpp")]
+    assert ptx.is_file()
+    assert includes.judge(deps, build, includes.system_dirs(build)) == ["grader/include/tilelab/audit.hpp (a file of the kit)"]
+
+
 def test_an_object_without_a_depfile_cannot_be_verified(tmp_path):
     obj = tmp_path / "x.o"
     obj.write_text("")

@@ -1,7 +1,9 @@
 """What a student's file included, from the compiler's own dependency output, and which of it is
 refused. A submission may include system, C++ and CUDA headers (and the CPU emulator's own
-<cuda_runtime.h> and force-included header); nothing of the kit -- the reference solutions, the
-starters, the runner, the datasets, anything in the build tree -- and nothing else outside the
+<cuda_runtime.h> and force-included header), and the kit's headers written for students
+(STUDENT_HEADERS: <tilelab/mma_ptx.cuh>, the PTX wrappers, whose emulator twin lies in the emulator's
+folder); nothing else of the kit -- the reference solutions, the starters, the runner, the
+datasets, the kit's other headers, anything in the build tree -- and nothing else outside the
 compiler's system folders.
 
 The list comes from the depfile CMake has the compiler write beside each object (-MD -MF <obj>.d,
@@ -21,6 +23,9 @@ from pathlib import Path
 from .. import ROOT
 from .artifacts import depfile
 from .toolchain import EMU_INCLUDE, system_dirs
+
+# The GPU build's copies of the headers a student may include by name (the emulator's are under EMU_INCLUDE).
+STUDENT_HEADERS = (ROOT / "grader" / "include" / "tilelab" / "mma_ptx.cuh",)
 
 
 def parse_depfile(text: str) -> list[str]:
@@ -71,10 +76,11 @@ def judge(deps: list[str], build: Path, allowed_dirs: tuple[str, ...], cwd: Path
     """The refused includes among deps (a depfile's prerequisites after the main source), shown
     relative to the kit or build tree where they lie there."""
     kit, tree, emu = (os.path.realpath(p) for p in (ROOT, build, EMU_INCLUDE))
+    student = {os.path.realpath(p) for p in STUDENT_HEADERS}
     refused = []
     for dep in deps:
         real = os.path.realpath(dep if os.path.isabs(dep) else os.path.join(cwd or build, dep))
-        if _under(real, emu):
+        if _under(real, emu) or real in student:
             continue
         if not (_under(real, kit) or _under(real, tree)) and any(_under(real, d) for d in allowed_dirs):
             continue
