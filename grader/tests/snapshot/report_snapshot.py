@@ -30,9 +30,9 @@ MEASURED = re.compile(r"(^|_)(seconds|time|times|ms|elapsed|wall|duration|gflops
 NOISE = [(re.compile(r"\[ *\d+%\]"), "[<n>%]"), (re.compile(r"(\[<n>%\] )?Built target [\w.-]+(\n|\\n)"), ""),
          (re.compile(r"/tmp/[\w./-]+"), "<tmp>"), (re.compile(r"\bcc\w{6}\.s\b"), "<tmp>"),
          (re.compile(r"had finished \d+ of"), "had finished <n> of"),
-         # make's own line numbers in a failed build's log: a tree with more targets (nvcc's back end's
+         # make's own line numbers (Makefile, Makefile2) in a failed build's log: a tree with more targets (nvcc's back end's
          # facts, where the compiler wheels are) has its rules further down Makefile2.
-         (re.compile(r"Makefile2:\d+"), "Makefile2:<n>")]
+         (re.compile(r"(Makefile2?):\d+"), r"\1:<n>")]
 NUMBER_IN_TEXT = re.compile(r"\b\d+(\.\d+)? ?(s|ms|µs|us|GFLOP/s|TFLOP/s)\b")
 
 
