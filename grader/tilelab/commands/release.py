@@ -50,8 +50,9 @@ EXCLUDE_PATHS = {"grader/tests/open-attacks", "grader/setup/gpu-verify.sh", "doc
                  "grader/tests/similarity", "grader/tests/slurm", "grader/tests/python/test_similarity.py",
                  "grader/setup/batch-throughput.sh", "grader/experiments"}
 # Every folder of the performance model's frozen held-out sets (grader/model-validation/model_variants.py's
-# SETS): their one folder, whatever sets are added to it.
-EXCLUDE_GLOBS = ("grader/model-validation/heldout",)
+# SETS): their one folder, whatever sets are added to it; and the stored counts and SASS facts of
+# every validation kernel, the solutions' among them (model_fit.py's data).
+EXCLUDE_GLOBS = ("grader/model-validation/heldout", "grader/model-validation/data")
 README_TEMPLATE = "student-README.md.j2"
 INSTRUCTOR_BEGIN = re.compile(r"^\s*<!--\s*instructor\s*-->\s*$")
 INSTRUCTOR_END = re.compile(r"^\s*<!--\s*/instructor\s*-->\s*$")
