@@ -12,6 +12,7 @@
 #include <cstring>
 #include <vector>
 
+#include "tilelab/findings.hpp"  // tilelab::findings: every finding code, generated from contract.toml
 #include "internal.hpp"
 #include "tilelab_emu_ptx_calls.h"
 
@@ -48,7 +49,8 @@ bool in_arena(const Runtime& r, uintptr_t a, size_t bytes) {
 }
 
 void operand_finding(Runtime& r, const char* file, int line, const std::string& message) {
-  r.add(wmma_finding("ptx-operand", file, line, message), "ptx-operand:" + std::to_string(line));
+  r.add(wmma_finding(tilelab::findings::kPtxOperand, file, line, message),
+        std::string(tilelab::findings::kPtxOperand) + ":" + std::to_string(line));
 }
 
 }  // namespace
