@@ -367,6 +367,21 @@ def test_the_emulator_headers_inline_definitions_are_allowed(cc):
     assert [f.message for f in _scan(obj) if f.kind == "definition"] == []
 
 
+@pytest.mark.parametrize("build", ["plain", "asan", "race"])
+def test_a_templated_launcher_in_a_namespace_passes(cc, build):
+    """An honest idiom refused until 2026-11-29 (CI, the PTX wrappers' known-good): a kernel launched
+    from a function template in a named namespace gives its lambda vague linkage, so the launch's
+    instantiations of the header's start_thread and call_kernel are weak definitions in the
+    student's object, which the list must take as the header's (not a name of the grader)."""
+    text = ("namespace path {\n"
+            "__global__ void K(const float* M, const float* N, float* P, int W) { P[threadIdx.x] = M[0] * N[0] * W; }\n"
+            "template <bool Fast> void launch(const float* M, const float* N, float* P, int W) {\n"
+            "  K<<<1, Fast ? 32 : 16>>>(M, N, P, W);\n}\n}\n"
+            "void launch_matmul(const float* M, const float* N, float* P, int W) {\n"
+            "  if (W % 4 == 0) path::launch<true>(M, N, P, W); else path::launch<false>(M, N, P, W);\n}\n")
+    assert [f.message for f in _scan(cc.emu(text, build)) if f.kind == "definition"] == []
+
+
 # ---- static initializers (the static_init groups) ----
 
 @pytest.mark.parametrize("build", ["plain", "asan", "race"])
