@@ -212,9 +212,9 @@ fi
 # disassemblers have no 13.0 wheel (13.2 is their first) and read its cubins. About 107 MB to
 # download, 260 MB installed. TILELAB_NO_CUDA_WHEELS=1 leaves them out; where pip cannot fetch them
 # the set-up goes on, and the model reads the emulator's counts alone (the report says which).
-CUDA_WHEELS="nvidia-cuda-nvcc==13.0.88 nvidia-nvvm==13.0.88 nvidia-cuda-runtime==13.0.88 nvidia-cuda-crt==13.0.88
+CUDA_WHEELS="nvidia-cuda-nvcc==13.0.88 nvidia-nvvm==13.0.88 nvidia-cuda-runtime==13.0.88 nvidia-cuda-crt==13.0.88 nvidia-cuda-cccl==13.0.85
 nvidia-cuda-nvdisasm==13.5.37 nvidia-cuda-cuobjdump==13.5.37"
-if [ "${TILELAB_NO_CUDA_WHEELS:-0}" != 1 ] && ! ls "$here"/.venv/lib/python3*/site-packages/nvidia/cu13/bin/nvdisasm >/dev/null 2>&1; then
+if [ "${TILELAB_NO_CUDA_WHEELS:-0}" != 1 ] && ! { ls "$here"/.venv/lib/python3*/site-packages/nvidia/cu13/bin/nvdisasm && ls "$here"/.venv/lib/python3*/site-packages/nvidia/cu13/include/nv/target; } >/dev/null 2>&1; then
   say "installing NVIDIA's compiler wheels for the performance model (nvcc 13.0, nvdisasm; about 107 MB)"
   # shellcheck disable=SC2086 # the list
   "$here/.venv/bin/python3" -m pip install -q --disable-pip-version-check $CUDA_WHEELS ||

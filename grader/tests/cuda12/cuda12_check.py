@@ -12,7 +12,7 @@ to accept), this check takes the device half of the file (device_only.py: what n
 to the device compiler), compiles it with NVRTC 12 to PTX -- each template kernel instantiated as
 the file's host code launches it -- and assembles the PTX with ptxas 12 for sm_75 (T4, the usual
 free notebook GPU), sm_80 (A100) and sm_90 (H100, H200); a file that uses TF32 tensor cores (07)
-needs sm_80 and is not compiled for sm_75. It also compiles the runner's launch probe, the host
+(or the kit's PTX wrappers, <tilelab/mma_ptx.cuh>) needs sm_80 and is not compiled for sm_75. It also compiles the runner's launch probe, the host
 file with a CUDA 12 branch (it wraps cudaLaunchKernel there; CUDA 13 launches through
 __cudaLaunchKernel), against CUDA 12's headers with the host compiler.
 
@@ -133,10 +133,11 @@ def sources() -> list[tuple[str, str]]:
 def compile_one(nvrtc: NVRTC, ptxas: Path, include: list[Path], label: str, text: str, work: Path) -> tuple[bool, str]:
     split = device_only.split(text)
     names = device_only.instantiations(split)
-    archs = [a for a in ARCHS if a >= 80] if re.search(r"precision::tf32|__float_to_tf32", text) else list(ARCHS)
+    archs = [a for a in ARCHS if a >= 80] if re.search(r"precision::tf32|__float_to_tf32|tilelab/mma_ptx\.cuh", text) else list(ARCHS)
     notes = []
     for arch in archs:
-        opts = [f"--gpu-architecture=compute_{arch}", "-std=c++17", *[f"-I{d}" for d in include]]
+        opts = [f"--gpu-architecture=compute_{arch}", "-std=c++17", *[f"-I{d}" for d in include],
+                f"-I{ROOT / 'grader' / 'include'}"]   # <tilelab/mma_ptx.cuh>, the one kit header a kernel file may include
         ptx, log = nvrtc.ptx(split.device, "matmul.cu", opts, names)
         if ptx is None:
             return False, f"NVRTC {nvrtc.version} (compute_{arch}):\n{log.strip()}"

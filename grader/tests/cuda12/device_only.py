@@ -22,13 +22,14 @@ place it keeps, so NVRTC's error names it.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 
 # Headers NVRTC can compile (with CUDA's include folder on its path: device-only or guarded for it),
 # and <cstdint>, which the caller supplies (STDINT).
 DEVICE_HEADERS = re.compile(r"^(cstdint|stdint\.h|mma\.h|cuda_fp16\.h|cuda_bf16\.h|cuda_pipeline\w*\.h|cuda_awbarrier\w*\.h"
-                            r"|cooperative_groups\.h|cooperative_groups/.*|cuda/.*|crt/.*)$")
+                            r"|cooperative_groups\.h|cooperative_groups/.*|cuda/.*|crt/.*|tilelab/mma_ptx\.cuh)$")
 # A namespace-scope `const` of one of these types is a constant device code may use; of any other
 # (std::string, a host table) it is host data.
 ARITHMETIC = re.compile(r"\s*(static\s+|inline\s+)*const\s+(unsigned\s+|signed\s+)?(int|long|short|char|bool|float|double"
@@ -237,6 +238,7 @@ def instantiations(s: Split) -> list[str]:
     found: list[str] = []
     host = "\n".join(_blank(d) for d in s.dropped)
     consts = dict(re.findall(r"\b(?:constexpr|const)\s+[\w:]+\s+(\w+)\s*=\s*([^;{}]+);", host))
+    host_params = {n: t for t, n in re.findall(r"template\s*<[^<>]*?\b(bool|int|unsigned|size_t)\s+(\w+)", host)}
     for qualified in s.kernel_templates:
         name = qualified.rsplit("::", 1)[-1]
         for m in re.finditer(rf"\b{re.escape(name)}\s*<", host):
@@ -249,7 +251,14 @@ def instantiations(s: Split) -> list[str]:
             args = host[m.end():j - 1].strip()
             for _ in range(3):
                 args = re.sub(r"\b\w+\b", lambda w: f"({consts[w.group()].strip()})" if w.group() in consts else w.group(), args)
-            expr = f"&{qualified}<{args}>"
-            if expr not in found:
-                found.append(expr)
+            # Launched from a host function template with its own parameter (`template <bool Vec>
+            # void launch(...) { K<Vec><<<...>>> }`): a bool one is both its values; any other
+            # cannot be named here, and the kernel is left to the instantiations that can.
+            used = [w for w in re.findall(r"\b\w+\b", args) if w in host_params]
+            if any(host_params[w] != "bool" for w in used):
+                continue
+            for values in itertools.product(("true", "false"), repeat=len(used)):
+                expr = "&" + qualified + "<" + re.sub(r"\b\w+\b", lambda w: dict(zip(used, values)).get(w.group(), w.group()), args) + ">"
+                if expr not in found:
+                    found.append(expr)
     return found
