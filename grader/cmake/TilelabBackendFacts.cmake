@@ -51,16 +51,20 @@ function(tilelab_backend_facts name src out target_out)
   string(MAKE_C_IDENTIFIER "backend-facts-${name}" target)
   if(NOT TARGET ${target})
     set(dir "${TILELAB_BACKEND_FACTS_DIR}/${name}.d")
-    tilelab_confine_nvcc_command("${src}" "${_facts_wheel}" "${dir}" confined)
+    # The kit's headers for students are on nvcc's path as in the GPU build (a file using the PTX
+    # wrappers is read as the GPU runs it); of that folder the confined compile reads that header alone.
+    set(student_include "${PROJECT_SOURCE_DIR}/grader/include")
+    tilelab_confine_nvcc_command("${src}" "${_facts_wheel}" "${dir}" confined
+                                 --read "${student_include}/tilelab/mma_ptx.cuh")
     set(deps "")
     if(TARGET tilelab-confine AND NOT TILELAB_KIT)
       set(deps tilelab-confine)
     endif()
     # sh: ptxas's report (-v) goes to a file; an empty cubin where nvcc refused the file.
     add_custom_command(OUTPUT "${dir}/k.cubin" "${dir}/ptxas.log"
-      COMMAND ${confined} /bin/sh -c "\"$0\" -arch=sm_90 -cubin -Xptxas -v -o \"$1/k.cubin\" \"$2\" 2>\"$1/ptxas.log\" || : >\"$1/k.cubin\""
-              "${_facts_wheel}/bin/nvcc" "${dir}" "${src}"
-      DEPENDS "${src}" ${deps}
+      COMMAND ${confined} /bin/sh -c "\"$0\" -arch=sm_90 -cubin -Xptxas -v -I\"$3\" -o \"$1/k.cubin\" \"$2\" 2>\"$1/ptxas.log\" || : >\"$1/k.cubin\""
+              "${_facts_wheel}/bin/nvcc" "${dir}" "${src}" "${student_include}"
+      DEPENDS "${src}" "${student_include}/tilelab/mma_ptx.cuh" ${deps}
       COMMENT "Compiling ${src} with nvcc for sm_90 (the performance model's facts)"
       VERBATIM)
     add_custom_command(OUTPUT "${json}"

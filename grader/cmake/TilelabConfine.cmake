@@ -183,8 +183,8 @@ endfunction()
 # The command of nvcc compiling one submission's file for its back end's facts (TilelabBackendFacts.cmake),
 # confined: it reads `src` and NVIDIA's compiler wheels (`wheel`, with their headers and cicc), and
 # writes only `dir` (its TMPDIR inside).
-function(tilelab_confine_nvcc_command src wheel dir out)
-  set(${out} "${TILELAB_CONFINE}" ${_confine_common} --read-exec "${wheel}" --read "${src}" --write "${dir}"
+function(tilelab_confine_nvcc_command src wheel dir out)   # ARGN: further options of tilelab-confine (--read FILE)
+  set(${out} "${TILELAB_CONFINE}" ${_confine_common} --read-exec "${wheel}" --read "${src}" ${ARGN} --write "${dir}"
              --tmpdir "${dir}/tmp" -- PARENT_SCOPE)
 endfunction()
 

@@ -82,6 +82,12 @@ def test_the_tensor_core_solutions_hot_loop_is_mma():
     assert k["registers"] > 128
 
 
+def test_a_kernel_on_the_kits_ptx_wrappers_is_read_as_the_gpu_runs_it():
+    # <tilelab/mma_ptx.cuh> is on nvcc's path as in the GPU build (without it: "cannot open source file").
+    k = _main(ROOT / "grader" / "tests" / "submissions" / "07-ptx-wrappers" / "07-tensor-cores" / "matmul.cu")
+    assert k["hot_loop"]["tensor"] > 0 and k["hot_loop"]["ffma"] == 0
+
+
 def test_a_file_nvcc_refuses_and_a_missing_wheel_give_facts_that_say_why(tmp_path):
     bad = tmp_path / "matmul.cu"
     bad.write_text("__global__ void k(float* p) { p[0] = undeclared; }\n")

@@ -22,6 +22,10 @@ from .. import ROOT
 ARCH = "sm_90"        # the model's GPU: H100 (H200 the same)
 TOOLS = ("nvcc", "ptxas", "nvdisasm", "cuobjdump")
 ENV = "TILELAB_CUDA_WHEEL"   # a folder holding bin/nvcc ... (the wheels' nvidia/cu13), instead of the search
+# The folder of the kit's headers written for students (<tilelab/mma_ptx.cuh>), on the path as in the
+# GPU build, so that a file using the PTX wrappers is read as the GPU will run it. The build's
+# confined compile may read only that header of it (TilelabBackendFacts.cmake).
+STUDENT_INCLUDE = ROOT / "grader" / "include"
 
 
 def _candidates() -> list[Path]:
@@ -54,7 +58,8 @@ def run(root: Path, tool: str, *args: str, timeout: float = 120) -> subprocess.C
 
 def compile_cubin(root: Path, src: Path, cubin: Path, defines=()) -> subprocess.CompletedProcess:
     """src compiled for ARCH into cubin, with ptxas's report (-v) on stderr."""
-    return run(root, "nvcc", f"-arch={ARCH}", "-cubin", "-Xptxas", "-v", *(f"-D{d}" for d in defines),
+    return run(root, "nvcc", f"-arch={ARCH}", "-cubin", "-Xptxas", "-v", f"-I{STUDENT_INCLUDE}",
+               *(f"-D{d}" for d in defines),
                "-o", str(cubin), str(src), timeout=300)
 
 
