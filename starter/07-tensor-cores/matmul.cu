@@ -9,16 +9,16 @@
 // (nvcc and the emulator): cp_async_16, ldmatrix_x4, mma_m16n8k8_tf32. Walkthrough 07 reaches this
 // kernel step by step from a wmma kernel, with each step's measured effect; this is its last step:
 // - a block computes BM x BN = 128 x 128 of P with 4 warps; warp w owns a 64 x 64 quarter of it,
-//   4 x 8 accumulator tiles of 16 x 8 (128 floats a lane: each fragment of M feeds 8 products, each
-//   of N 4, as a register tile's value does in 06);
+//  4 x 8 accumulator tiles of 16 x 8 (128 floats a lane: each fragment of M feeds 8 products, each
+//  of N 4, as a register tile's value does in 06);
 // - phases BK = 32 deep (4 k-steps of 8), STAGES = 3 of them in shared memory: the copies of the
-//   next two phases are in flight (cp.async, global -> shared without registers, zero-filled past
-//   the edges) while one is multiplied; one barrier a phase;
+//  next two phases are in flight (cp.async, global -> shared without registers, zero-filled past
+//  the edges) while one is multiplied; one barrier a phase;
 // - M's fragments by ldmatrix_x4 (one instruction for a 16 x 8 tile), N's by 32-bit shared loads,
-//   rows padded so that neither has bank conflicts; the next k-step's fragments loaded before this
-//   one's products;
+//  rows padded so that neither has bank conflicts; the next k-step's fragments loaded before this
+//  one's products;
 // - the inputs go to the tensor cores unrounded (they truncate to TF32; the stage's rule allows it,
-//   docs/grading.md); P is stored from the accumulators, whose layout is documented.
+//  docs/grading.md); P is stored from the accumulators, whose layout is documented.
 // VEC (K % 4 == 0 and L % 4 == 0, chosen on the host): every 16-byte segment of a tile lies wholly
 // inside its matrix or wholly outside, and is 16-byte aligned: one cp_async_16. Otherwise (every
 // hidden shape but a few) the same kernel stages its tiles with 4-byte loads and plain stores.
@@ -102,19 +102,12 @@ MatrixMulKernel(const float* __restrict__ M, const float* __restrict__ N, float*
     const int phases = (K + BK - 1) / BK;
 
     float acc[MI][NI][4];
-#pragma unroll
-    for (int i = 0; i < MI; ++i)
-#pragma unroll
-        for (int j = 0; j < NI; ++j)
-#pragma unroll
-            for (int v = 0; v < 4; ++v) acc[i][j][v] = 0.0f;
-
-    // TODO (3): copy phases 0 .. STAGES - 2 into stages 0 .. STAGES - 2 (copy_phase), one
-    //   cp_async_commit after each, even past the last phase; then for each phase ph:
-    //   cp_async_wait<STAGES - 2>(), __syncthreads(), start the copy of phase ph + STAGES - 1 into
-    //   its stage (if it exists), load the fragments of k-step 0 and, for each k-step, those of the
-    //   next one before this one's mma_m16n8k8_tf32 (acc[i][j], a[i], b[j]) for every i, j; a
-    //   cp_async_commit at the end of the phase; after the loop, cp_async_wait<0>()
+    // TODO (3): zero the accumulators; copy phases 0 .. STAGES - 2 into stages 0 .. STAGES - 2
+    //   (copy_phase), one cp_async_commit after each, even past the last phase; then for each phase
+    //   ph: cp_async_wait<STAGES - 2>(), __syncthreads(), start the copy of phase ph + STAGES - 1
+    //   into its stage (if it exists), load the fragments of k-step 0 and, for each k-step, those
+    //   of the next one before this one's mma_m16n8k8_tf32 (acc[i][j], a[i], b[j]) for every i, j;
+    //   a cp_async_commit at the end of the phase; after the loop, cp_async_wait<0>()
     (void)M; (void)N; (void)K; (void)bm; (void)bn; (void)wm; (void)wn; (void)phases;
 
     // Lane (g, t) holds rows g and g + 8, columns 2t and 2t + 1 of each 16 x 8 tile. With VEC
