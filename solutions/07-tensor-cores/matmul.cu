@@ -153,7 +153,7 @@ MatrixMulKernel(const float* __restrict__ M, const float* __restrict__ N, float*
 
     // Lane (g, t) holds rows g and g + 8, columns 2t and 2t + 1 of each 16 x 8 tile. With VEC
     // (L % 4 == 0, the column even) a pair inside P is whole and 8-byte aligned.
-    // BEGIN SOLUTION: for each tile (i, j) and h = 0, 1: row bm + wm + 16 * i + g + 8 * h, column bn + wn + 8 * j + 2 * t; skip it outside P; with VEC store acc[i][j][2h] and [2h + 1] as one float2, otherwise one by one, the second only if column + 1 < L
+    // BEGIN SOLUTION: with lane = threadIdx.x % 32, g = lane / 4, t = lane % 4, for each tile (i, j) and h = 0, 1: row bm + wm + 16 * i + g + 8 * h, column bn + wn + 8 * j + 2 * t; skip it outside P; with VEC store acc[i][j][2h] and [2h + 1] as one float2, otherwise one by one, the second only if column + 1 < L
     // GOAL: store the accumulators that belong to P, from the layout mma_m16n8k8_tf32 documents
     const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
 #pragma unroll
