@@ -121,15 +121,27 @@ function(tilelab_api_definitions stage out)
   set(${out} "${defs}" PARENT_SCOPE)
 endfunction()
 
+# The file `wrapped`: the solution `src` (its rewritten form `body` on the emulator) compiled into
+# namespace `ns` (grader/runner/reference.cu.in), with the kit's <tilelab/mma_ptx.cuh> included
+# first where `src` includes it, so that its wrappers stay global functions.
+function(tilelab_wrap_reference src body ns wrapped)
+  file(READ "${src}" text)
+  set(KIT_HEADERS "")
+  if(text MATCHES "#include[ \t]*<tilelab/mma_ptx\\.cuh>")
+    set(KIT_HEADERS "#include <cstdint>\n#include <tilelab/mma_ptx.cuh>\n")
+  endif()
+  set(SRC "${body}")
+  set(NS "${ns}")
+  configure_file("${PROJECT_SOURCE_DIR}/grader/runner/reference.cu.in" "${wrapped}" @ONLY)
+endfunction()
+
 # An object library holding one implementation (compiled into namespace ns, unless ns is empty)
 # and its adapter object named var.
 function(tilelab_gpu_impl target stage src ns var display)
   tilelab_api_definitions(${stage} defs)
   if(ns)
     set(wrapped "${PROJECT_BINARY_DIR}/generated/${target}.cu")
-    set(SRC "${src}")
-    set(NS "${ns}")
-    configure_file("${_runner_dir}/reference.cu.in" "${wrapped}" @ONLY)
+    tilelab_wrap_reference("${src}" "${src}" "${ns}" "${wrapped}")
     set(src "${wrapped}")
     list(APPEND defs "TILELAB_IMPL_NS=${ns}")
   endif()

@@ -1,189 +1,191 @@
 // Stage 07-tensor-cores: the 06 kernel's tiles, multiplied by tensor cores.
 //
-// P = M N with M J x K, N K x L, P J x L, row-major float, any sizes >= 1, computed in TF32: each
-// input keeps 10 of float32's 23 mantissa bits, the products are summed in float32. A tensor core
-// multiplies whole tiles: one mma_sync of a warp is a 16 x 16 x 8 product (2048 multiply-adds), and
-// the 32 lanes hold the tiles between them as fragments whose element-to-lane layout is the
-// hardware's business. So the kernel is 06's with the register tile replaced by fragments:
+// P = M N with M J x K, N K x L, P J x L, row-major float, any sizes >= 1, computed in TF32: the
+// tensor cores read 10 of an input's 23 mantissa bits, the products are summed in float32. One
+// mma.sync.m16n8k8 of a warp is a 16 x 8 x 8 product (1024 multiply-adds); its 32 lanes hold the
+// operands as fragments whose element-to-lane layout the PTX ISA documents (<tilelab/mma_ptx.cuh>
+// says it lane by lane). The kit's header gives the three instructions a name on both backends
+// (nvcc and the emulator): cp_async_16, ldmatrix_x4, mma_m16n8k8_tf32. Walkthrough 07 reaches this
+// kernel step by step from a wmma kernel, with each step's measured effect; this is its last step:
 // - a block computes BM x BN = 128 x 128 of P with 4 warps; warp w owns a 64 x 64 quarter of it,
-//  4 x 4 accumulator fragments of 16 x 16 (128 floats per lane: each fragment of M read from
-//  shared memory feeds 4 products, as a register tile's value does in 06);
-// - phases BK = 16 deep, tiles of M and N staged in shared memory (zero outside the matrices, so
-//  every fragment is whole), double buffered with the next tiles loaded into registers while the
-//  current ones are multiplied (one barrier per phase, as in 06);
-// - every value is rounded to TF32 once, as it is stored to shared memory (__float_to_tf32);
-// - fragments inside P are stored straight to it; the edge ones through shared memory, element by
-//  element, since store_matrix_sync writes all 16 x 16.
-// What each step bought, measured on an H100: walkthrough 07.
+//  4 x 8 accumulator tiles of 16 x 8 (128 floats a lane: each fragment of M feeds 8 products, each
+//  of N 4, as a register tile's value does in 06);
+// - phases BK = 32 deep (4 k-steps of 8), STAGES = 3 of them in shared memory: the copies of the
+//  next two phases are in flight (cp.async, global -> shared without registers, zero-filled past
+//  the edges) while one is multiplied; one barrier a phase;
+// - M's fragments by ldmatrix_x4 (one instruction for a 16 x 8 tile), N's by 32-bit shared loads,
+//  rows padded so that neither has bank conflicts; the next k-step's fragments loaded before this
+//  one's products;
+// - the inputs go to the tensor cores unrounded (they truncate to TF32; the stage's rule allows it,
+//  docs/grading.md); P is stored from the accumulators, whose layout is documented.
+// VEC (K % 4 == 0 and L % 4 == 0, chosen on the host): every 16-byte segment of a tile lies wholly
+// inside its matrix or wholly outside, and is 16-byte aligned: one cp_async_16. Otherwise (every
+// hidden shape but a few) the same kernel stages its tiles with 4-byte loads and plain stores.
 #include <cuda_runtime.h>
-#include <mma.h>
+#include <tilelab/mma_ptx.cuh>
 
-using namespace nvcuda;
+#include <cstdint>
 
-#define BM 128       // rows of P per block
-#define BN 128       // columns of P per block
-#define BK 16        // depth of one phase: two k-steps of 8, the TF32 fragment's depth
-#define WM 64        // rows of P per warp: 4 fragments
-#define WN 64        // columns of P per warp: 4 fragments
-#define FM (WM / 16)
-#define FN (WN / 16)
-#define THREADS 128  // 4 warps: (BM / WM) x (BN / WN) = 2 x 2
-#define PAD_A 4      // As rows are BK + 4 floats: 80 bytes, a multiple of 16 (ldm % 4 == 0)
-#define PAD_B 4      // Bs rows are BN + 4 floats
+constexpr int BM = 128, BN = 128, BK = 32;  // block tile, phase depth (4 k-steps of 8)
+constexpr int WM = 64, WN = 64;             // warp tile: MI x NI tiles of 16 x 8
+constexpr int MI = WM / 16, NI = WN / 8;
+constexpr int THREADS = (BM / WM) * (BN / WN) * 32;
+constexpr int STAGES = 3;                   // phases in shared memory: 2 in flight while one is multiplied
+constexpr int RASTER = 8;                   // block rows per group of the launch order
+// Padded rows: As rows of 36 floats (144 bytes, 16-byte aligned for cp.async and ldmatrix; row r at
+// bank 4r mod 32, so ldmatrix's 8 rows fall in 8 distinct groups of 4 banks); Bs rows of 136 (row k
+// at bank 8k mod 32: b[0]'s lanes, rows t and columns g, hit 32 banks).
+constexpr int LDA = BK + 4, LDB = BN + 8;
+constexpr int STAGE_FLOATS = BM * LDA + BK * LDB;
+constexpr int SHARED_BYTES = STAGES * STAGE_FLOATS * (int)sizeof(float);
+static_assert((BM * BK / 4) % THREADS == 0 && (BK * BN / 4) % THREADS == 0, "whole copies per thread");
 
-#define LOADS_A (BM * BK / 4 / THREADS)  // float4 loads per thread per phase, M tile
-#define LOADS_B (BK * BN / 4 / THREADS)  // and N tile
-
-typedef wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> FragA;
-typedef wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::row_major> FragB;
-typedef wmma::fragment<wmma::accumulator, 16, 16, 8, float> FragC;
-
-struct Staged {
-    float4 a[LOADS_A], b[LOADS_B];
-};
-
-// Load l of this thread: element offset (row, col) of a 4-wide segment in a tile with `cols` columns.
-__device__ __forceinline__ int seg_row(int l, int cols) { return (threadIdx.x + l * THREADS) / (cols / 4); }
-__device__ __forceinline__ int seg_col(int l, int cols) { return ((threadIdx.x + l * THREADS) % (cols / 4)) * 4; }
-
-// Four elements of row r of a rows x cols matrix A from column c on; 0 outside A. VEC: cols is a
-// multiple of 4, so a segment lies wholly inside A or wholly outside it: one 16-byte load.
+// Four elements of a rows x cols matrix A from (r, c) into dst, 0 outside A: with VEC one 16-byte
+// cp.async (cols % 4 == 0: the segment is wholly inside or outside), else 4 loads and plain stores.
 template <bool VEC>
-__device__ __forceinline__ float4 load4(const float* __restrict__ A, int rows, int cols, int r, int c) {
-    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+__device__ __forceinline__ void copy4(float* dst, const float* __restrict__ A, int rows, int cols, int r, int c) {
     if (VEC) {
-        if (r < rows && c < cols) v = *reinterpret_cast<const float4*>(&A[(size_t)r * cols + c]);
-    } else if (r < rows) {
-        const float* row = &A[(size_t)r * cols];
-        if (c + 0 < cols) v.x = row[c + 0];
-        if (c + 1 < cols) v.y = row[c + 1];
-        if (c + 2 < cols) v.z = row[c + 2];
-        if (c + 3 < cols) v.w = row[c + 3];
+        // BEGIN SOLUTION: one cp_async_16 into dst from &A[r * cols + c] (a size_t product) when r < rows and c < cols; otherwise in_bounds false, which writes 16 zero bytes and reads nothing (give A itself as the source: it is not read)
+        // GOAL: start the copy of the 4 floats into shared memory, zeros outside A
+        const bool in = r < rows && c < cols;
+        cp_async_16(dst, in ? &A[(size_t)r * cols + c] : A, in);
+        // STARTER: (void)dst; (void)A; (void)rows; (void)cols; (void)r; (void)c;
+        // END SOLUTION
+    } else {
+#pragma unroll
+        for (int x = 0; x < 4; ++x) dst[x] = r < rows && c + x < cols ? A[(size_t)r * cols + c + x] : 0.0f;
     }
-    return v;
 }
 
+// Phase k0's tiles (columns k0.. of the block's M rows, rows k0.. of its N columns) into stage s.
 template <bool VEC>
-__device__ __forceinline__ Staged load_phase(const float* __restrict__ M, const float* __restrict__ N,
-                                             int J, int K, int L, int bm, int bn, int k0) {
-    Staged s;
+__device__ __forceinline__ void copy_phase(float* s, const float* __restrict__ M, const float* __restrict__ N,
+                                           int J, int K, int L, int bm, int bn, int k0) {
 #pragma unroll
-    for (int l = 0; l < LOADS_A; ++l) s.a[l] = load4<VEC>(M, J, K, bm + seg_row(l, BK), k0 + seg_col(l, BK));
-#pragma unroll
-    for (int l = 0; l < LOADS_B; ++l) s.b[l] = load4<VEC>(N, K, L, k0 + seg_row(l, BN), bn + seg_col(l, BN));
-    return s;
-}
-
-__device__ __forceinline__ float4 tf32(float4 v) {
-    return make_float4(wmma::__float_to_tf32(v.x), wmma::__float_to_tf32(v.y), wmma::__float_to_tf32(v.z),
-                       wmma::__float_to_tf32(v.w));
-}
-
-// The staged tiles into shared memory, each value rounded to TF32 once here rather than in every
-// fragment that reads it.
-__device__ __forceinline__ void store_phase(const Staged& s, float (*As)[BK + PAD_A], float (*Bs)[BN + PAD_B]) {
-    // BEGIN SOLUTION: store each staged segment, rounded to TF32 (tf32()), as one float4: s.a[l] at As[seg_row(l, BK)][seg_col(l, BK)], s.b[l] at Bs[seg_row(l, BN)][seg_col(l, BN)]
-    // GOAL: put this thread's share of the tiles into shared memory, in TF32
-#pragma unroll
-    for (int l = 0; l < LOADS_A; ++l)
-        *reinterpret_cast<float4*>(&As[seg_row(l, BK)][seg_col(l, BK)]) = tf32(s.a[l]);
-#pragma unroll
-    for (int l = 0; l < LOADS_B; ++l)
-        *reinterpret_cast<float4*>(&Bs[seg_row(l, BN)][seg_col(l, BN)]) = tf32(s.b[l]);
-    // STARTER: (void)s; (void)As; (void)Bs;
-    // END SOLUTION
-}
-
-// One phase of this warp: for each k-step of 8, its 4 fragments of the M tile and 4 of the N tile
-// from shared memory, and the 4 x 4 products into the accumulators.
-__device__ __forceinline__ void multiply_phase(FragC (&acc)[FM][FN], const float (*As)[BK + PAD_A],
-                                               const float (*Bs)[BN + PAD_B], int wm, int wn) {
-    // BEGIN SOLUTION: for kk = 0, 8: load_matrix_sync a[i] from &As[wm + 16*i][kk] (ldm BK + PAD_A) and b[j] from &Bs[kk][wn + 16*j] (ldm BN + PAD_B), then mma_sync(acc[i][j], a[i], b[j], acc[i][j]) for every i, j
-    // GOAL: multiply this warp's share of the phase on the tensor cores
-#pragma unroll
-    for (int kk = 0; kk < BK; kk += 8) {
-        FragA a[FM];
-        FragB b[FN];
-#pragma unroll
-        for (int i = 0; i < FM; ++i) wmma::load_matrix_sync(a[i], &As[wm + 16 * i][kk], BK + PAD_A);
-#pragma unroll
-        for (int j = 0; j < FN; ++j) wmma::load_matrix_sync(b[j], &Bs[kk][wn + 16 * j], BN + PAD_B);
-#pragma unroll
-        for (int i = 0; i < FM; ++i)
-#pragma unroll
-            for (int j = 0; j < FN; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
+    for (int i = 0; i < BM * BK / 4 / THREADS; ++i) {
+        const int seg = threadIdx.x + i * THREADS, r = seg / (BK / 4), c = (seg % (BK / 4)) * 4;
+        copy4<VEC>(&s[r * LDA + c], M, J, K, bm + r, k0 + c);
     }
-    // STARTER: (void)acc; (void)As; (void)Bs; (void)wm; (void)wn;
+    float* b = s + BM * LDA;
+#pragma unroll
+    for (int i = 0; i < BK * BN / 4 / THREADS; ++i) {
+        const int seg = threadIdx.x + i * THREADS, r = seg / (BN / 4), c = (seg % (BN / 4)) * 4;
+        copy4<VEC>(&b[r * LDB + c], N, K, L, k0 + r, bn + c);
+    }
+}
+
+// The warp's fragments of k-step ks: a by ldmatrix_x4 (lanes 8q .. 8q + 7 give the rows of quarter
+// q: 8 rows lower for q odd, 4 columns right for q >= 2), b value by value (b[0] row t, b[1] row
+// t + 4, column g of each n8 tile).
+__device__ __forceinline__ void load_fragments(uint32_t (&a)[MI][4], uint32_t (&b)[NI][2], const float* As,
+                                               const float* Bs, int wm, int wn, int ks) {
+    // BEGIN SOLUTION: with lane = threadIdx.x % 32, g = lane / 4, t = lane % 4, q = lane / 8: a[i] = ldmatrix_x4 of the row &As[(wm + 16 * i + lane % 8 + 8 * (q & 1)) * LDA + ks * 8 + 4 * (q >> 1)]; b[j][0] = the bits (__float_as_uint) of Bs[(ks * 8 + t) * LDB + wn + 8 * j + g], b[j][1] those of row ks * 8 + t + 4
+    // GOAL: the warp's fragments of k-step ks in mma_m16n8k8_tf32's layout (ldmatrix_x4 for M)
+    const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    const int q = lane / 8, row = lane % 8 + (q & 1) * 8, col = ks * 8 + (q >> 1) * 4;
+#pragma unroll
+    for (int i = 0; i < MI; ++i) ldmatrix_x4(a[i], &As[(wm + 16 * i + row) * LDA + col]);
+#pragma unroll
+    for (int j = 0; j < NI; ++j) {
+        b[j][0] = __float_as_uint(Bs[(ks * 8 + t) * LDB + wn + 8 * j + g]);
+        b[j][1] = __float_as_uint(Bs[(ks * 8 + t + 4) * LDB + wn + 8 * j + g]);
+    }
+    // STARTER: (void)As; (void)Bs; (void)wm; (void)wn; (void)ks;
+    // STARTER: for (int i = 0; i < MI; ++i) a[i][0] = a[i][1] = a[i][2] = a[i][3] = 0u;
+    // STARTER: for (int j = 0; j < NI; ++j) b[j][0] = b[j][1] = 0u;
     // END SOLUTION
 }
 
-// VEC (chosen on the host): K and L are multiples of 4, so every tile load is a vector and P's
-// rows are whole 16-byte multiples, as store_matrix_sync's ldm must be.
 template <bool VEC>
 __global__ void __launch_bounds__(THREADS)
-MatrixMulKernel(const float* __restrict__ M, const float* __restrict__ N, float* __restrict__ P,
-                int J, int K, int L) {
-    // 32-byte aligned: load_matrix_sync's pointer must be, and every fragment starts at a multiple
-    // of 32 bytes from here (rows of 80 and 528 bytes, 16 rows or 8 columns apart).
-    __shared__ __align__(128) float As[2][BM][BK + PAD_A];
-    __shared__ __align__(128) float Bs[2][BK][BN + PAD_B];
-    const int bm = blockIdx.y * BM, bn = blockIdx.x * BN;
+MatrixMulKernel(const float* __restrict__ M, const float* __restrict__ N, float* __restrict__ P, int J, int K, int L) {
+    extern __shared__ __align__(128) float smem[];
+    // Launch order: RASTER block rows at a time, column by column, so that the blocks resident
+    // together share their M rows and N columns in L2.
+    const int grid_n = (L + BN - 1) / BN, grid_m = (J + BM - 1) / BM;
+    const int per_group = RASTER * grid_n, first = blockIdx.x / per_group * RASTER;
+    const int rows = grid_m - first < RASTER ? grid_m - first : RASTER;
+    const int bm = (first + blockIdx.x % per_group % rows) * BM, bn = (blockIdx.x % per_group / rows) * BN;
     const int warp = threadIdx.x / 32;
-    const int wm = (warp / (BN / WN)) * WM, wn = (warp % (BN / WN)) * WN;  // the warp's piece of the tile
-
-    FragC acc[FM][FN];
-    // BEGIN SOLUTION: zero the accumulators (fill_fragment), then the phase loop: the first tiles into buffer 0 and a barrier; every phase but the last loads the next tiles into registers, multiplies the current buffer, stores the next tiles into the other buffer and passes the one barrier of the phase; the last phase only multiplies
-    // GOAL: accumulate the warp's 64 x 64 outputs, the next loads overlapping the tensor cores
-#pragma unroll
-    for (int i = 0; i < FM; ++i)
-#pragma unroll
-        for (int j = 0; j < FN; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
-    store_phase(load_phase<VEC>(M, N, J, K, L, bm, bn, 0), As[0], Bs[0]);
-    __syncthreads();
+    const int wm = (warp / (BN / WN)) * WM, wn = (warp % (BN / WN)) * WN;
     const int phases = (K + BK - 1) / BK;
-    for (int ph = 0; ph < phases - 1; ++ph) {
-        const int cur = ph % 2;
-        const Staged next = load_phase<VEC>(M, N, J, K, L, bm, bn, (ph + 1) * BK);
-        multiply_phase(acc, As[cur], Bs[cur], wm, wn);
-        // The other buffer was last read in the previous phase, before that phase's barrier.
-        store_phase(next, As[1 - cur], Bs[1 - cur]);
-        __syncthreads();
+
+    float acc[MI][NI][4];
+    // BEGIN SOLUTION: zero the accumulators; copy phases 0 .. STAGES - 2 into stages 0 .. STAGES - 2 (copy_phase), one cp_async_commit after each, even past the last phase; then for each phase ph: cp_async_wait<STAGES - 2>(), __syncthreads(), start the copy of phase ph + STAGES - 1 into its stage (if it exists), load the fragments of k-step 0 and, for each k-step, those of the next one before this one's mma_m16n8k8_tf32 (acc[i][j], a[i], b[j]) for every i, j; a cp_async_commit at the end of the phase; after the loop, cp_async_wait<0>()
+    // GOAL: the pipelined phase loop, STAGES - 1 phases' copies in flight
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int j = 0; j < NI; ++j)
+#pragma unroll
+            for (int v = 0; v < 4; ++v) acc[i][j][v] = 0.0f;
+    // STAGES - 1 phases in flight before the first product; one group a phase (empty past the last,
+    // and without VEC), so that cp_async_wait<STAGES - 2> always means "phase ph has landed".
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < phases) copy_phase<VEC>(smem + s * STAGE_FLOATS, M, N, J, K, L, bm, bn, s * BK);
+        cp_async_commit();
     }
-    multiply_phase(acc, As[(phases - 1) % 2], Bs[(phases - 1) % 2], wm, wn);
+    for (int ph = 0; ph < phases; ++ph) {
+        cp_async_wait<STAGES - 2>();
+        // Phase ph is visible to every warp, and every warp is done with phase ph - 1, whose stage
+        // the copies below overwrite.
+        __syncthreads();
+        const int next = ph + STAGES - 1;
+        if (next < phases) copy_phase<VEC>(smem + (next % STAGES) * STAGE_FLOATS, M, N, J, K, L, bm, bn, next * BK);
+        const float* As = smem + (ph % STAGES) * STAGE_FLOATS;
+        const float* Bs = As + BM * LDA;
+        uint32_t a[2][MI][4], b[2][NI][2];  // this k-step's fragments and the next's
+        load_fragments(a[0], b[0], As, Bs, wm, wn, 0);
+#pragma unroll
+        for (int ks = 0; ks < BK / 8; ++ks) {
+            if (ks + 1 < BK / 8) load_fragments(a[(ks + 1) % 2], b[(ks + 1) % 2], As, Bs, wm, wn, ks + 1);
+#pragma unroll
+            for (int i = 0; i < MI; ++i)
+#pragma unroll
+                for (int j = 0; j < NI; ++j) mma_m16n8k8_tf32(acc[i][j], a[ks % 2][i], b[ks % 2][j]);
+        }
+        cp_async_commit();  // the phase's copies as one group
+    }
+    cp_async_wait<0>();
+    // STARTER: (void)M; (void)N; (void)K; (void)bm; (void)bn; (void)wm; (void)wn; (void)phases;
     // END SOLUTION
 
-    // BEGIN SOLUTION: store acc[i][j] (rows bm + wm + 16*i, columns bn + wn + 16*j): straight to P with store_matrix_sync (ldm L, mem_row_major) when VEC and the fragment lies wholly inside P; otherwise through this warp's 16 x 16 piece of shared memory (after a __syncthreads(), as the tiles there may still be read), __syncwarp(), and element by element with bounds tests
-    // GOAL: write the outputs that belong to P, whole fragments where they fit
-    __syncthreads();  // every warp is done reading the tiles: their memory becomes the edge staging
-    float* stage = &As[0][0][0] + warp * 16 * 16;
-    const int lane = threadIdx.x % 32;
+    // Lane (g, t) holds rows g and g + 8, columns 2t and 2t + 1 of each 16 x 8 tile. With VEC
+    // (L % 4 == 0, the column even) a pair inside P is whole and 8-byte aligned.
+    // BEGIN SOLUTION: with lane = threadIdx.x % 32, g = lane / 4, t = lane % 4, for each tile (i, j) and h = 0, 1: row bm + wm + 16 * i + g + 8 * h, column bn + wn + 8 * j + 2 * t; skip it outside P; with VEC store acc[i][j][2h] and [2h + 1] as one float2, otherwise one by one, the second only if column + 1 < L
+    // GOAL: store the accumulators that belong to P, from the layout mma_m16n8k8_tf32 documents
+    const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
 #pragma unroll
-    for (int i = 0; i < FM; ++i)
+    for (int i = 0; i < MI; ++i)
 #pragma unroll
-        for (int j = 0; j < FN; ++j) {
-            const int row = bm + wm + 16 * i, col = bn + wn + 16 * j;
-            if (row >= J || col >= L) continue;  // the same for the whole warp: no lane diverges
-            if (VEC && row + 16 <= J && col + 16 <= L) {
-                wmma::store_matrix_sync(&P[(size_t)row * L + col], acc[i][j], L, wmma::mem_row_major);
-                continue;
+        for (int j = 0; j < NI; ++j)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int row = bm + wm + 16 * i + g + 8 * h, col = bn + wn + 8 * j + 2 * t;
+                if (row >= J || col >= L) continue;
+                float* p = &P[(size_t)row * L + col];
+                if (VEC) {
+                    *reinterpret_cast<float2*>(p) = make_float2(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+                } else {
+                    p[0] = acc[i][j][2 * h];
+                    if (col + 1 < L) p[1] = acc[i][j][2 * h + 1];
+                }
             }
-            wmma::store_matrix_sync(stage, acc[i][j], 16, wmma::mem_row_major);
-            __syncwarp();
-            for (int e = lane; e < 16 * 16; e += 32) {
-                const int r = row + e / 16, c = col + e % 16;
-                if (r < J && c < L) P[(size_t)r * L + c] = stage[e];
-            }
-            __syncwarp();  // read before the next fragment overwrites it
-        }
+    // STARTER: (void)P; (void)J; (void)L; (void)acc;
     // END SOLUTION
 }
 
-// M, N, P are device pointers. One block of THREADS threads per BM x BN tile of P.
+template <bool VEC>
+void launch_tiles(const float* M, const float* N, float* P, int J, int K, int L) {
+    cudaFuncSetAttribute(MatrixMulKernel<VEC>, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES);
+    const int blocks = ((J + BM - 1) / BM) * ((L + BN - 1) / BN);
+    MatrixMulKernel<VEC><<<blocks, THREADS, SHARED_BYTES>>>(M, N, P, J, K, L);
+}
+
 void launch_matmul(const float* M, const float* N, float* P, int J, int K, int L) {
-    dim3 dimBlock(THREADS);
-    dim3 dimGrid((L + BN - 1) / BN, (J + BM - 1) / BM);
     if (K % 4 == 0 && L % 4 == 0)
-        MatrixMulKernel<true><<<dimGrid, dimBlock>>>(M, N, P, J, K, L);
+        launch_tiles<true>(M, N, P, J, K, L);
     else
-        MatrixMulKernel<false><<<dimGrid, dimBlock>>>(M, N, P, J, K, L);
+        launch_tiles<false>(M, N, P, J, K, L);
 }

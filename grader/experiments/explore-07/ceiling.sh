@@ -1,8 +1,8 @@
 #!/bin/bash
 # Issue #45.3 on a GPU machine, from the repository root: bash grader/experiments/explore-07/ceiling.sh
 # Builds every candidate of 07 (candidate-*.cu, and variants of them by -D), the 06 and 07
-# references, the draft reference (promotion/07-reference-cp-async.patch applied to the solution:
-# candidate A as a solution file, with its markers), peak.cu and peak-mma-ptx.cu (the wmma and PTX ceilings), each candidate with
+# references (07's: the PTX kernel on <tilelab/mma_ptx.cuh> since issue #45.3; the wmma kernel it
+# replaced: grader/tests/submissions/07-wmma-reference), peak.cu and peak-mma-ptx.cu (the wmma and PTX ceilings), each candidate with
 # ceiling-bench.cu (the stage's TF32 rule against cuBLAS FP32 on 22 check shapes and the 3 timed
 # ones; timing beside cuBLAS TF32, L2 flushed, medians), runs them one after another, and prints the
 # table last (ceiling-table.py). Logs: $OUT (env.txt, build-*.log with ptxas's registers and spills,
@@ -17,18 +17,11 @@ JOBS=${JOBS:-16}
 mkdir -p "$OUT" "$BIN"
 { nvidia-smi -L; nvidia-smi --query-gpu=driver_version,clocks.max.sm --format=csv; nvcc --version | tail -1; date -u; } > "$OUT/env.txt" 2>&1
 
-# The draft reference: the current solution with promotion/07-reference-cp-async.patch applied.
-HERE=$(pwd)
-PROMO=$BIN/promotion
-rm -rf "$PROMO" && mkdir -p "$PROMO/solutions/07-tensor-cores"
-cp ../../../solutions/07-tensor-cores/matmul.cu "$PROMO/solutions/07-tensor-cores/"
-(cd "$PROMO" && { git apply "$HERE/promotion/07-reference-cp-async.patch" 2>/dev/null \
-  || patch -s -p1 < "$HERE/promotion/07-reference-cp-async.patch"; }) || echo "promotion/07-reference-cp-async.patch does not apply"
-
 # name, source, extra nvcc flags. The row order is the table's.
 VARIANTS=(
   "06-reference|../../../solutions/06-register-tiled/matmul.cu|"
-  "07-reference|../../../solutions/07-tensor-cores/matmul.cu|"
+  "07-wmma-reference|../../tests/submissions/07-wmma-reference/07-tensor-cores/matmul.cu|"
+  "07-reference|../../../solutions/07-tensor-cores/matmul.cu|-I../../include"
   "A-wmma-cpasync-128x128|candidate-a-wmma-cpasync-128x128.cu|"
   "B-wmma-cpasync-256x128|candidate-b-wmma-cpasync-256x128.cu|"
   "A-8warps-64x32|cp-async-pipeline.cu|-DHYBRID=1 -DFDB=0 -DCONV=0 -DWN=32 -DMINB=2"
@@ -41,7 +34,6 @@ VARIANTS=(
   "E-raster0|candidate-e-mma-ptx-128x128-bperm.cu|-DRASTER=0"
   "E-interleave1|candidate-e-mma-ptx-128x128-bperm.cu|-DINTERLEAVE=1"
   "F-interleave1|candidate-f-mma-ptx-128x256-bperm.cu|-DINTERLEAVE=1"
-  "P-promotion|$PROMO/solutions/07-tensor-cores/matmul.cu|"
 )
 
 build() {

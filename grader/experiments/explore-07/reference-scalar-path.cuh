@@ -1,5 +1,5 @@
-// The current 07 reference (solutions/07-tensor-cores/matmul.cu), in namespace ref, for the
-// candidates' unaligned path: when K or L is not a multiple of 4 no 16-byte cp.async is aligned,
+// The wmma kernel that was the 07 reference when these candidates were measured (now the known-good
+// grader/tests/submissions/07-wmma-reference), in namespace ref, for the candidates' unaligned path: when K or L is not a multiple of 4 no 16-byte cp.async is aligned,
 // and 4-byte copies ran at 0.55-0.67 of the reference (walkthrough 07, section 7), so a candidate
 // hands such shapes (every hidden shape, and 3000 x 1999 x 4001) to ref::launch_matmul, which runs
 // them as the reference does. The reference's macros are scoped to it (push/pop): a candidate's own
@@ -32,7 +32,7 @@
 #pragma push_macro("LOADS_B")
 #undef LOADS_B
 namespace ref {
-#include "../../../solutions/07-tensor-cores/matmul.cu"
+#include "../../tests/submissions/07-wmma-reference/07-tensor-cores/matmul.cu"
 }
 #undef BM
 #pragma pop_macro("BM")

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The 07 steps of docs/walkthrough/07-tensor-cores.md, on a GPU machine: each built with nvcc,
 # checked against cuBLAS FP32, then timed beside cuBLAS TF32 and FP32 (bench.cu). tunable-reference.cu is the
-# reference with its block tile (BM x BN), phase depth (BK), warp tile (WM x WN) and
+# wmma kernel (07's reference before issue #45.3, grader/tests/submissions/07-wmma-reference) with its block tile (BM x BN), phase depth (BK), warp tile (WM x WN) and
 # __launch_bounds__ minimum (MINB) set from the command line. Instructor material
 # (grader/experiments/README.md). One line per variant and shape; binaries and build logs in $BIN.
 cd "$(dirname "$0")"
@@ -9,7 +9,7 @@ BIN=${BIN:-/tmp/explore-07}; mkdir -p "$BIN"
 # tunable-reference.cu: the reference with its tile sizes overridable (#ifndef), its starter markers dropped.
 python3 - "$BIN/tunable-reference.cu" <<'PY'
 import re, sys
-s = open("../../../solutions/07-tensor-cores/matmul.cu").read()
+s = open("../../tests/submissions/07-wmma-reference/07-tensor-cores/matmul.cu").read()
 s = re.sub(r"// (BEGIN SOLUTION|GOAL|STARTER).*\n|// END SOLUTION\n", "", s)
 for name in ("BM", "BN", "BK", "WM", "WN"):
     s = re.sub(rf"^#define {name} (\S+)(.*)$", rf"#ifndef {name}\n#define {name} \1\2\n#endif", s, flags=re.M)
@@ -20,7 +20,7 @@ PY
 build() { name=$1; sq=$2; shift 2; nvcc -O3 -std=c++17 -arch=sm_90 -DNAME="\"$name\"" -DSQUARE_ONLY=$sq "$@" bench.cu -lcublas -o "$BIN/b_$name" -Xptxas -v > "$BIN/build_$name.log" 2>&1 || echo "build $name failed"; }
 build 06-reference 0 -DVARIANT='"../../../solutions/06-register-tiled/matmul.cu"' &
 build naive-wmma 1 -DVARIANT='"wmma-from-global.cu"' &
-build reference 0 -DVARIANT='"../../../solutions/07-tensor-cores/matmul.cu"' &
+build reference 0 -DVARIANT='"../../tests/submissions/07-wmma-reference/07-tensor-cores/matmul.cu"' &
 build warp64x32 0 -DVARIANT="\"$BIN/tunable-reference.cu\"" -DWN=32 &
 wait
 build warp32x32 0 -DVARIANT="\"$BIN/tunable-reference.cu\"" -DWM=32 -DWN=32 &

@@ -179,3 +179,21 @@ def test_results_are_not_dicts():
     r = Result.parse(GPU_PERF)
     assert not hasattr(r, "get") and not hasattr(r, "__getitem__")
     assert r.device["name"] == "NVIDIA H200" and r.timing.ratio_to_cublas == GPU_PERF["timing"]["ratio_to_cublas"]
+
+
+def test_gpu_suite_names_the_credit_band_of_a_timed_07_check():
+    """gpu_suite.py's `credit` (a perf case's band under the stage's thresholds) on 07, whose
+    reference is the PTX kernel (issue #45.3): a plain wmma kernel's 0.40 is partial, the cp.async
+    step's 0.49 full, 06's 0.27 none; no ratio, no band."""
+    import sys
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "submissions"))
+    import gpu_suite
+    from tilelab import ROOT
+    st = spec.load(ROOT / "assignments" / "07-tensor-cores" / "stage.toml")
+
+    def band(ratio):
+        return gpu_suite.credit_band({"timing": {"ratio_to_reference": ratio}}, st)
+    assert band(0.40) == "partial (0.40)"
+    assert band(0.49) == "full (0.49)"
+    assert band(0.27) == "none (0.27)"
+    assert gpu_suite.credit_band({"verdict": "pass"}, st) == ""

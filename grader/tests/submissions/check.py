@@ -22,6 +22,7 @@ the reference worker runners/ref-<stage>-emu-count beside the runner); the other
     hint_lacks = ["..."]               # optional: texts it must not contain (a hint pointing the wrong way)
     no_findings = true                 # optional: the emulator must report nothing (warnings aside)
     diagnosis = ["barrier", "40"]      # optional: words the first diagnosis shown must contain
+    ratio = [0.9, 1.2]                 # optional ([emu-count]): the modelled ratio to the reference lies in it
 
 Registered by grader/cmake/TilelabEmu.cmake as kit.emu.<bug>.<backend>. Exits 0 when every case
 holds, 1 (saying which expectation failed and what the runner said) otherwise.
@@ -100,6 +101,11 @@ def check_case(case: dict, a: argparse.Namespace) -> list[str]:
                        f"{[w.get('kind') for w in r.get('emulator', {}).get('warnings', [])]}")
         elif "line" in case and "finding" not in case and not any(w.get("line") == case["line"] for w in warnings):
             bad.append(f"'{case['warning']}' warned at lines {[w.get('line') for w in warnings]}, expected {case['line']}")
+    if "ratio" in case:
+        got = (r.get("timing") or {}).get("ratio_to_reference")
+        lo, hi = case["ratio"]
+        if not isinstance(got, (int, float)) or not lo <= got <= hi:
+            bad.append(f"modelled ratio to the reference {got}, expected within [{lo}, {hi}]")
     if "diagnosis" in case:
         ds = diagnoses.of_result(Result.parse(r))
         if lost := diagnoses.missing_words(ds, case["diagnosis"]):

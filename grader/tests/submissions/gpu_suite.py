@@ -8,7 +8,9 @@ static scan, and compute-sanitizer, then print one JSON line per case for the su
 
 [gpu] cases (a table or [[gpu]] tables): dataset (default: the stage's first [sanitizer] dataset),
 check ("correct" or "perf": perf uses the stage's perf dataset), verdict (or a list of the verdicts
-allowed), hint_code, forbidden = [...], message_contains = [...], timeout; memcheck / synccheck /
+allowed), hint_code, forbidden = [...], message_contains = [...], timeout; credit = "full", "partial"
+or "none" (a perf case: the band of the stage's performance points that the timed ratio to the
+reference earns, scoring.perf_fraction with the stage's thresholds); memcheck / synccheck /
 racecheck / initcheck = the first finding's kind expected from that tool ("clean": none): naming
 one runs all four, reported, and asserts the one named. The tools run on the case's dataset where
 it names one, otherwise on each of the stage's [sanitizer] datasets for that tool (stage.toml: the
@@ -33,7 +35,7 @@ sys.path.insert(0, str(GRADER))
 from tilelab.run import refusal  # noqa: E402
 from tilelab.run import artifacts, judge, sanitize  # noqa: E402
 from tilelab.specs import spec  # noqa: E402
-from tilelab.score.scoring import verdict_of  # noqa: E402
+from tilelab.score.scoring import perf_fraction, verdict_of  # noqa: E402
 from tilelab.run.tree import compile_excerpt  # noqa: E402
 from tilelab.specs.compat import tomllib  # noqa: E402
 
@@ -66,6 +68,17 @@ def combined(found: list[str]) -> str:
     """One tool's column over several datasets: the first finding, else "clean", else what ran."""
     return (next((f for f in found if " @ " in f), None) or ("clean" if "clean" in found else None)
             or (found[0] if found else ""))
+
+
+def credit_band(result: dict, stage: spec.Stage) -> str:
+    """"full", "partial" or "none" (with the ratio) of a timed check's result under the stage's
+    [performance] thresholds; "" when it has no ratio to the reference."""
+    ratio = (result.get("timing") or {}).get(stage.performance.ratio_key)
+    if not isinstance(ratio, (int, float)):
+        return ""
+    p = stage.performance
+    f = perf_fraction(ratio, p.full_credit_ratio, p.zero_credit_ratio)
+    return f"{'full' if f >= 1 else 'none' if f <= 0 else 'partial'} ({ratio:.2f})"
 
 
 def run_runner(runner: Path, stage: spec.Stage, tree: Path, ds: str, check: str, out: Path, tag: str,
@@ -144,12 +157,15 @@ def do_case(a: argparse.Namespace) -> int:
             got, message = r.get("verdict", "?"), r.get("message", "")
             row["hint"] = r.get("hint_code", "")
             row["seconds"] = r.get("_seconds")
+            if check == "perf":
+                row["credit"] = credit_band(r, stage)
             if found and got == "pass":
                 got = "forbidden"     # what the grader does: the scan refuses what the runner passed
         row.update(got=got, message=message[:300])
         ok = got in allowed and (not c.get("hint_code") or row.get("hint") == c["hint_code"])
         ok = ok and all(s in scan_txt for s in c.get("forbidden", []))
         ok = ok and all(s in message for s in c.get("message_contains", []))
+        ok = ok and (not c.get("credit") or row.get("credit", "").startswith(c["credit"]))
         tools = TOOLS if derived or any(t in c for t in TOOLS) else ()
         for tool in tools if a.build_rc == 0 and not c.get("skip") else ():
             # What compute-sanitizer says on the case's dataset, or on the stage's [sanitizer]
@@ -190,7 +206,8 @@ def do_table(out: Path) -> int:
         hint = r.get("hint") or (r["forbidden"] if r["got"] == "forbidden" else "") or r.get("message", "")[:60]
         s = r.get("sanitizer", {})
         exp = r["expected"] + (f" ({r['expected_hint']})" if r.get("expected_hint") else "")
-        lines.append(f"| {r['submission']} | {r['dataset']}/{r['check']} | {exp} | {r['got']} | "
+        got = r["got"] + (f", credit {r['credit']}" if r.get("credit") else "")
+        lines.append(f"| {r['submission']} | {r['dataset']}/{r['check']} | {exp} | {got} | "
                      f"{hint.replace('|', '/').replace(chr(10), ' ')[:80]} | {s.get('memcheck', '')} | "
                      f"{s.get('synccheck', '')} | {s.get('racecheck', '')} | {s.get('initcheck', '')} | "
                      f"{'yes' if r['ok'] else '**NO**'} |")
