@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The performance model re-evaluated offline, for fitting it to nvcc's back end (issue #44).
 
-    model_fit.py check                      the mirror gives the C++ model's time for every kernel
+    model_fit.py check [--model EXE]        the mirror gives the C++ model's time for every kernel
     model_fit.py search                     the SASS terms' grid, on the fitting pool only
     model_fit.py show [--set SET] [k=v ...] one setting's bands, per set (the blind sets only on purpose)
 
@@ -10,8 +10,9 @@ every seen kernel in a second instead of a device call: it reads the emulator's 
 kernels (`data/counts-emu.json`: `model-validation.sh emu`, every set, the kit of 4541b30) and the
 back end's facts (`data/backend-facts.json`: `sass-facts.py`, nvcc 13.0.88 for sm_90), and the
 GPU's times from each set's `measured-*.json`. `check` fails when the mirror and the C++ model
-disagree on any stored kernel (it must be kept equal to perf_model.cpp; a formula tried here is
-adopted there, then the emu half is run again). The SASS terms (`sass=True`) are candidates, not
+(perf_model.cpp run on the stored counts: CTest kit.model-fit.check) disagree on any stored kernel
+(it must be kept equal to perf_model.cpp; a formula tried here is adopted there, then the emu half
+is run again). The SASS terms (`sass=True`) are candidates, not
 the model: docs/performance.md, "Fitting the model to nvcc's back end", says what they gave.
 The blind sets (held-out-6, held-out-tc5) are never searched over; `show --set` reports them."""
 
@@ -22,12 +23,14 @@ import itertools
 import json
 import math
 import statistics
+import subprocess
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1] / "grader"))
 sys.path.insert(0, str(HERE))
+from tilelab.run import occupancy as occ  # noqa: E402
 from tilelab.specs import spec  # noqa: E402
 from tilelab.score.scoring import perf_fraction  # noqa: E402
 import model_validation as mv  # noqa: E402
@@ -35,22 +38,19 @@ import model_validation as mv  # noqa: E402
 STAGES = {s.id: s for s in spec.load_all()}
 R = 132 * 1.98e9          # SM-clocks a second of the model's H100 SXM (perf_model.hpp)
 BLIND = {"held-out-6", "held-out-tc5"}
+DEFAULT_EVAL = HERE.parents[1] / "build" / "default" / "grader" / "tests" / "tilelab_perf_model_eval"
 # Today's model (perf_model.hpp's figures), and the candidate SASS terms switched off.
 BASE = dict(sass=False, use_regs=False, tensor_rate=200, exposed_clk=3000, phase_clk=1700,
             ipc=3, int_rate=2, local_clk=1.35, warps_hide=0)
 
 
 def occupancy(threads: float, shared: float, regs: float) -> tuple[int, int]:
-    """Blocks per SM (sm_90's rules, as perf_model.cpp and run/occupancy.py) and warps per block."""
+    """Blocks per SM by sm_90's rules (run/occupancy.py, tested on the cases grader/runner/occupancy.cpp
+    is tested on; registers 0: unknown, no limit) and warps per block."""
     warps = math.ceil(threads / 32)
     if warps == 0:
         return 0, 0
-    b = min(32, 2048 // (warps * 32))
-    if shared > 0:
-        b = min(b, int(233472 // (shared + 1024)))
-    if regs:
-        b = min(b, int(65536 // (math.ceil(regs * 32 / 256) * 256 * warps)))
-    return b, warps
+    return occ.blocks_per_sm(int(regs), int(threads), int(shared))[0], warps
 
 
 def mirror(c: dict, shape: list[int], facts: dict | None, p: dict) -> tuple[float, str]:
@@ -140,14 +140,38 @@ def summary(by: dict[str, list[tuple]]) -> dict[str, tuple[int, int, float]]:
             for s, rows in by.items()}
 
 
+def check(counts: dict, argv: list[str]) -> int:
+    """0 when the mirror gives the C++ model's time, bound and blocks per SM for every stored kernel:
+    perf_model.cpp itself, run on the stored counts by tests/cpp/perf_model_eval.cpp (`--model EXE`;
+    CTest kit.model-fit.check builds and names it), not the times stored with the counts."""
+    exe = Path(argv[argv.index("--model") + 1]) if "--model" in argv else DEFAULT_EVAL
+    if not exe.is_file():
+        print(f"no C++ model to check against at {exe}: build tilelab_perf_model_eval or pass --model EXE")
+        return 2
+    cpp = json.loads(subprocess.run([str(exe), str(HERE / "data" / "counts-emu.json")], check=True,
+                                    capture_output=True, text=True).stdout)
+    bad, worst = [], 0.0
+    for n, e in counts.items():
+        if not e.get("model"):
+            continue
+        ms, bound = mirror(e["model"]["counts"], e["shape"], None, BASE)
+        c = e["model"]["counts"]
+        bps = occupancy(c["threads_per_block"], c["shared_bytes_per_block"], 0)[0]
+        diff = abs(ms / cpp[n]["ms"] - 1)
+        worst = max(worst, diff)
+        if diff > 1e-9 or bound != cpp[n]["bound"] or bps != cpp[n]["blocks_per_sm"]:
+            bad.append(f"  {n}: mirror {ms:.6g} ms {bound} {bps} blocks/SM, "
+                       f"perf_model.cpp {cpp[n]['ms']:.6g} ms {cpp[n]['bound']} {cpp[n]['blocks_per_sm']:g} blocks/SM")
+    print(f"mirror against perf_model.cpp on {len(cpp)} kernels: worst relative difference {worst:.2e}, "
+          f"{len(bad)} differ" + "".join("\n" + b for b in bad[:20]))
+    return 1 if bad or len(cpp) != sum(1 for e in counts.values() if e.get("model")) else 0
+
+
 def main(argv: list[str]) -> int:
     cmd = argv[0] if argv else "check"
     counts, facts, gpu = load()
     if cmd == "check":
-        worst = max(abs(mirror(e["model"]["counts"], e["shape"], None, BASE)[0] / e["model"]["model"]["ms"] - 1)
-                    for e in counts.values() if e.get("model"))
-        print(f"mirror against perf_model.cpp on {len(counts)} kernels: worst relative difference {worst:.2e}")
-        return 0 if worst < 1e-9 else 1
+        return check(counts, argv[1:])
     pool = {mv.set_of(e) for e in counts.values()} - BLIND
     if cmd == "search":
         rows = []
