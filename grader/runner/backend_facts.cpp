@@ -1,24 +1,12 @@
 // nvcc's back end in the performance model's result (backend_facts.hpp).
 #include "backend_facts.hpp"
 
-#include <algorithm>
-#include <cmath>
 #include <fstream>
 
+#include "occupancy.hpp"
 #include "tilelab/result_schema.hpp"
 
 namespace tilelab {
-
-std::map<std::string, int64_t> occupancy_limits(double registers, double threads, double shared_bytes, const ModelGpu& g) {
-  const double warps = std::ceil(threads / 32);
-  const double per_warp = std::ceil(registers * 32 / g.register_alloc_per_warp) * g.register_alloc_per_warp;
-  const double per_block = std::ceil(shared_bytes / 128) * 128 + g.shared_reserved;
-  const auto blocks = int64_t(g.max_blocks_per_sm);
-  return {{"threads", warps > 0 ? int64_t(g.max_threads_per_sm / (warps * 32)) : 0},
-          {"registers", per_warp > 0 && warps > 0 ? int64_t(g.registers_per_sm / (per_warp * warps)) : blocks},
-          {"shared_memory", shared_bytes > 0 ? int64_t(g.shared_per_sm / per_block) : blocks},
-          {"blocks", blocks}};
-}
 
 nlohmann::json backend_of(const std::string& path, const nlohmann::json& counts, const ModelGpu& g) {
   namespace bf = schema::backend;
@@ -62,12 +50,9 @@ nlohmann::json backend_of(const std::string& path, const nlohmann::json& counts,
       .set(bf::hot_loop, k.value("hot_loop", nlohmann::json::object()));
   const double threads = counts.value("threads_per_block", 0.0);
   if (threads > 0) {
-    const auto lim = occupancy_limits(double(i("registers")), threads, counts.value("shared_bytes_per_block", 0.0), g);
-    // Of a tie, the launch's own limits first (as occupancy.py): threads, blocks, shared memory, registers.
-    const char* order[] = {"threads", "blocks", "shared_memory", "registers"};
-    const auto least = std::min_element(std::begin(order), std::end(order),
-                                        [&](const char* a, const char* b) { return lim.at(a) < lim.at(b); });
-    w.set(bf::blocks_per_sm, lim.at(*least)).set(bf::binding_limit, *least).set(bf::limits, nlohmann::json(lim));
+    // occupancy.hpp: the same function gives the model its blocks per SM (without the registers).
+    const Occupancy o = occupancy(double(i("registers")), threads, counts.value("shared_bytes_per_block", 0.0), g);
+    w.set(bf::blocks_per_sm, o.blocks_per_sm).set(bf::binding_limit, o.binding_limit).set(bf::limits, nlohmann::json(o.limits));
   }
   return out;
 }

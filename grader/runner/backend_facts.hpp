@@ -1,11 +1,10 @@
 // What nvcc's back end says of an implementation's file, read into the performance model's result
 // (docs/performance.md, "What nvcc's back end says"): the facts document the build wrote with
 // tilelab.run.sass_facts (ptxas's registers and spills, the hot loop's SASS instruction mix, for
-// sm_90), and the blocks per SM those registers allow with the launch the emulator counted. Shown,
-// not yet charged: the modelled time is perf_model's from the counts alone, whichever model is
-// named (issue #44: the model's use of these facts is fitted next).
+// sm_90), and the blocks per SM those registers allow with the launch the emulator counted
+// (occupancy.hpp). Shown, not yet charged: the modelled time is perf_model's from the counts alone,
+// whichever model is named (issue #44: the model's use of these facts is fitted next).
 #pragma once
-#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -13,13 +12,6 @@
 #include "perf_model.hpp"
 
 namespace tilelab {
-
-// Blocks per SM each resource allows (threads, registers, shared_memory, blocks) for a block of
-// `threads` threads and `shared_bytes` of shared memory whose threads use `registers` registers:
-// the occupancy calculator's rules for sm_90 (registers allocated per warp in 256s, shared memory
-// in 128-byte units plus 1 KB reserved a block); grader/tilelab/run/occupancy.py is the same in Python.
-std::map<std::string, int64_t> occupancy_limits(double registers, double threads, double shared_bytes,
-                                                const ModelGpu& g = {});
 
 // The Backend object (grader/result_schema.toml) of one implementation: from the facts document at
 // `path` ("" when the tree has none: the wheels were not found when it was configured) and the

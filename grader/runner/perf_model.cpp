@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "occupancy.hpp"
+
 namespace tilelab {
 
 nlohmann::json perf_model(const tlemu::TrafficCounts& c, const Shape& s, const ModelGpu& g) {
@@ -25,22 +27,17 @@ nlohmann::json perf_model(const tlemu::TrafficCounts& c, const Shape& s, const M
       {"fragment_registers", c.fragment_registers},
       {"fmas", fmas}, {"flops", 2 * fmas}};
 
-  // Occupancy from the launch and its shared memory (registers are unknown to the emulator).
+  // Occupancy from the launch and its shared memory (registers are unknown to the emulator), by
+  // the rules the judge's back-end lines use (occupancy.hpp).
   const double warps = std::ceil(c.threads_per_block / 32);  // per block
-  double blocks_per_sm = 0;
-  if (c.threads_per_block > 0) {
-    blocks_per_sm = std::min(g.max_blocks_per_sm, std::floor(g.max_threads_per_sm / (warps * 32)));
-    if (c.shared_bytes_per_block > 0)
-      blocks_per_sm = std::min(blocks_per_sm, std::floor(g.shared_per_sm / (c.shared_bytes_per_block + g.shared_reserved)));
-  }
+  const double blocks_per_sm = double(tilelab::occupancy(0, c.threads_per_block, c.shared_bytes_per_block, g).blocks_per_sm);
   const double occupancy = blocks_per_sm * warps * 32 / g.max_threads_per_sm;
   // A tensor-core kernel's registers (fragments and held loads, and the rest nvcc adds) may hold an
   // SM to fewer blocks; the counts of other kernels do not say, and their model does not use it.
   double registers = 0, tensor_blocks_per_sm = blocks_per_sm;
   if (c.tensor_fmas > 0 && c.threads_per_block > 0) {
     registers = std::min(255.0, c.fragment_registers + g.registers_beyond_fragments);
-    const double per_warp = std::ceil(registers * 32 / g.register_alloc_per_warp) * g.register_alloc_per_warp;
-    tensor_blocks_per_sm = std::min(blocks_per_sm, std::floor(g.registers_per_sm / (per_warp * warps)));
+    tensor_blocks_per_sm = double(tilelab::occupancy(registers, c.threads_per_block, c.shared_bytes_per_block, g).blocks_per_sm);
   }
   auto per = [](double a, double b) { return b > 0 ? a / b : 0.0; };
   nlohmann::json derived = {

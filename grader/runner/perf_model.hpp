@@ -48,7 +48,8 @@ struct ModelGpu {
   // the timed check, and 8.34 * 3.63 / 2.95 = 10.3 TB/s, the figure below within 3%.
   double l2_bytes_per_s = 9.98e12;
   double dram_bytes_per_s = 3.35e12;   // HBM3
-  double max_threads_per_sm = 2048, max_blocks_per_sm = 32, shared_per_sm = 233472, shared_reserved = 1024;
+  // Occupancy (occupancy.hpp): shared memory is allocated per block in 128-byte units, plus 1 KB reserved.
+  double max_threads_per_sm = 2048, max_blocks_per_sm = 32, shared_per_sm = 233472, shared_reserved = 1024, shared_alloc = 128;
   // A phase of a block (two barriers: after the tiles are stored, after they are used) takes at
   // least one global-memory round trip under load, ~850 ns, whatever else the SM does meanwhile.
   // The one figure taken from a kernel's time: the 8x8-tile kernel on an H100 (docs/performance.md).

@@ -1,5 +1,5 @@
-// nvcc's back end in the model's result (grader/runner/backend_facts.hpp): sm_90's occupancy rules,
-// the Backend object from a facts document, and what a missing or unread document gives.
+// nvcc's back end in the model's result (grader/runner/backend_facts.hpp): the Backend object from a
+// facts document, and what a missing or unread document gives.
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -11,7 +11,6 @@
 
 using tilelab::attach_backend;
 using tilelab::backend_of;
-using tilelab::occupancy_limits;
 
 namespace {
 std::string write_temp(const std::string& name, const std::string& text) {
@@ -20,18 +19,6 @@ std::string write_temp(const std::string& name, const std::string& text) {
   return path;
 }
 }  // namespace
-
-TEST_CASE("blocks per SM follow sm_90's occupancy rules (as grader/tilelab/run/occupancy.py)") {
-  // Walkthrough 06 section 6: 128 registers, 256 threads, 33280 bytes: registers allow 2.
-  auto l = occupancy_limits(128, 256, 33280);
-  CHECK(l["registers"] == 2);
-  CHECK(l["shared_memory"] == 6);
-  CHECK(l["threads"] == 8);
-  CHECK(l["blocks"] == 32);
-  CHECK(occupancy_limits(130, 256, 33280)["registers"] == 1);  // issue 44: 130 registers, one block
-  CHECK(occupancy_limits(255, 128, 37376)["registers"] == 2);  // walkthrough 07: 32640 allocated as 32768
-  CHECK(occupancy_limits(32, 32, 0)["shared_memory"] == 32);   // no shared memory: not a limit
-}
 
 TEST_CASE("the Backend object takes the main kernel's facts and the counted launch") {
   const std::string path = write_temp("tilelab-backend-facts-test.json", R"J({

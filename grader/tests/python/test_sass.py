@@ -1,8 +1,10 @@
 """Reading nvcc's back end without NVIDIA's tools (run/sass.py, run/kernel_resources.py,
 run/occupancy.py): the parser on checked-in text that the wheels' nvdisasm, ptxas and cuobjdump
 printed for sm_90 (data/sass/: two kernels written for it, tiled-16.cu and rolled-k.cu, and the 06
-solution's ptxas report and .nv.info), and sm_90's occupancy rules on the walkthroughs' figures."""
+solution's ptxas report and .nv.info), and sm_90's occupancy rules on the walkthroughs' figures (the
+cases in data/occupancy-cases.json, which the judge's C++ is tested on too)."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -69,15 +71,11 @@ def test_launch_bounds_are_read_from_the_cubins_info():
     assert bounds == {"_Z15MatrixMulKernelILb0EEvPKfS1_Pfiii": 256, "_Z15MatrixMulKernelILb1EEvPKfS1_Pfiii": 256}
 
 
-@pytest.mark.parametrize("registers, threads, shared, want", [
-    (128, 256, 33280, (2, "registers")),   # walkthrough 06 section 6: 65536 / (2 * 256) = 128 registers for 2 blocks
-    (130, 256, 33280, (1, "registers")),   # issue 44: 130 registers are 1 block where 127 are 2
-    (127, 256, 33280, (2, "registers")),
-    (255, 128, 37376, (2, "registers")),   # walkthrough 07 section 5: 255 x 128 allocated as 32768
-    (32, 256, 2048, (8, "threads")),       # the 02 solution: 8 blocks of 256 threads, registers allow 8 too
-    (32, 1024, 8192, (2, "threads")),
-    (32, 32, 0, (32, "blocks")),           # one warp a block: 32 blocks, not the 64 threads allow
-    (40, 256, 120000, (1, "shared_memory")),
-])
-def test_blocks_per_sm_follow_sm90s_occupancy_rules(registers, threads, shared, want):
-    assert occupancy.blocks_per_sm(registers, threads, shared) == want
+# The cases the judge's C++ (grader/runner/occupancy.cpp, tests/cpp/test_occupancy.cpp) is tested on too.
+OCCUPANCY_CASES = json.loads((DATA.parent / "occupancy-cases.json").read_text())["cases"]
+
+
+@pytest.mark.parametrize("case", OCCUPANCY_CASES, ids=lambda c: f"{c['registers']}r-{c['threads']}t-{c['shared_bytes']}B")
+def test_blocks_per_sm_follow_sm90s_occupancy_rules(case):
+    assert occupancy.blocks_per_sm(case["registers"], case["threads"], case["shared_bytes"]) == \
+        (case["blocks_per_sm"], case["binding_limit"])

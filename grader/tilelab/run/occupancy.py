@@ -2,7 +2,8 @@
 (PMPP 4.7; docs/walkthrough/06-register-tiled.md section 6): registers are allocated per warp in
 units of 256 from the SM's 65536; shared memory per block in units of 128 bytes, each block with 1 KB
 reserved, from 228 KB; at most 2048 threads and 32 blocks. The judge's C++ (grader/runner/
-backend_facts.cpp) applies the same rules to the launch the emulator counted."""
+occupancy.cpp: the back-end lines and the performance model) applies the same rules to the launch
+the emulator counted; both are tested on tests/python/data/occupancy-cases.json."""
 
 from __future__ import annotations
 
