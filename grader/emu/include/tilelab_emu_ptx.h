@@ -7,9 +7,10 @@
 //   PTX ISA's m16n8k8 .tf32 fragment tables (tilelab_emu_wmma_layout.h: the first elements of tf32
 //   m16n16k8's), truncates A and B to TF32 (the top 19 bits, as the tensor cores read a float and as
 //   the emulator's wmma does), and scatters D = A B + C (exact products, float32 sums in k order
-//   from C). The count build counts 16 x 8 x 8 tensor multiply-adds a warp-level call. Each lane
-//   reads its a, b and c and writes back its d itself, here (tilelab_emu_wmma.h's operand_read):
-//   an operand that names global or shared memory rather than registers is the student's load.
+//   from C). The count build counts 16 x 8 x 8 tensor multiply-adds a warp-level call. a, b and d
+//   must be the lane's registers, local arrays on its stack: the runtime reads them unseen by the
+//   builds, so an operand naming global or shared memory (a reference into M: legal C++, a load on
+//   a GPU) is refused (ptx-operand, runtime/wmma.cpp's registers_only), as wmma::mma_sync's are.
 // - ldmatrix_x4 is a warp collective that exchanges only addresses: the runtime checks each lane's
 //   row (16-byte aligned shared memory, else ptx-operand) and gives each lane the four addresses it
 //   reads (word l % 4 of row l / 4 of each matrix); the lane then loads them itself, here, in the
@@ -91,9 +92,7 @@ __attribute__((always_inline)) inline void mma_m16n8k8_tf32(float (&d)[4], const
   call.frag[1] = tw::FragRef{tw::use_a, 16, 8, 8, tw::elem_tf32, 4, const_cast<uint32_t*>(a)};
   call.frag[2] = tw::FragRef{tw::use_b, 16, 8, 8, tw::elem_tf32, 2, const_cast<uint32_t*>(b)};
   call.frag[3] = tw::FragRef{tw::use_acc, 16, 8, 8, tw::elem_float, 4, d};
-  tw::operand_read(a, 4), tw::operand_read(b, 2), tw::operand_read(d, 4);  // the lane's own accesses
   ::tlemu::wmma_sync(call, file, line);
-  tw::result_written(d, 4);
 }
 
 // cvt.rna.tf32.f32 (wmma's __float_to_tf32), as the bits an a or b operand holds.

@@ -174,30 +174,6 @@ __attribute__((always_inline)) inline void store_elements(S* p, const S* x, unsi
   }
 }
 
-// An mma's operands read, and its result written back, by the lane itself, here, in the student's
-// translation unit (always inlined), before and after the runtime computes the product from every
-// lane's a, b and c and writes each lane's d, reads and writes that no build sees. A fragment in
-// registers lies on the thread's own stack, which no build counts or checks, so this costs it
-// nothing; an operand that names memory instead (a reference into global or shared memory: legal
-// C++, and on a GPU a load and a store like any other) is then counted by the count build, checked
-// against its buffer's end by the asan build and ordered against its writers by the race build, at
-// the student's line (red team 2026-11-29: attack-ptx-operand-in-global).
-template <class S>
-using OperandWord = typename std::conditional<sizeof(S) == 2, uint16_t, uint32_t>::type;
-template <class S>
-__attribute__((always_inline)) inline void operand_read(const S* x, int count) {
-  static_assert(sizeof(S) == 2 || sizeof(S) == 4, "an mma operand's element is 16 or 32 bits");
-  for (int i = 0; i < count; ++i) (void)*reinterpret_cast<const volatile OperandWord<S>*>(x + i);
-}
-template <class S>
-__attribute__((always_inline)) inline void result_written(S* x, int count) {
-  static_assert(sizeof(S) == 2 || sizeof(S) == 4, "an mma result's element is 16 or 32 bits");
-  for (int i = 0; i < count; ++i) {
-    volatile OperandWord<S>* w = reinterpret_cast<volatile OperandWord<S>*>(x + i);
-    *w = *w;
-  }
-}
-
 template <class T> struct FillArg { typedef T type; };
 template <> struct FillArg<nw::precision::tf32> { typedef float type; };
 
@@ -314,9 +290,7 @@ inline void mma_sync(fragment<accumulator, m, n, k, TD>& d, const fragment<matri
     call.frag[1] = tw::FragRef{tw::use_a, m, n, k, TrA::elem, TrA::count, const_cast<void*>(static_cast<const void*>(a.x))};
     call.frag[2] = tw::FragRef{tw::use_b, m, n, k, TrB::elem, TrB::count, const_cast<void*>(static_cast<const void*>(b.x))};
     call.frag[3] = tw::FragRef{tw::use_acc, m, n, k, TrC::elem, TrC::count, const_cast<void*>(static_cast<const void*>(c.x))};
-    tw::operand_read(a.x, TrA::count), tw::operand_read(b.x, TrB::count), tw::operand_read(c.x, TrC::count);
     ::tlemu::wmma_sync(call, file, line);
-    tw::result_written(d.x, TrD::count);
   }
 }
 
