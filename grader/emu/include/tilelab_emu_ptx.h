@@ -7,7 +7,10 @@
 //   PTX ISA's m16n8k8 .tf32 fragment tables (tilelab_emu_wmma_layout.h: the first elements of tf32
 //   m16n16k8's), truncates A and B to TF32 (the top 19 bits, as the tensor cores read a float and as
 //   the emulator's wmma does), and scatters D = A B + C (exact products, float32 sums in k order
-//   from C). The count build counts 16 x 8 x 8 tensor multiply-adds a warp-level call.
+//   from C). The count build counts 16 x 8 x 8 tensor multiply-adds a warp-level call. a, b and d
+//   must be the lane's registers, local arrays on its stack: the runtime reads them unseen by the
+//   builds, so an operand naming global or shared memory (a reference into M: legal C++, a load on
+//   a GPU) is refused (ptx-operand, runtime/wmma.cpp's registers_only), as wmma::mma_sync's are.
 // - ldmatrix_x4 is a warp collective that exchanges only addresses: the runtime checks each lane's
 //   row (16-byte aligned shared memory, else ptx-operand) and gives each lane the four addresses it
 //   reads (word l % 4 of row l / 4 of each matrix); the lane then loads them itself, here, in the

@@ -19,6 +19,7 @@
 //                    multiple of 16 bytes (8 __half, 4 float elements): CUDA's rules for mptr and ldm.
 #include <cmath>
 #include <cstring>
+#include <string>
 
 #include "internal.hpp"
 #include "tilelab_emu_f16.h"
@@ -107,6 +108,41 @@ float tf32_input(float v) {
 
 bool same_kind(const wmma::FragRef& a, const wmma::FragRef& b) {
   return a.use == b.use && a.m == b.m && a.n == b.n && a.k == b.k && a.elem == b.elem && a.count == b.count;
+}
+
+// Whether every lane of `group` gives its mma fragments (a, b, c, d) as its own registers: storage on
+// its own stack. compute_mma reads and writes them here, in the runtime, which no build instruments,
+// so an operand naming global or shared memory (a reference into M handed to mma_m16n8k8_tf32, a
+// wmma fragment cast over a tile: legal C++, a load on a GPU) would be a load no build counts,
+// bounds-checks or orders (red team 2026-11-29: attack-ptx-operand-in-global, and its variants that
+// overload or macro away what the wrapper headers do in the student's file). Such a call is refused,
+// as an emulator limit, and not computed. The asan build is left out: its locals may lie on
+// AddressSanitizer's fake stack, and its runtime's reads are checked anyway.
+bool registers_only(Runtime& r, size_t base, uint32_t group, const wmma::Call& call, const char* file, int line) {
+  static const bool asan = std::string(hooks::backend_name()) == "emu-asan";
+  if (asan) return true;
+  for (uint32_t m = group; m; m &= m - 1) {
+    const int l = __builtin_ctz(m);
+    const Thread& t = r.threads[base + size_t(l)];
+    const auto lo = reinterpret_cast<uintptr_t>(t.stack_bottom);
+    const wmma::Call& c = call_of(r, base, size_t(l));
+    for (int f = 0; f < 4; ++f) {
+      const wmma::FragRef& fr = c.frag[f];
+      const size_t bytes = size_t(fr.count) * (fr.elem == wmma::elem_half ? 2 : 4);
+      const auto a = reinterpret_cast<uintptr_t>(fr.x);
+      if (a - lo <= t.stack_size && bytes <= t.stack_size - (a - lo)) continue;
+      static const char* const kOperand[4] = {"d", "a", "b", "c"};
+      r.add(wmma_finding(tilelab::findings::kPtxOperand, file, line,
+                         std::string(call.name) + " at line " + std::to_string(line) + ": lane " + std::to_string(l) +
+                             "'s operand " + kOperand[f] + " is " + where_text(r, fr.x, 4) +
+                             ", not the lane's own registers; on the emulator an mma's a, b, c and d must be "
+                             "local arrays (fragments) of the thread: load memory into one first (an emulator "
+                             "limit: it could not count, bounds-check or order the operand's loads)"),
+            "ptx-operand-registers:" + std::to_string(line));
+      return false;
+    }
+  }
+  return true;
 }
 
 // mma_sync for the lanes of `group` (all at one call site): every lane's a, b and c gathered into
@@ -268,6 +304,7 @@ void release_wmma(Runtime& r, size_t base, size_t n, uint32_t present, uint32_t 
                                "tile's row length to such a multiple"),
               "wmma-ldm:" + std::to_string(t0.wait_line));
     } else {
+      if (!registers_only(r, base, group, call, t0.wait_file, t0.wait_line)) continue;
       compute_mma(r, base, group);
       const void* frag[3];
       int regs[3];

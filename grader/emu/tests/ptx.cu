@@ -50,6 +50,18 @@ __global__ void mma_lanes(const float* a, const float* b, const float* c, float*
     for (int i = 0; i < 4; ++i) d[lane * 4 + i] = acc[i];
 }
 
+// mma_lanes with its b operand naming global memory (lane l's two words of b), not registers: on a
+// GPU two 32-bit loads a lane; on the emulator a load no build would see, so refused.
+const int kOperandLine = __LINE__ + 6;
+__global__ void mma_b_in_global(const float* a, const float* b, float* d) {
+    const int lane = threadIdx.x;
+    uint32_t fa[4];
+    float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int i = 0; i < 4; ++i) fa[i] = __float_as_uint(a[lane * 4 + i]);
+    mma_m16n8k8_tf32(acc, fa, *reinterpret_cast<const uint32_t(*)[2]>(&b[lane * 2]));
+    for (int i = 0; i < 4; ++i) d[lane * 4 + i] = acc[i];
+}
+
 // A 16 x 8 tile of M (row-major, 8 floats a row) staged in shared memory with rows of `pitch`
 // floats at column offset `shift`, then loaded by ldmatrix_x4 as the mma's a: out 32 x 4.
 const int kLdmatrixLine = __LINE__ + 8;
@@ -347,6 +359,25 @@ TEST_CASE("ptx: the count build counts cp.async's 16-byte loads and stores, ldma
     REQUIRE(tlemu::take_counts(c));
     CHECK(c.tensor_fmas == 16 * 8 * 8);
     CHECK(c.tensor_insts == 1);
+}
+
+TEST_CASE("ptx: mma_m16n8k8_tf32's operands must be the lane's registers: one naming global memory is refused") {
+    // (Not the asan build: its locals may lie on AddressSanitizer's fake stack; it checks the read.)
+    if (build() == "emu-asan") return;
+    Dev<float> a(random_floats(32 * 4, 12)), b(random_floats(32 * 2, 13)), d(32 * 4);
+    tlemu::take_findings();
+    mma_b_in_global<<<1, 32>>>(a.p, b.p, d.p);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    const auto f = findings_of("ptx-operand");
+    REQUIRE(f.size() == 1);
+    CHECK(f[0].line == kOperandLine);
+    CHECK(f[0].message.find("operand b") != std::string::npos);
+    CHECK(f[0].message.find("not the lane's own registers") != std::string::npos);
+    // Registers, as every kernel above gives them: nothing to report.
+    Dev<float> c(32 * 4);
+    mma_lanes<<<1, 32>>>(a.p, b.p, c.p, d.p);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(findings_of("ptx-operand").empty());
 }
 
 }  // namespace
