@@ -83,9 +83,11 @@ def test_the_tensor_core_solutions_hot_loop_is_mma():
 
 
 def test_a_kernel_on_the_kits_ptx_wrappers_is_read_as_the_gpu_runs_it():
-    # <tilelab/mma_ptx.cuh> is on nvcc's path as in the GPU build (without it: "cannot open source file").
-    k = _main(ROOT / "grader" / "tests" / "submissions" / "07-ptx-wrappers" / "07-tensor-cores" / "matmul.cu")
+    # 07's solution includes <tilelab/mma_ptx.cuh>: on nvcc's path as in the GPU build (without it:
+    # "cannot open source file"); its hot loop is mma.sync fed by ldmatrix.
+    k = _solution("07-tensor-cores")
     assert k["hot_loop"]["tensor"] > 0 and k["hot_loop"]["ffma"] == 0
+    assert k["hot_loop"]["mnemonics"].get("LDSM.16.M88.4", 0) > 0
 
 
 def test_a_file_nvcc_refuses_and_a_missing_wheel_give_facts_that_say_why(tmp_path):
