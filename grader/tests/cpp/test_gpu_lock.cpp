@@ -1,6 +1,6 @@
 // The GPU's lock between processes (grader/runner/gpu_lock.hpp), with real processes: a timing
 // loop waits for the checks sharing the GPU, a sharer waits for a timing loop, a timing loop that
-// is queued keeps new sharers out, and a holder that is killed lets go.
+// is queued keeps new sharers out, a holder that lets go or is killed lets the next in.
 #include <doctest/doctest.h>
 
 #include <poll.h>
@@ -129,19 +129,30 @@ TEST_CASE("a timing loop that is waiting keeps new checks out") {
   CHECK(late.took(kTakes));
 }
 
-TEST_CASE("share_again lets the waiting checks in and keeps the share") {
+TEST_CASE("let_go after alone lets the waiting checks in, and after a share the waiting loop") {
   const std::string path = fresh_path();
   GpuLock lock(path);
-  lock.share();
   lock.alone();
   Holder sharer(path, false);
   CHECK_FALSE(sharer.took(300));
-  lock.share_again();
+  lock.let_go();
   CHECK(sharer.took(kTakes));
   // Queued only now: a timing loop queued beside the sharer could take the gate first and, as
   // designed, keep the sharer out (CI's Debian 13 root did, 2026-11-29).
   Holder timing(path, true);
-  CHECK_FALSE(timing.took(300));  // this process and the sharer still share
+  CHECK_FALSE(timing.took(300));  // the sharer still shares; this judge holds nothing
+  sharer.kill();
+  CHECK(timing.took(kTakes));
+}
+
+TEST_CASE("a judge that lets go of its share lets the waiting loop in") {
+  const std::string path = fresh_path();
+  GpuLock lock(path);
+  lock.share();
+  Holder timing(path, true);
+  CHECK_FALSE(timing.took(300));
+  lock.let_go();
+  CHECK(timing.took(kTakes));
 }
 
 TEST_CASE("a lock file that cannot be opened is an error, not a turn") {
