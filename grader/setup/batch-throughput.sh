@@ -22,7 +22,9 @@
 # time went -- each tree's configure, the builds, the checks (each kind's median and minimum), and on
 # a GPU the timing loops with the GPU alone beside what they waited for it (the perf checks' results:
 # `timing`, `gpu_wait`), whose sum is the floor no number of cores takes a class below, and what the
-# checks waited for a share around their calls (every result's `gpu_share`: grader/runner/gpu_turns.hpp).
+# checks waited for a share around their calls (every result's `gpu_share`: grader/runner/gpu_turns.hpp),
+# and the class projected a second way, at the pace of the timed checks between the first and the
+# last (one per submission-stage: the batch's start and its last students alone left out).
 # Works offline (.deps carried: grader/setup/offline-env.sh). KIT=0 grades with --no-prebuilt-kit
 # (every tree builds the whole kit: the before of docs/performance.md); CCACHE=1 shares one
 # compiler cache between the submissions; JOBS (default: every core) submissions graded at once;
@@ -108,6 +110,7 @@ for log in list((grades / ".build").glob("*/logs/*.log")) or list((grades / "stu
         count[kind] += 1
 held = wait = shared_wait = 0.0
 timed = sharers = 0
+loop_ends = []   # when each timed result was written (its loop ended moments before, then the audits)
 for r in (grades / ".build").glob("*/results/*.json"):
     try:
         sec = json.loads(r.read_text()).get("seconds") or {}
@@ -122,6 +125,7 @@ for r in (grades / ".build").glob("*/results/*.json"):
         timed += 1
         held += float(sec.get("timing", 0))
         wait += float(sec.get("gpu_wait", 0))
+        loop_ends.append(r.stat().st_mtime)
 # Each check's seconds by kind, from the CTest logs ("Test #12: submission.01-basic.w4096.perf ... 26.29 sec").
 by_kind = defaultdict(list)
 for log in list((grades / ".build").glob("*/logs/ctest-*.log")) or list((grades / "students").glob("*/logs/ctest-*.log")):
@@ -164,6 +168,13 @@ if timed:
              ("loops waited vs held", f"waited {wait:.0f} s, held {held:.0f} s ({wait / max(1e-9, held):.1f}x); "
                                       f"{wait / timed:.1f} s a loop"),
              ("400 x 6 floor", f"{held / timed * 2400 / 3600:.2f} h: the loops one after another")]
+if len(loop_ends) > 2 and max(loop_ends) > min(loop_ends):
+    # The class's pace once the batch is under way: timed checks done per second between the first
+    # and the last (one per submission-stage), without the start (the first trees' builds and checks,
+    # before any loop) or the end (the last students alone on the machine).
+    rate = (len(loop_ends) - 1) / (max(loop_ends) - min(loop_ends))
+    rows.append(("400 x 6 at the loops' pace", f"{(kit_s + 2400 / rate) / 3600:.2f} h: {rate * 60:.1f} timed checks a "
+                                                f"minute between the first and the last"))
 if sharers:
     rows.append(("checks waited for a share", f"{shared_wait:.0f} s in {sharers} results (around their calls: "
                                               f"{shared_wait / sharers:.2f} s a check)"))
