@@ -14,25 +14,21 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <new>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "../../runner/gpu_turns.hpp"
+#include "gpu_lock_holder.hpp"
 
+using gpu_lock_test::fresh_path;
+using gpu_lock_test::Holder;
+using gpu_lock_test::kTakes;
 using tilelab::judge::GpuLock;
 using tilelab::judge::GpuTurns;
 
 namespace {
-
-constexpr int kTakes = 60000;  // as test_gpu_lock.cpp: generous where a thing must happen
-
-std::string fresh_path() {
-  const auto dir = std::filesystem::temp_directory_path() / ("tilelab-gpu-turns-test-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  static int n = 0;
-  return (dir / ("lock" + std::to_string(++n))).string();
-}
 
 // A worker stand-in: a child in a process group of its own whose four threads count in shared memory.
 struct Counter {
@@ -69,38 +65,6 @@ struct Counter {
     ::kill(-pid, SIGKILL);
     ::waitpid(pid, nullptr, 0);
     ::munmap(count, sizeof(std::atomic<long>));
-  }
-};
-
-// Another judge's timing loop: a child that takes the GPU alone, says so on a pipe, and holds it.
-struct Loop {
-  pid_t pid = -1;
-  int said = -1;
-  explicit Loop(const std::string& path) {
-    int p[2];
-    REQUIRE(::pipe(p) == 0);
-    pid = ::fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-      ::close(p[0]);
-      GpuLock lock(path);
-      lock.alone();
-      (void)!::write(p[1], "x", 1);
-      for (;;) ::pause();
-    }
-    ::close(p[1]);
-    said = p[0];
-  }
-  bool took(int ms) const {
-    pollfd f{said, POLLIN, 0};
-    return ::poll(&f, 1, ms) == 1;
-  }
-  void kill() {
-    if (pid > 0) ::kill(pid, SIGKILL), ::waitpid(pid, nullptr, 0), pid = -1;
-  }
-  ~Loop() {
-    kill();
-    ::close(said);
   }
 };
 
@@ -141,11 +105,11 @@ TEST_CASE("a timing loop waits for a turn in progress, not for a judge between t
   turns.join(worker.pid);
   {
     GpuTurns::Turn t(&turns);
-    Loop loop(path);
+    Holder loop(path, true);  // another judge's timing loop
     CHECK_FALSE(loop.took(300));
     CHECK(worker.runs(kTakes));
   }  // the loop takes the GPU as soon as the turn ends
-  Loop loop(path);
+  Holder loop(path, true);  // another judge's timing loop
   CHECK(loop.took(kTakes));
   CHECK_FALSE(worker.runs(200));
 }
@@ -159,7 +123,7 @@ TEST_CASE("a turn waits while another judge has the GPU alone, the worker stoppe
   Counter worker;
   turns.join(worker.pid);
   { GpuTurns::Turn t(&turns); }  // stopped
-  Loop loop(path);
+  Holder loop(path, true);  // another judge's timing loop
   REQUIRE(loop.took(kTakes));
   std::atomic<bool> in_turn{false};
   std::thread judge([&] {
