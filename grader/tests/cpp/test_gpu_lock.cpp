@@ -76,7 +76,7 @@ TEST_CASE("a timing loop that is waiting keeps new checks out") {
   CHECK(late.took(kTakes));
 }
 
-TEST_CASE("let_go after alone lets the waiting checks in, and after a share the waiting loop") {
+TEST_CASE("let_go after alone lets the waiting checks in") {
   const std::string path = fresh_path();
   GpuLock lock(path);
   lock.alone();
