@@ -3,7 +3,7 @@
 # class of 400 students x 6 stages projected from it (docs/performance.md, "Batch throughput").
 #
 #   OUT=/tmp/tp BACKEND=gpu grader/setup/batch-throughput.sh            # one GPU machine: 20 x 3 stages
-#   OUT=$OUT WORK=/tmp/tp BACKEND=gpu LIMIT=540 grader/setup/batch-throughput.sh   # the device call
+#   OUT=$OUT WORK=/tmp/tp BACKEND=gpu N=32 LIMIT=540 grader/setup/batch-throughput.sh   # the device call
 #   OUT=/tmp/tp N=20 BACKEND=emu JOBS=2 grader/setup/batch-throughput.sh  # the 2-core dev VM: 20 x 6
 #   DRY=1 OUT=/tmp/tp grader/setup/batch-throughput.sh                   # the submissions only, no grading
 #
