@@ -169,13 +169,12 @@ target_compile_options(tilelab_wire PRIVATE -Wall -Wextra)
 # judge_session the channel to the workers and the timing loop, judge_checks the checks of each P,
 # judge_host_traffic whether the host moved more than kernels need, judge_timing_audit whether a
 # timing earns credit, judge_worker_gone the verdict on a worker that did not answer, judge_result
-# the result and its verdict, gpu_lock the machine's GPU between the judges of every grade, gpu_turns
-# a judge's turns on it (its workers run only while it holds the lock).
+# the result and its verdict, gpu_lock the machine's GPU between the judges of every grade.
 add_executable(tilelab-judge "${_runner_dir}/judge.cpp" "${_runner_dir}/judge_session.cpp"
                              "${_runner_dir}/judge_checks.cpp" "${_runner_dir}/judge_host_traffic.cpp"
                              "${_runner_dir}/judge_timing_audit.cpp" "${_runner_dir}/judge_worker_gone.cpp"
                              "${_runner_dir}/judge_result.cpp" "${_runner_dir}/worker_client.cpp"
-                             "${_runner_dir}/gpu_lock.cpp" "${_runner_dir}/gpu_turns.cpp" "${_runner_dir}/backend_facts.cpp"
+                             "${_runner_dir}/gpu_lock.cpp" "${_runner_dir}/backend_facts.cpp"
                              "${_runner_dir}/occupancy.cpp" "${_runner_dir}/perf_model.cpp" "${_runner_dir}/confine.cpp" "${_runner_dir}/sandbox.cpp")
 target_include_directories(tilelab-judge PRIVATE "${_runner_dir}" "${PROJECT_SOURCE_DIR}/grader/emu")
 target_link_libraries(tilelab-judge PRIVATE tilelab_core tilelab_wire CLI11::CLI11)
@@ -329,10 +328,9 @@ function(tilelab_add_check impl stage dataset check backend)
   add_test(NAME ${name} COMMAND ${cmd} WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}/grader")
   math(EXPR hard_timeout "${A_TIMEOUT} + 30")
   if(NOT backend MATCHES "^emu")
-    # A GPU check's judge waits for the GPU before each call to its worker (grader/runner/gpu_turns.hpp:
-    # the timing loops of the other grades on the machine, one after another), which its own --timeout
-    # leaves out (each wait moves its workers' deadline); CTest's limit, a backstop for a judge that
-    # hangs, allows for it.
+    # A GPU check's judge may first wait for the GPU (grader/runner/gpu_lock.hpp: the timing loops of
+    # the other grades on the machine, one after another), which its own --timeout, counted from its
+    # workers' start, leaves out; CTest's limit, a backstop for a judge that hangs, allows for it.
     math(EXPR hard_timeout "${hard_timeout} + 600")
   endif()
   # COST: CTest starts the costliest checks first (its measured times are wiped with each build of

@@ -1,15 +1,14 @@
 // The GPU, shared between the checks of every grade on one machine (docs/integrity.md, "The GPU
 // between checks"): a readers-writer lock between processes, two flock(2)s on files at a known
-// place (contract.toml [gpu_lock]). A judge of a GPU check shares it whenever one of its workers
-// may run -- around each call to a worker, its start and its end (gpu_turns.hpp), its workers stopped
-// in between -- so no other check's kernels run on the GPU while a timing loop holds it alone; a
-// timing loop holds it alone only from its warm-up to its last timed call.
+// place (contract.toml [gpu_lock]). Every judge of a GPU check shares it from before its workers
+// start until they are reaped, so no other check's kernels run on the GPU while a timing loop
+// holds it alone; a timing loop holds it alone only from its warm-up to its last timed call.
 //
 // The gate (path + ".gate") gives a waiting timing loop the right of way: a sharer takes the gate
-// only for a moment on its way in, a timing loop holds it while it waits for the calls already
-// sharing to end, so no new call passes it. A judge gives up any share before it queues at the
+// only for a moment on its way in, a timing loop holds it while it waits for the checks already
+// sharing to end, so no new check passes it. A judge gives up its share before it queues at the
 // gate (a sharer never waits for the gate while sharing, so two timing loops cannot wait on each
-// other); while it queues, the one holding the gate runs alone or waits for the others' calls.
+// other); while it queues, the one holding the gate runs alone or waits for the others' checks.
 //
 // An flock belongs to an open file, so the kernel lets it go when the judge exits or is killed
 // (and the judge's workers die with it: PR_SET_PDEATHSIG); a hung kernel holds it only until the
@@ -32,18 +31,17 @@ class GpuLock {
 
   // Share the GPU (blocks while a timing loop holds it alone or waits for it).
   void share();
-  // Have the GPU alone: gives up any share, queues at the gate, then waits until no other judge
+  // Have the GPU alone: gives up the share, queues at the gate, then waits until no other check
   // shares it. Returns the seconds it waited.
   double alone();
-  // Let go of a share, or of the GPU alone and the gate, letting the next in.
-  void let_go();
+  // Back to sharing after alone(), letting the next in.
+  void share_again();
 
   const std::string& path() const { return path_; }
 
  private:
   std::string path_;
   int gpu_ = -1, gate_ = -1;
-  bool gate_held_ = false;
 };
 
 }  // namespace tilelab::judge

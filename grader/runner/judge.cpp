@@ -23,7 +23,6 @@
 
 #include "backend.hpp"  // DeviceError
 #include "gpu_lock.hpp"
-#include "gpu_turns.hpp"
 #include "judge_checks.hpp"
 #include "judge_result.hpp"
 #include "judge_session.hpp"
@@ -181,34 +180,29 @@ int run(int argc, char** argv, ResultWriter& r) {
   const size_t at = worker_file.rfind("-" + spec.id + "-");
   const std::string backend = at == std::string::npos ? "" : worker_file.substr(at + spec.id.size() + 2);
   const bool emulated = backend.rfind("emu", 0) == 0;  // the emulator runs everywhere, on the CPU
-  // Every worker but the emulator's may run on the GPU: it runs only in this judge's turns on the
-  // machine's GPU (gpu_turns.hpp: the lock shared around each call to it, held alone around the
-  // timing loop, Session::time), stopped in between. Declared before the Session, so they outlive
-  // the workers.
+  // Every worker but the emulator's may run on the GPU: the machine's GPU lock is shared from before
+  // they start until they are reaped (declared before the Session, so it outlives the workers), and
+  // held alone around the timing loop (Session::time).
   std::optional<GpuLock> gpu_lock;
-  std::optional<GpuTurns> turns;
   if (!emulated) {
     try {
       gpu_lock.emplace(kGpuLockPath);
+      gpu_lock->share();
     } catch (const std::system_error& e) {
       return finish(r, kError, std::string("runner error: cannot share the GPU: ") + e.what());
     }
-    turns.emplace(*gpu_lock);
-    turns->on_wait = [&r](double total) { g_laps.put(r, "gpu_share", total); };
+    g_laps(r, "gpu_share");
   }
-  GpuTurns* gpu = turns ? &*turns : nullptr;
   try {
-    // The worker's start and greeting in one turn (its driver's start-up among them).
-    std::optional<GpuTurns::Turn> starting(std::in_place, gpu);
-    Session w(worker_path, timeout, gpu);
+    Session w(worker_path, timeout);
     std::map<std::string, std::string> facts;
     for (const std::string& nf : backend_facts)
       if (const size_t eq = nf.find('='); eq != std::string::npos) facts[nf.substr(0, eq)] = nf.substr(eq + 1);
     w.set_backend_facts(std::move(facts));
+    if (gpu_lock) w.set_gpu_lock(&*gpu_lock);
     // Greeted first: a backend that cannot run here (no GPU) says so before the references are
     // computed (at 4096^3 they take the CPU about a minute, which a skip does not need).
     const nlohmann::json hello = w.hello();
-    starting.reset();
     g_laps(r, "worker_start");
     r.set(rf::confinement, w.confinement());
     if (!Session::confined(r.get(rf::confinement))) return finish(r, kError, "runner error: the worker is not confined (" + r.get(rf::confinement).dump() + ")");
@@ -221,7 +215,7 @@ int run(int argc, char** argv, ResultWriter& r) {
       // (the stage's reference worker, trusted code) cannot run here either.
       const auto ref = std::filesystem::read_symlink("/proc/self/exe").parent_path() / ("ref-" + spec.id + "-gpu");
       if (!emulated && (!std::filesystem::exists(ref) ||
-                        !Worker(ref.string(), std::chrono::steady_clock::now() + std::chrono::seconds(120), gpu)
+                        !Worker(ref.string(), std::chrono::steady_clock::now() + std::chrono::seconds(120))
                              .call({{"op", "hello"}})
                              .head.value("unavailable", std::string("?"))
                              .empty()))

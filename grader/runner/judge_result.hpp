@@ -27,12 +27,6 @@ struct Laps {
     r.set(rf::seconds, seconds);
     last = now;
   }
-  // A figure beside the steps, not one of them (seconds.gpu_share: the waits for the GPU, spread
-  // over the steps that include them).
-  void put(ResultWriter& r, const char* name, double seconds_total) {
-    seconds[name] = std::round(seconds_total * 1000) / 1000;
-    r.set(rf::seconds, seconds);
-  }
 };
 extern Laps g_laps;
 

@@ -164,25 +164,29 @@ std::vector<TimingStats> Session::time(const Dataset& d, const StageSpec& spec, 
     }
     return out;
   }
-  // The GPU alone from the warm-up to the last timed call, and no longer (gpu_turns.hpp): while this
-  // judge queues for it, its workers are stopped, as they are between all its calls.
+  // The GPU alone from the warm-up to the last timed call, and no longer (gpu_lock.hpp): while this
+  // judge queues for it without a share, its workers are stopped, so they launch nothing beside
+  // another check's timing loop.
   lap("timing_prepare");
   // The wait is not the check's: its time limit starts again once it has the GPU.
   struct Alone {
-    GpuTurns* turns;
-    Alone(GpuTurns* t, const std::vector<Worker*>& workers, double timeout) : turns(t) {
-      if (!turns) return;
-      turns->alone();
-      if (timeout > 0)
-        for (Worker* x : workers) x->set_deadline(deadline_after(timeout));
+    GpuLock* lock;
+    Alone(GpuLock* l, const std::vector<Worker*>& workers, double timeout) : lock(l) {
+      if (!lock) return;
+      for (Worker* x : workers) x->pause(true);
+      lock->alone();
+      for (Worker* x : workers) {
+        x->pause(false);
+        if (timeout > 0) x->set_deadline(deadline_after(timeout));
+      }
     }
     ~Alone() {
-      if (turns) turns->end_alone();
+      if (lock) lock->share_again();
     }
   };
   std::vector<Worker*> ours = {&mine_};
   if (ref_) ours.push_back(ref_.get());
-  std::optional<Alone> alone(std::in_place, turns_, ours, timeout_);
+  std::optional<Alone> alone(std::in_place, gpu_lock_, ours, timeout_);
   lap("gpu_wait");
   for (Entry& e : entries) once(e, false);  // warm-up: module load, cuBLAS heuristics
   const auto stop_at = std::chrono::steady_clock::now() + std::chrono::seconds(120);

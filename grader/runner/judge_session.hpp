@@ -11,7 +11,7 @@
 #include <functional>
 
 #include "backend.hpp"  // RunOutcome
-#include "gpu_turns.hpp"
+#include "gpu_lock.hpp"
 #include "worker_client.hpp"
 #include "tilelab/dataset.hpp"
 #include "tilelab/spec.hpp"
@@ -49,18 +49,17 @@ uint64_t file_digest(const std::string& path);
 // the library). Each request carries M and N; each reply's P is the judge's to check.
 class Session {
  public:
-  // `turns`: the judge's turns on the machine's GPU (gpu_turns.hpp), in which every worker runs and
-  // around whose timing loop time() holds the GPU alone; nullptr: none (the emulator, whose times
-  // are counts).
-  Session(const std::string& worker, double timeout, GpuTurns* turns = nullptr)
-      : timeout_(timeout), worker_path_(worker), turns_(turns),
-        mine_(worker, deadline_after(timeout > 0 ? timeout : 1e9), turns) {}
+  Session(const std::string& worker, double timeout)
+      : timeout_(timeout), worker_path_(worker), mine_(worker, deadline_after(timeout > 0 ? timeout : 1e9)) {}
   // A timed check's reference worker (runners/ref-<stage>-<backend>), started when first needed.
   void set_reference(const std::string& path) { reference_path_ = path; }
   void set_precision(const std::string& precision) { precision_ = precision; }
   // The count build: nvcc's back end on each implementation's file (backend_facts.hpp), the facts
   // document's path by implementation name (the one under test, reference, previous).
   void set_backend_facts(std::map<std::string, std::string> paths) { backend_facts_ = std::move(paths); }
+  // The machine's GPU lock, shared since before the workers started: time() holds it alone around
+  // its timing loop. nullptr: no lock (the emulator, whose times mean nothing).
+  void set_gpu_lock(GpuLock* lock) { gpu_lock_ = lock; }
 
   // The worker's greeting: backend, implementation, device; its "unavailable" when it cannot run here.
   nlohmann::json hello() {
@@ -143,8 +142,7 @@ class Session {
   // Started at the first timed request, where there is one to start: runners/ref-<stage>-<backend>.
   Worker* reference() {
     if (!ref_ && !reference_path_.empty() && std::filesystem::exists(reference_path_)) {
-      GpuTurns::Turn starting(turns_);  // its start and greeting in one turn
-      ref_ = std::make_unique<Worker>(reference_path_, deadline_after(timeout_ > 0 ? timeout_ : 1e9), turns_);
+      ref_ = std::make_unique<Worker>(reference_path_, deadline_after(timeout_ > 0 ? timeout_ : 1e9));
       ref_hello_ = ref_->call({{"op", "hello"}}).head;
       if (!ref_hello_.value("unavailable", std::string("?")).empty()) ref_.reset();
       else if (ref_hello_.value("library", false))
@@ -157,11 +155,11 @@ class Session {
   std::map<std::string, std::string> backend_facts_;
   std::string precision_ = "float32";  // the stage's: the library reference computes in it (cuBLAS TF32)
   std::string worker_path_;
-  GpuTurns* turns_ = nullptr;
   Worker mine_;
   std::string reference_path_;
   std::unique_ptr<Worker> ref_;
   nlohmann::json hello_, ref_hello_;
+  GpuLock* gpu_lock_ = nullptr;
   std::string impl_;
 };
 

@@ -16,7 +16,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <optional>
 #include <thread>
 
 #include "addr2line.hpp"
@@ -99,8 +98,7 @@ long status_field(pid_t pid, const std::string& key) {
 
 void set_launch_options(const LaunchOptions& o) { g_launch = o; }
 
-Worker::Worker(const std::string& path, wire::Deadline deadline, judge::GpuTurns* turns)
-    : deadline_(deadline), turns_(turns), waited_seen_(turns ? turns->waited() : 0) {
+Worker::Worker(const std::string& path, wire::Deadline deadline) : deadline_(deadline) {
   std::error_code ec;
   const std::string exe = std::filesystem::canonical(path, ec).string();
   if (ec) throw std::runtime_error("no worker " + path);
@@ -138,9 +136,6 @@ Worker::Worker(const std::string& path, wire::Deadline deadline, judge::GpuTurns
     if (passed_on(*e)) env.push_back(*e);
   env.push_back(nullptr);
   std::fflush(nullptr);
-  // Started in a turn (and stopped when it ends): code under test runs from the worker's first
-  // instruction, before main.
-  judge::GpuTurns::Turn turn(turns_);
   // The helper that names source lines for the emulator's findings (addr2line.hpp): the judge's
   // code, in the judge's process group; it ends when the worker closes its pipe or the judge dies.
   symbolizer_ = ::fork();
@@ -205,7 +200,6 @@ Worker::Worker(const std::string& path, wire::Deadline deadline, judge::GpuTurns
     refuse_in_child(std::string("cannot run ") + path + ": " + std::strerror(errno));
   }
   ::setpgid(pid_, pid_);  // also here, so there is no window before the child's own call
-  if (turns_) turns_->join(pid_);
   if (page >= 0) ::close(page);
   ::close(to[0]);
   ::close(from[1]);
@@ -242,22 +236,11 @@ void Worker::relay_output() {
   output_ = -1;
 }
 
-void Worker::forget() {
-  if (turns_) turns_->leave(pid_);
-  pid_ = -1;
-}
-
-void Worker::postpone() {
-  if (!turns_) return;
-  deadline_ += std::chrono::duration_cast<wire::Deadline::duration>(
-      std::chrono::duration<double>(turns_->waited() - waited_seen_));
-  waited_seen_ = turns_->waited();
+void Worker::pause(bool stopped) const {
+  if (pid_ > 0) ::kill(-pid_, stopped ? SIGSTOP : SIGCONT);
 }
 
 Worker::~Worker() {
-  // Ended in a turn: its end (the driver tearing down its context) is the GPU's work too.
-  std::optional<judge::GpuTurns::Turn> turn;
-  if (pid_ > 0) turn.emplace(turns_);
   if (symbolizer_ > 0) {
     ::kill(symbolizer_, SIGKILL);
     ::waitpid(symbolizer_, nullptr, 0);
@@ -268,7 +251,6 @@ Worker::~Worker() {
   if (pid_ > 0) {
     ::kill(-pid_, SIGKILL);  // the worker, and anything it left behind
     ::waitpid(pid_, nullptr, 0);
-    forget();
   }
   relay_output();
 }
@@ -285,7 +267,7 @@ void Worker::gone(wire::Read why) {
   }
   ::kill(-pid_, SIGKILL);
   if (!reaped) ::waitpid(pid_, &status, 0);
-  forget();
+  pid_ = -1;
   relay_output();
   if (why == wire::Read::kTimeout) {
     WorkerGone g(WorkerGone::kTimeout, "timed out");
@@ -307,8 +289,6 @@ void Worker::gone(wire::Read why) {
 wire::Message Worker::call(const nlohmann::json& head, const std::vector<const std::vector<float>*>& mats,
                            size_t expect_floats) {
   if (pid_ < 0) throw WorkerGone(WorkerGone::kExited, "exited");
-  judge::GpuTurns::Turn turn(turns_);
-  postpone();
   if (!wire::send(to_, head, mats)) gone(wire::Read::kEof);
   wire::Message m;
   const wire::Read r = wire::receive(from_, m, deadline_, expect_floats);
@@ -318,7 +298,7 @@ wire::Message Worker::call(const nlohmann::json& head, const std::vector<const s
   if (m.head.contains("fatal_findings") || m.head.contains("sandbox")) {  // the worker exits after these
     ::kill(-pid_, SIGKILL);
     ::waitpid(pid_, nullptr, 0);
-    forget();
+    pid_ = -1;
     if (m.head.contains("fatal_findings")) throw FatalFindings(m.head["fatal_findings"]);
     const auto& call = m.head["sandbox"];
     throw WorkerGone(WorkerGone::kSandboxed, call.is_string() ? call.get<std::string>() : "a system call");

@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "gpu_turns.hpp"
 #include "progress.hpp"  // grader/emu: how far the emulator got when a run timed out
 #include "wire.hpp"
 
@@ -41,16 +40,16 @@ void set_launch_options(const LaunchOptions&);
 
 class Worker {
  public:
-  // Starts `path --serve` with the channel on fds 3 and 4 (wire.hpp). With `turns` (a worker that
-  // may reach the GPU) it runs only in the judge's turns on the GPU (gpu_turns.hpp): it is started,
-  // called and ended each in a turn, stopped in between, and the time its judge waited for a turn
-  // is added to its deadline (the wait is not the worker's).
-  Worker(const std::string& path, wire::Deadline deadline, judge::GpuTurns* turns = nullptr);
+  // Starts `path --serve` with the channel on fds 3 and 4 (wire.hpp).
+  Worker(const std::string& path, wire::Deadline deadline);
   ~Worker();
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
   void set_deadline(wire::Deadline d) { deadline_ = d; }
+  // Stops (SIGSTOP) or continues its process group: a worker launches nothing while its judge waits
+  // for the GPU without a share of it (gpu_lock.hpp).
+  void pause(bool stopped) const;
   // What confines the worker, read from the kernel (/proc/<pid>/status) and from the Landlock ABI
   // the judge applied before exec: {landlock_abi, no_new_privs, seccomp_mode, seccomp_filters}.
   nlohmann::json confinement() const;
@@ -61,8 +60,6 @@ class Worker {
 
  private:
   [[noreturn]] void gone(wire::Read why);
-  void forget();        // pid_ is reaped: no longer one of the turns' workers
-  void postpone();      // the deadline moved by the turns' waits since the last call
   void relay_output();  // the worker's output memfd to the judge's stderr, once, when the worker is gone
   pid_t pid_ = -1, symbolizer_ = -1;
   int landlock_abi_ = 0;
@@ -71,8 +68,6 @@ class Worker {
   int output_ = -1;  // the worker's stdout and stderr where the judge's are files (the constructor)
   static constexpr long kOutputCap = 1 << 20;
   wire::Deadline deadline_;
-  judge::GpuTurns* turns_ = nullptr;
-  double waited_seen_ = 0;  // turns_->waited() when the deadline was last moved
 };
 
 }  // namespace tilelab

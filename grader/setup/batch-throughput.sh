@@ -3,7 +3,7 @@
 # class of 400 students x 6 stages projected from it (docs/performance.md, "Batch throughput").
 #
 #   OUT=/tmp/tp BACKEND=gpu grader/setup/batch-throughput.sh            # one GPU machine: 20 x 3 stages
-#   OUT=$OUT WORK=/tmp/tp BACKEND=gpu N=32 LIMIT=540 grader/setup/batch-throughput.sh   # the device call
+#   OUT=$OUT WORK=/tmp/tp BACKEND=gpu LIMIT=540 grader/setup/batch-throughput.sh   # the device call
 #   OUT=/tmp/tp N=20 BACKEND=emu JOBS=2 grader/setup/batch-throughput.sh  # the 2-core dev VM: 20 x 6
 #   DRY=1 OUT=/tmp/tp grader/setup/batch-throughput.sh                   # the submissions only, no grading
 #
@@ -16,15 +16,11 @@
 #
 # Writes under $WORK (default $OUT): submissions/, grades/ (the gradebook, each student's grade and
 # logs, the kit, the build trees, kept for the checks' results); under $OUT: batch.log (the batch's
-# own output), throughput.txt, and where WORK is elsewhere the gradebook, the students' logs
-# (student-logs.tar) and the checks' results (results.tar); and prints a short table last: wall time
-# (the kit's one build apart), the time per submission-stage, the 400 x 6 projection, and where the
-# time went -- each tree's configure, the builds, the checks (each kind's median and minimum), and on
-# a GPU the timing loops with the GPU alone beside what they waited for it (the perf checks' results:
-# `timing`, `gpu_wait`), whose sum is the floor no number of cores takes a class below, and what the
-# checks waited for a share around their calls (every result's `gpu_share`: grader/runner/gpu_turns.hpp),
-# and the class projected a second way, at the pace of the timed checks between the first and the
-# last (one per submission-stage: the batch's start and its last students alone left out).
+# own output), throughput.txt, and where WORK is elsewhere the gradebook and the students' logs; and
+# prints a short table last: wall time (the kit's one build apart), the time per submission-stage,
+# the 400 x 6 projection, and where the time went -- each tree's configure, the builds, the checks,
+# and on a GPU the timing loops with the GPU alone (the judges' own steps, from the perf checks'
+# results: `gpu_wait`, `timing`), whose sum is the floor no number of cores takes a class below.
 # Works offline (.deps carried: grader/setup/offline-env.sh). KIT=0 grades with --no-prebuilt-kit
 # (every tree builds the whole kit: the before of docs/performance.md); CCACHE=1 shares one
 # compiler cache between the submissions; JOBS (default: every core) submissions graded at once;
@@ -88,8 +84,6 @@ if [ "$WORK" != "$OUT" ]; then   # the small files, beside the table
   cp "$WORK/grades/gradebook.csv" "$OUT/" 2>/dev/null || true
   (cd "$WORK/grades" && find .build students -path '*/logs/*' -name '*.log' -print0 2>/dev/null \
      | tar -cf "$OUT/student-logs.tar" --null -T -) || true
-  (cd "$WORK/grades" && find .build -path '*/results/*' -name '*.json' -print0 2>/dev/null \
-     | tar -cf "$OUT/results.tar" --null -T -) || true
 fi
 python3 - "$WORK" "$start" "$end" "$N" "$JOBS" "$BACKEND" "${CCACHE:-0}" $STAGES <<'EOF' | tee "$OUT/throughput.txt"
 import json, os, re, subprocess, sys
@@ -108,29 +102,17 @@ for log in list((grades / ".build").glob("*/logs/*.log")) or list((grades / "stu
                 else "timed checks" if "-timed" in log.name else "checks")
         steps[kind] += float(m.group(1))
         count[kind] += 1
-held = wait = shared_wait = 0.0
-timed = sharers = 0
-loop_ends = []   # when each timed result was written (its loop ended moments before, then the audits)
-for r in (grades / ".build").glob("*/results/*.json"):
+held = wait = 0.0
+timed = 0
+for r in (grades / ".build").glob("*/results/*.perf.json"):
     try:
         sec = json.loads(r.read_text()).get("seconds") or {}
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError):
         continue
-    if not isinstance(sec, dict):
-        continue
-    if "gpu_share" in sec:   # the judge's waits for a share, before each call to its workers (gpu_turns.hpp)
-        sharers += 1
-        shared_wait += float(sec["gpu_share"])
-    if "gpu_wait" in sec and r.name.endswith(".perf.json"):
+    if "gpu_wait" in sec:
         timed += 1
         held += float(sec.get("timing", 0))
         wait += float(sec.get("gpu_wait", 0))
-        loop_ends.append(r.stat().st_mtime)
-# Each check's seconds by kind, from the CTest logs ("Test #12: submission.01-basic.w4096.perf ... 26.29 sec").
-by_kind = defaultdict(list)
-for log in list((grades / ".build").glob("*/logs/ctest-*.log")) or list((grades / "students").glob("*/logs/ctest-*.log")):
-    for m in re.finditer(r"Test +#\d+: \S+\.([a-z-]+) \.+ *(?:\*+)?\w+ +([\d.]+) sec", log.read_text(errors="replace")):
-        by_kind[m.group(1)].append(float(m.group(2)))
 kit = sorted((grades / ".kit").glob("kit-*/READY"))
 kit_s = kit[0].stat().st_mtime - (kit[0].parent / "logs" / "kit-configure.log").stat().st_mtime if kit else 0.0
 book = grades / "gradebook.csv"
@@ -155,29 +137,10 @@ rows = [
     ("checks", f"{steps['checks']:.0f} s in {count['checks']} runs; timed checks {steps['timed checks']:.0f} s "
                f"in {count['timed checks']}"),
 ]
-def med(v):
-    v = sorted(v)
-    return v[len(v) // 2] if v else 0.0
-kinds = [k for k in ("correct", "memcheck", "synccheck", "initcheck", "racecheck", "perf") if by_kind.get(k)]
-if kinds:
-    rows.append(("a check, median (min)", ", ".join(f"{k} {med(by_kind[k]):.1f} ({min(by_kind[k]):.1f}) s"
-                                                    for k in kinds)))
 if timed:
-    rows += [("timing loops, GPU alone", f"{held:.0f} s in {timed}, {held / timed:.2f} s each "
-                                         f"({held / max(1e-9, wall - kit_s):.0%} of the wall less the kit)"),
-             ("loops waited vs held", f"waited {wait:.0f} s, held {held:.0f} s ({wait / max(1e-9, held):.1f}x); "
-                                      f"{wait / timed:.1f} s a loop"),
+    rows += [("timing loops, GPU alone", f"{held:.0f} s in {timed}, {held / timed:.2f} s each; "
+                                         f"waiting for it {wait:.0f} s in all"),
              ("400 x 6 floor", f"{held / timed * 2400 / 3600:.2f} h: the loops one after another")]
-if len(loop_ends) > 2 and max(loop_ends) > min(loop_ends):
-    # The class's pace once the batch is under way: timed checks done per second between the first
-    # and the last (one per submission-stage), without the start (the first trees' builds and checks,
-    # before any loop) or the end (the last students alone on the machine).
-    rate = (len(loop_ends) - 1) / (max(loop_ends) - min(loop_ends))
-    rows.append(("400 x 6 at the loops' pace", f"{(kit_s + 2400 / rate) / 3600:.2f} h: {rate * 60:.1f} timed checks a "
-                                                f"minute between the first and the last"))
-if sharers:
-    rows.append(("checks waited for a share", f"{shared_wait:.0f} s in {sharers} results (around their calls: "
-                                              f"{shared_wait / sharers:.2f} s a check)"))
 w = max(len(k) for k, _ in rows)
 print(f"| {'what':{w}} | measured |\n|{'-' * (w + 2)}|----------|")
 for k, v in rows:

@@ -6,8 +6,8 @@ which of the result files those passes left are trusted:
   2. every other check but the GPU's timed ones, side by side (a batch's other grades' too), stopped
      as soon as one of them shows a hang;
   3. the timed checks on the GPU, last. Each judge holds the GPU alone around its timing loop only
-     (grader/runner/gpu_lock.hpp: a lock between processes that every GPU check's judge shares
-     around its calls), so the other grades' builds and checks go on beside the rest of a timed check.
+     (grader/runner/gpu_lock.hpp: a lock between processes that every GPU check's judge shares), so
+     the other grades' builds and checks go on beside the rest of a timed check.
 
 A result file counts only with the JUnit report of the pass that ran its check: code under test can
 write the results folder, so a file another run left, or one a pass ended before vouching for,
