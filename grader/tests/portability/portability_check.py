@@ -19,6 +19,13 @@ and every process go when the test ends. The tree under test is what `git ls-fil
          and the emulator's unit tests, and CTest's run of them (kit.unit.*, kit.emu.unit) -- the
          whole workflow builds the kit three more times and takes ~25 min on CI's 2 cores.
 
+A scenario whose tree is "student" (trixie-user) takes instead the student repository, made on the
+host from the tree under test by `./tilelab release` (what students clone; a user without root on
+a shared machine is most likely a student): there setup grades the starter, must exit 0, say that
+the starter's failures are the assignment and never speak of reference solutions -- what kit.release
+asserted of the student repository's setup, here from nothing on Debian 13 without root (kit.release
+keeps the student repository's whole test workflow, on the host). The proof is the same.
+
 Exit 0: both did what they should. 1: a step failed (root, user, step and its log's tail are
 printed). 77: the test cannot run here (not root, no debootstrap/unshare, no network to the Debian
 mirror or PyPI) -- except under CI=true, where that is a failure too (exit 1).
@@ -55,7 +62,9 @@ SCENARIOS = {
     "bullseye-root": dict(suite="bullseye", user="root", sudo=False, debs=["g++", "python3", "ca-certificates"]),
     # Debian 13 as a user without root or sudo: the compiler and Python, nothing else (no cmake,
     # no python3-venv, no -dev package).
-    "trixie-user": dict(suite="trixie", user="student", sudo=False, debs=["g++", "python3", "ca-certificates"]),
+    # It sets up the student repository (`./tilelab release`), not the kit: see the module's docstring.
+    "trixie-user": dict(suite="trixie", user="student", sudo=False, debs=["g++", "python3", "ca-certificates"],
+                        tree="student"),
     # The host's own release (CI's), the same user without root.
     "bookworm-user": dict(suite="bookworm", user="student", sudo=False, debs=["g++", "python3", "ca-certificates"]),
     # The dev container (.devcontainer/): mcr.microsoft.com/devcontainers/base:bookworm's user
@@ -64,6 +73,15 @@ SCENARIOS = {
     "bookworm-devcontainer": dict(suite="bookworm", user="vscode", sudo=True,
                                   debs=["sudo", "git", "curl", "ca-certificates"]),
 }
+
+
+# What a root is made of (its stamp): the tree copied into a run is not.
+ROOT_KEYS = ("suite", "user", "sudo", "debs")
+
+# What setup's output must say, and must not, for each kind of tree.
+SETUP_SAYS = {"kit": (["tilelab: dependencies ready", "tilelab: grading the reference solutions"], []),
+              "student": (["tilelab: dependencies ready", "tilelab: grading your code in starter/",
+                           "are the assignment"], ["reference solutions"])}
 
 
 class Skip(Exception):
@@ -126,7 +144,7 @@ def prepare_root(name: str, sc: dict, cache: Path, logf: Path) -> Path:
     user. Called under the root's exclusive lock."""
     root = cache / "roots" / name
     stamp = root / ".tilelab-root.json"
-    want = json.dumps(sc, sort_keys=True)
+    want = json.dumps({k: sc[k] for k in ROOT_KEYS}, sort_keys=True)
     if stamp.is_file() and stamp.read_text() == want:
         log(f"{name}: reusing the root in {root}")
         return root
@@ -180,6 +198,12 @@ def host_ca(m: str) -> str:
 
 def tree_files(source: Path) -> list:
     try:
+        # Only when source is the top of its own checkout: a student repository released into the
+        # kit's build tree is inside the kit's checkout, whose git would list none of it (ignored).
+        top = subprocess.run(["git", "-C", str(source), "rev-parse", "--show-toplevel"],
+                             check=True, capture_output=True, text=True).stdout.strip()
+        if Path(top).resolve() != source.resolve():
+            raise OSError(f"{source} is not the top of a git checkout")
         out = subprocess.run(["git", "-C", str(source), "ls-files", "-co", "--exclude-standard", "-z"],
                              check=True, capture_output=True).stdout.decode()
         names = [n for n in out.split("\0") if n]
@@ -215,6 +239,15 @@ def proof_script(test_cmd: str) -> str:
     return env + " && " + " && ".join(f"echo {shlex.quote('+ ' + s)} && {s}" for s in steps)
 
 
+def student_repository(source: Path, run: Path) -> Path:
+    """The student repository released from source (its own `./tilelab release`, the host's Python)."""
+    out = run / "student"
+    p = subprocess.run([str(source / "tilelab"), "release", str(out)], cwd=source, capture_output=True, text=True)
+    if p.returncode != 0 or not (out / "tilelab").is_file():
+        raise Failed(f"./tilelab release {out} failed (exit {p.returncode}):\n{(p.stdout + p.stderr)[-3000:]}")
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("scenario", choices=sorted(SCENARIOS))
@@ -226,7 +259,9 @@ def main() -> int:
     args = ap.parse_args()
     name, sc = args.scenario, SCENARIOS[args.scenario]
     ci = os.environ.get("CI", "").lower() == "true"
-    where = f"{name} ({sc['suite']} root, user {sc['user']}{' with sudo' if sc['sudo'] else ''})"
+    kind = sc.get("tree", "kit")
+    where = (f"{name} ({sc['suite']} root, user {sc['user']}{' with sudo' if sc['sudo'] else ''}"
+             f"{', the student repository' if kind == 'student' else ''})")
     try:
         prerequisites(sc["suite"])
     except Skip as e:
@@ -254,11 +289,12 @@ def main() -> int:
         fcntl.flock(lock, fcntl.LOCK_SH)
         times["root"] = round(time.monotonic() - t0, 1)
 
-        files = tree_files(source)
+        tree = student_repository(source, run) if kind == "student" else source
+        files = tree_files(tree)
         with tarfile.open(run / "tree.tar", "w") as tar:
             for n in files:
-                tar.add(str(source / n), arcname=n, recursive=False)
-        log(f"{where}: tree under test: {len(files)} files from {source}")
+                tar.add(str(tree / n), arcname=n, recursive=False)
+        log(f"{where}: tree under test: {len(files)} files from {tree}")
 
         user = sc["user"]
         home = "/root" if user == "root" else f"/home/{user}"
@@ -274,7 +310,7 @@ def main() -> int:
                   f"mkdir -p {m}{home}/tilelab && tar -xf {shlex.quote(str(run / 'tree.tar'))} -C {m}{home}/tilelab && "
                   f"{owner}")
         as_user = f"chroot --userspec={user}:{user} {m} " + " ".join(chroot_env(user))
-        test_cmd = readme_test_command(source)
+        test_cmd = readme_test_command(tree)
         steps = [("setup", "./tilelab setup", args.setup_timeout)]
         if not args.no_proof:
             steps.append(("proof", proof_script(test_cmd), args.proof_timeout))
@@ -304,11 +340,14 @@ def main() -> int:
                 raise Failed(f"{where}: step '{step}' ({cmd if step == 'setup' else 'reduced test command'}) failed: {why}\n"
                              f"--- last lines of {logf} ---\n{tail(logf)}")
             text = logf.read_text(errors="replace")
-            expect = {"setup": ["tilelab: dependencies ready", "tilelab: grading the reference solutions"],
-                      "proof": ["tests passed"]}[step]
+            expect, refuse = SETUP_SAYS[kind] if step == "setup" else (["tests passed"], [])
             missing = [e for e in expect if e not in text]
             if missing:
                 raise Failed(f"{where}: step '{step}' exited 0 but its output lacks {missing}\n"
+                             f"--- last lines of {logf} ---\n{tail(logf)}")
+            wrong = [e for e in refuse if e in text]
+            if wrong:
+                raise Failed(f"{where}: step '{step}' speaks of {wrong}, which this tree has none of\n"
                              f"--- last lines of {logf} ---\n{tail(logf)}")
         else:
             times["total"] = round(time.monotonic() - t0, 1)

@@ -1,4 +1,5 @@
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -25,5 +26,14 @@ def pytest_collection_modifyitems(config, items):
 def grading_tree(tmp_path_factory):
     """One grading tree for the slow tests that build one (test_check, test_e2e): configured for
     each with its own arguments, it keeps the objects they share (core, datasets, emulator
-    runtimes, runner main), so the second compiles only its own files."""
+    runtimes, runner main), so the second compiles only its own files.
+    Under CTest (TILELAB_BUILD_DIR set: the kit's build tree) it lies beside that tree, at the
+    same depth below the checkout, as a grade's own trees do (build/grade-*): its compiles are
+    then the same commands as the kit's build made, relative to the checkout (CCACHE_BASEDIR), and
+    CI's compiler cache (.ci/run) has them; in a temporary folder every one is compiled again."""
+    kit_build = os.environ.get("TILELAB_BUILD_DIR")
+    if kit_build and Path(kit_build).parent.is_dir():
+        tree = Path(kit_build).parent / "pytest-grading-tree"
+        shutil.rmtree(tree, ignore_errors=True)   # fresh each session, as a temporary folder is
+        return tree
     return tmp_path_factory.mktemp("grading-tree") / "b"
