@@ -415,6 +415,10 @@ int syncthreads(const char* file, int line, int predicate) {
   t.wait_file = file;
   t.wait_line = line;
   t.predicate = predicate;
+  Runtime::Arrivals& a = r.arrivals;
+  if (a.count++ == 0) a.file = file, a.line = line, a.one_site = true, a.predicate = 0;
+  else a.one_site = a.one_site && line == a.line && file == a.file;
+  a.predicate += predicate != 0;
   hooks::barrier(r, file, line);
   yield(r);
   return r.barrier_count;

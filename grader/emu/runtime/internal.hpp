@@ -143,6 +143,17 @@ struct Runtime {
   void (*body)(void*) = nullptr;
   void* body_ctx = nullptr;
   int barrier_count = 0;  // predicate count of the last barrier released
+  // The __syncthreads() calls since the last barrier release (syncthreads() counts them): when
+  // every thread of the block has called one, all at the first caller's site, the scheduler
+  // releases them without looking at each thread's state first (release_barrier's common case,
+  // decided in O(1) instead of three passes over the block).
+  struct Arrivals {
+    size_t count = 0;
+    const char* file = nullptr;  // the first caller's site
+    int line = 0;
+    bool one_site = true;  // every caller so far at that site
+    int predicate = 0;     // callers whose predicate was nonzero
+  } arrivals;
   StackPool stacks;
   void* main_stack_bottom = nullptr;
   size_t main_stack_size = 0;

@@ -98,29 +98,19 @@ void thread_main() {
 // Every thread of the block is waiting at a barrier or has returned: check that they agree, then
 // let the waiting ones go (as a GPU's bar.sync counts arrivals, whatever the call site).
 void release_barrier(Runtime& r) {
-  // The common case, checked first: every thread waits, all at the same call site.
-  {
-    const Thread* first = nullptr;
-    bool uniform = true;
-    int predicate = 0;
-    for (const auto& t : r.threads) {
-      if (t.state != State::Waiting) {
-        uniform = false;
-        break;
-      }
-      if (!first) first = &t;
-      uniform = t.wait_line == first->wait_line && t.wait_file == first->wait_file;
-      if (!uniform) break;
-      predicate += t.predicate != 0;
-    }
-    if (uniform) {
-      if (first) progress_barrier(r, first->wait_file, first->wait_line);
-      r.barrier_count = predicate;
-      for (auto& t : r.threads) t.state = State::Ready;
-      ++r.epoch;
-      return;
-    }
+  const Runtime::Arrivals arrived = r.arrivals;
+  r.arrivals = {};
+  // The common case, known from syncthreads()'s count: every thread waits, all at the first one's
+  // call site (no thread can have returned or be at a warp operation: each of the n threads called
+  // __syncthreads() once since the last release and waits there until this one).
+  if (arrived.count > 0 && arrived.count == r.threads.size() && arrived.one_site) {
+    progress_barrier(r, arrived.file, arrived.line);
+    r.barrier_count = arrived.predicate;
+    for (auto& t : r.threads) t.state = State::Ready;
+    ++r.epoch;
+    return;
   }
+  // Otherwise (threads that returned, or at different sites) each thread's state tells.
   std::map<std::pair<const char*, int>, int> sites;
   int done = 0, predicate = 0;
   const Thread* first_done = nullptr;
@@ -265,8 +255,12 @@ void run_block(Runtime& r) {
     t.stack_bottom = s.bottom;
     t.stack_size = s.size;
   }
+  r.arrivals = {};
   hooks::block_begin(r);
   for (;;) {
+    // Every thread waits at a __syncthreads() (syncthreads()'s count): none can run, no warp
+    // operation waits, so the pass below would find nothing but the barrier to release.
+    if (n > 0 && r.arrivals.count == n) release_barrier(r);
     // One look at every thread per pass (this loop runs at every barrier of every block): the
     // first that can run, else whether warp operations or a barrier hold the others.
     int first = -1;
