@@ -34,4 +34,4 @@ def test_nvccs_fatbinary_is_its_own_but_code_after_its_shape_is_not():
     ok = _listing(*fatbin, "\t.section\t.rodata", ".LC0:", "#NO_APP", LAST)
     assert listing.own_assembly(ok) == []
     forged = _listing(*fatbin[:4], "\tmovss (%rdi), %xmm0", ".text", "#NO_APP", LAST)
-    assert listing.own_assembly(forged) == ['.section .nv_fatbin, "a"']
+    assert listing.own_assembly(forged)[0].startswith('.section .nv_fatbin, "a" / .align 8')

@@ -67,8 +67,10 @@ def _nvcc_fatbin(region: list[str]) -> bool:
 
 
 def _shown(region: list[str]) -> str:
-    """A region's first line of the student's text (not the compiler's `# 12 "file" 1` line marker)."""
-    return next((r.strip() for r in region if r.strip() and not re.match(r'^#\s*\d+\s+"', r.strip())), "(an asm whose text is not listed)")
+    """A region's first three lines of the student's text (not the compiler's `# 12 "file" 1` line
+    marker), joined by " / ": enough for the student to find the `asm` in the file."""
+    text = [r.strip() for r in region if r.strip() and not re.match(r'^#\s*\d+\s+"', r.strip())]
+    return " / ".join(text[:3]) or "(an asm whose text is not listed)"
 
 
 def own_assembly(text: str) -> list[str]:
