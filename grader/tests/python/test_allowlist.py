@@ -27,7 +27,7 @@ import pytest
 
 from tilelab import ROOT
 from tilelab.run import refusal
-from tilelab.run import allowlist, forbidden, includes, libexports, listing, symbols
+from tilelab.run import allowlist, artifacts, forbidden, includes, libexports, symbols
 from tilelab.specs import spec
 from tilelab.score.scoring import verdict_of
 from tilelab.specs.compat import tomllib
@@ -113,7 +113,7 @@ class Compiler:
             obj = d / f"emu_{build}_run_{cxx.replace('+', 'x')}{'_'.join(extra).replace('-', '_')}" / "matmul.cpp.o"
             obj.parent.mkdir(exist_ok=True)
             cmd = [cxx, "-c", "-include", str(EMU_INCLUDE / "tilelab_emu.h"), f"-I{EMU_INCLUDE}", *self.flags[build],
-                   *extra, "-std=c++17", "-MD", "-MF", f"{obj}.d", f"-Wa,-aln={listing.path_for(obj)}", str(out),
+                   *extra, "-std=c++17", "-MD", "-MF", f"{obj}.d", f"-Wa,-aln={artifacts.listing(obj)}", str(out),
                    "-o", str(obj)]
             r = subprocess.run(cmd, capture_output=True, text=True)
             assert r.returncode == 0, r.stderr[-3000:]
@@ -144,7 +144,7 @@ class Compiler:
                 # Every file its compile read (its depfile, as make and Ninja judge it), and the flags.
                 inputs = [Path(tree) / p for p in includes.parse_depfile(dep.read_text(errors="replace"))]
                 inputs += [src, GRADER / "cmake" / "TilelabEmu.cmake", GRADER / "cmake" / "TilelabConfine.cmake",
-                           listing.path_for(obj)]
+                           artifacts.listing(obj)]
                 unpathed = [re.sub(r'^(#line \d+) ".*"$', r"\1", f.read_text(), flags=re.M) for f in (src, ours)]
                 if (unpathed[0] == unpathed[1] and all(p.is_file() for p in inputs)
                         and obj.stat().st_mtime >= max(p.stat().st_mtime for p in inputs)):
@@ -162,7 +162,7 @@ class Compiler:
             src, obj = d / "matmul.cu", d / "matmul.cu.o"
             src.write_text(text)
             r = subprocess.run([nvcc, "-c", "-O3", "-lineinfo", "-arch=sm_90", "-MD", "-MF", f"{obj}.d", str(src),
-                                f"-Xcompiler=-Xassembler,-aln={listing.path_for(obj)}", "-o", str(obj)],
+                                f"-Xcompiler=-Xassembler,-aln={artifacts.listing(obj)}", "-o", str(obj)],
                                capture_output=True, text=True)
             assert r.returncode == 0, r.stderr[-3000:]
             self._done[key] = obj

@@ -16,8 +16,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from . import listing
-
 MARKER = ".build-started"
 
 
@@ -41,11 +39,23 @@ def depfile(obj: Path) -> Path:
     return obj.with_name(obj.name + ".d")
 
 
+def listing(obj: Path) -> Path:
+    """The assembler's listing of a student object (tilelab_assembly_listing: -Wa,-aln=), in the
+    folder of its target (CMakeFiles/<target>.dir), however deep CMake put the object in it; beside
+    the object where it has no such folder (test_allowlist.py's compiles)."""
+    for d in Path(obj).parents:
+        if d.name.endswith(".dir"):
+            return d / "assembly.lst"
+        if d.name == "CMakeFiles":
+            break
+    return Path(obj).parent / "assembly.lst"
+
+
 def per_stage_files(build: Path, impl: str, stage: str, results: Path, logs: Path) -> list[Path]:
     """Every file of a previous build of impl x stage that a new one must not find."""
     files = []
     for obj in student_objects(build, impl, stage):
-        files += [obj, depfile(obj), listing.path_for(obj)]
+        files += [obj, depfile(obj), listing(obj)]
     files += (build / "runners").glob(f"run-{impl}-{stage}-*")
     files += [build / "generated" / "emu" / f"run-{impl}-{stage}.cpp"]
     files += (build / "backend-facts").glob(f"run-{impl}-{stage}.json")        # nvcc's back end's facts

@@ -1,6 +1,6 @@
-"""The assembler's listing of a student object (`assembly.lst` in its object folder, written by
-`-Wa,-aln=`: grader/cmake/TilelabConfine.cmake, tilelab_assembly_listing), read for the assembly the
-student wrote: what no build of the grader can instrument or check (docs/integrity.md, "Nothing the
+"""The assembler's listing of a student object (artifacts.listing: `assembly.lst` in its object
+folder, written by `-Wa,-aln=`: grader/cmake/TilelabConfine.cmake, tilelab_assembly_listing), read for
+the assembly the student wrote: what no build of the grader can instrument or check (docs/integrity.md, "Nothing the
 instrumentation cannot see").
 
 The listing holds every line of the compiler's assembly output, numbered. The compiler marks each
@@ -16,9 +16,6 @@ data only) is told apart by its exact shape. Pure text processing: no object is 
 from __future__ import annotations
 
 import re
-from pathlib import Path
-
-NAME = "assembly.lst"
 
 _STARTS = ("#APP", "# Start of file scope inline assembly")
 _ENDS = ("#NO_APP", "# End of file scope inline assembly")
@@ -27,17 +24,6 @@ _LAST = re.compile(r'^\s*\.section\s+"?\.note\.GNU-stack"?,')
 # nvcc's fatbinary block in its host file (a .nv_fatbin section of .quad data, then .text).
 _NVCC_FATBIN = re.compile(r'^\s*(\.section \.nv_fatbin, "a"|\.align 8|fatbinData:|\.quad 0x[0-9a-f]+(,\s*0x[0-9a-f]+)*|'
                           r'\.text|)\s*$')
-
-
-def path_for(obj: Path) -> Path:
-    """The listing of an object: in the folder of its target (CMakeFiles/<target>.dir), however deep
-    CMake put the object in it."""
-    for d in Path(obj).parents:
-        if d.name.endswith(".dir"):
-            return d / NAME
-        if d.name == "CMakeFiles":
-            break
-    return Path(obj).parent / NAME
 
 
 def _lines(text: str) -> list[tuple[int, str]]:
@@ -103,12 +89,3 @@ def own_assembly(text: str) -> list[str]:
         if not lines or not _LAST.match(lines[-1][1]):
             found.append(f"the listing stops at line {expected - 1} (.nolist)")
     return found
-
-
-def read(obj: Path) -> list[str] | None:
-    """own_assembly() of an object's listing, or None where there is none (the build wrote none)."""
-    p = path_for(obj)
-    try:
-        return own_assembly(p.read_text(errors="replace"))
-    except OSError:
-        return None

@@ -30,7 +30,7 @@ from __future__ import annotations
 import concurrent.futures
 from pathlib import Path
 
-from . import includes, listing, outcome
+from . import artifacts, includes, listing, outcome
 from .allowlist import Policy, check_definition, check_reference, library_code, policy
 from .disasm import raw_syscalls
 from .forbidden import ASSEMBLY, Finding, as_written, summary
@@ -48,9 +48,11 @@ def defines_main(objects: list[Path]) -> bool:
 def assembly_findings(obj: Path, o: str) -> list[Finding]:
     """The student's own assembly in the object's listing (listing.py): code that no build
     instruments or checks. No listing (a build that wrote none) is a finding too: fail closed."""
-    own = listing.read(obj)
-    if own is None:
-        return [Finding(f"{listing.NAME} is missing", "the grader cannot see what the compiler made of the file "
+    path = artifacts.listing(obj)
+    try:
+        own = listing.own_assembly(path.read_text(errors="replace"))
+    except OSError:
+        return [Finding(f"{path.name} is missing", "the grader cannot see what the compiler made of the file "
                         "(it wrote no assembly listing); tell your instructor", o, "unreadable")]
     return [Finding(text, ASSEMBLY, o, "assembly") for text in own]
 
