@@ -35,3 +35,10 @@ def test_nvccs_fatbinary_is_its_own_but_code_after_its_shape_is_not():
     assert listing.own_assembly(ok) == []
     forged = _listing(*fatbin[:4], "\tmovss (%rdi), %xmm0", ".text", "#NO_APP", LAST)
     assert listing.own_assembly(forged)[0].startswith('.section .nv_fatbin, "a" / .align 8')
+
+
+def test_clangs_file_scope_marker_is_read_as_the_compilers_app_line():
+    text = _listing("\t.text", "                                        # Start of file scope inline assembly",
+                    ".globl tl_load", "tl_load: ret", "                                        # End of file scope inline assembly",
+                    '\t.section\t".note.GNU-stack","",@progbits', "\t.addrsig")
+    assert listing.own_assembly(text) == [".globl tl_load / tl_load: ret"]

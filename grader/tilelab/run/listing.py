@@ -9,7 +9,7 @@ The listing holds every line of the compiler's assembly output, numbered. The co
 of its own before the text: `#APP` (g++, nvcc's host compiler, clang in a function) or clang's
 "Start of file scope inline assembly". The student's text cannot remove a line written before it;
 it can stop the listing (`.nolist`), which leaves a gap in the numbers or an end short of the
-compiler's last line, and both are read as assembly too. nvcc's own block (the embedded fatbinary,
+compiler's last section (.note.GNU-stack), and both are read as assembly too. nvcc's own block (the embedded fatbinary,
 data only) is told apart by its exact shape. Pure text processing: no object is opened here.
 """
 
@@ -19,7 +19,8 @@ import re
 
 _STARTS = ("#APP", "# Start of file scope inline assembly")
 _ENDS = ("#NO_APP", "# End of file scope inline assembly")
-# The compiler's last line (g++: .note.GNU-stack,"",@progbits; clang quotes the name).
+# The compiler's last section (g++: its last line, .note.GNU-stack,"",@progbits; clang quotes the
+# name and adds its address-significance table and the line table's label after it).
 _LAST = re.compile(r'^\s*\.section\s+"?\.note\.GNU-stack"?,')
 # nvcc's fatbinary block in its host file (a .nv_fatbin section of .quad data, then .text).
 _NVCC_FATBIN = re.compile(r'^\s*(\.section \.nv_fatbin, "a"|\.align 8|fatbinData:|\.quad 0x[0-9a-f]+(,\s*0x[0-9a-f]+)*|'
@@ -62,7 +63,7 @@ def _shown(region: list[str]) -> str:
 def own_assembly(text: str) -> list[str]:
     """What of the student's own assembly the listing shows: for each #APP region, its first line of
     text (`.globl tl_load`); "the listing stops at line N" where the numbers leave a gap or end
-    before the compiler's last line. Empty for a file with no `asm` of its own."""
+    without the compiler's last section. Empty for a file with no `asm` of its own."""
     lines = _lines(text)
     found: list[str] = []
     region: list[str] | None = None
@@ -86,6 +87,6 @@ def own_assembly(text: str) -> list[str]:
     else:
         if region is not None and not _nvcc_fatbin(region):
             found.append(_shown(region))
-        if not lines or not _LAST.match(lines[-1][1]):
+        if not any(_LAST.match(src) for _, src in lines):
             found.append(f"the listing stops at line {expected - 1} (.nolist)")
     return found
