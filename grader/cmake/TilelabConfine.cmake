@@ -93,6 +93,23 @@ endif()
 set(_confine_public --read "${PROJECT_SOURCE_DIR}/grader/include" --read "${PROJECT_SOURCE_DIR}/grader/emu/include"
                     --read "${TILELAB_GENERATED}/include")
 
+# The assembler's listing of the submission's object, <objdir>/assembly.lst: every line of the
+# compiler's assembly output, which marks each `asm` it compiled (g++ and nvcc's host compiler:
+# #APP ... #NO_APP; clang: the same, and "Start of file scope inline assembly"). The allow-list scan
+# refuses an object whose listing holds the student's own assembly or is missing
+# (grader/tilelab/run/listing.py; docs/integrity.md, "Nothing the instrumentation cannot see").
+# clang's integrated assembler writes no listing: GNU as assembles its output instead.
+function(tilelab_assembly_listing target lang objdir)
+  set(listing "${objdir}/assembly.lst")
+  if(lang STREQUAL "CUDA")
+    target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Xassembler,-aln=${listing}>")
+  elseif(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    target_compile_options(${target} PRIVATE -fno-integrated-as "-Wa,-aln=${listing}")
+  else()
+    target_compile_options(${target} PRIVATE "-Wa,-aln=${listing}")
+  endif()
+endfunction()
+
 # The compiles of `lang` (CXX or CUDA) in `target`, a submission's object library, run confined;
 # ARGN: the files of the submission it may read (its matmul.cu, the rewritten copy). The launcher
 # set before (CMAKE_<LANG>_COMPILER_LAUNCHER) is kept, inside the confinement.
@@ -104,10 +121,13 @@ function(tilelab_confine_compile target lang)
   endforeach()
   get_target_property(prev ${target} ${lang}_COMPILER_LAUNCHER)
   list(APPEND cmd --)
-  if(prev)
+  # ccache keeps g++'s assembler listing with the object, not nvcc's host compiler's: a cache hit
+  # would leave the GPU object without the listing the scan requires (tilelab_assembly_listing).
+  if(prev AND NOT lang STREQUAL "CUDA")
     list(APPEND cmd ${prev})
   endif()
   set_target_properties(${target} PROPERTIES ${lang}_COMPILER_LAUNCHER "${cmd}")
+  tilelab_assembly_listing(${target} ${lang} "${objdir}")
   if(TARGET tilelab-confine AND NOT TILELAB_KIT)
     add_dependencies(${target} tilelab-confine)
   endif()

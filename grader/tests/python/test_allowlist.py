@@ -27,7 +27,7 @@ import pytest
 
 from tilelab import ROOT
 from tilelab.run import refusal
-from tilelab.run import allowlist, forbidden, includes, libexports, symbols
+from tilelab.run import allowlist, artifacts, forbidden, includes, libexports, symbols
 from tilelab.specs import spec
 from tilelab.score.scoring import verdict_of
 from tilelab.specs.compat import tomllib
@@ -113,7 +113,8 @@ class Compiler:
             obj = d / f"emu_{build}_run_{cxx.replace('+', 'x')}{'_'.join(extra).replace('-', '_')}" / "matmul.cpp.o"
             obj.parent.mkdir(exist_ok=True)
             cmd = [cxx, "-c", "-include", str(EMU_INCLUDE / "tilelab_emu.h"), f"-I{EMU_INCLUDE}", *self.flags[build],
-                   *extra, "-std=c++17", "-MD", "-MF", f"{obj}.d", str(out), "-o", str(obj)]
+                   *extra, "-std=c++17", "-MD", "-MF", f"{obj}.d", f"-Wa,-aln={artifacts.listing(obj)}", str(out),
+                   "-o", str(obj)]
             r = subprocess.run(cmd, capture_output=True, text=True)
             assert r.returncode == 0, r.stderr[-3000:]
             self._done[key] = obj
@@ -142,7 +143,8 @@ class Compiler:
             if obj.is_file() and src.is_file() and dep.is_file():
                 # Every file its compile read (its depfile, as make and Ninja judge it), and the flags.
                 inputs = [Path(tree) / p for p in includes.parse_depfile(dep.read_text(errors="replace"))]
-                inputs += [src, GRADER / "cmake" / "TilelabEmu.cmake"]
+                inputs += [src, GRADER / "cmake" / "TilelabEmu.cmake", GRADER / "cmake" / "TilelabConfine.cmake",
+                           artifacts.listing(obj)]
                 unpathed = [re.sub(r'^(#line \d+) ".*"$', r"\1", f.read_text(), flags=re.M) for f in (src, ours)]
                 if (unpathed[0] == unpathed[1] and all(p.is_file() for p in inputs)
                         and obj.stat().st_mtime >= max(p.stat().st_mtime for p in inputs)):
@@ -160,7 +162,8 @@ class Compiler:
             src, obj = d / "matmul.cu", d / "matmul.cu.o"
             src.write_text(text)
             r = subprocess.run([nvcc, "-c", "-O3", "-lineinfo", "-arch=sm_90", "-MD", "-MF", f"{obj}.d", str(src),
-                                "-o", str(obj)], capture_output=True, text=True)
+                                f"-Xcompiler=-Xassembler,-aln={artifacts.listing(obj)}", "-o", str(obj)],
+                               capture_output=True, text=True)
             assert r.returncode == 0, r.stderr[-3000:]
             self._done[key] = obj
         return self._done[key]
@@ -488,11 +491,92 @@ void launch_matmul(const float*, const float*, float* P, int) {
 
 
 def test_a_system_call_instruction_is_refused(cc):
-    assert _names(_scan(cc.emu(SYSCALL))) == ["syscall instruction"]
+    """Twice: the machine code holds a syscall, and it came from the student's own assembly."""
+    found = _scan(cc.emu(SYSCALL))
+    assert [f.kind for f in found] == ["assembly", "syscall"] and found[1].symbol == "syscall instruction"
+    assert found[0].symbol.startswith("syscall")
 
 
 def test_a_system_call_instruction_is_refused_on_the_gpu(cc):
-    assert _names(_scan(cc.gpu(SYSCALL))) == ["syscall instruction"]
+    found = _scan(cc.gpu(SYSCALL))
+    assert [f.kind for f in found] == ["assembly", "syscall"] and found[1].symbol == "syscall instruction"
+
+
+# The student's own assembly outside device code, however written (listing.py; docs/integrity.md,
+# "Nothing the instrumentation cannot see"): each is one `assembly` finding on every build.
+OWN_ASSEMBLY = {
+    "file-scope function": ('extern "C" float tl_load(const float*);\n'
+                            'asm(".text\\n.globl tl_load\\ntl_load: movss (%rdi), %xmm0\\nret\\n");\n'
+                            "float host(const float* p) { return tl_load(p); }\n", ".text"),
+    ".init code": ('extern "C" __attribute__((used)) void tl_pre() {}\n'
+                   'asm(".pushsection .init,\\"ax\\",@progbits\\n\\tcall tl_pre@PLT\\n\\t.popsection");\n',
+                   ".pushsection .init"),
+    "a naked function": ('extern "C" __attribute__((naked)) float tl_naked(const float*) {\n'
+                         '  asm("movss (%rdi), %xmm0\\n\\tret");\n}\n', "movss (%rdi), %xmm0"),
+    "asm in a host function": ("float host(const float* p) {\n  float v;\n"
+                               '  __asm__ volatile("movss (%1), %0" : "=x"(v) : "r"(p));\n  return v;\n}\n', "movss"),
+    "asm made by ## pasting": ("#define CAT(a, b) a##b\n"
+                               'CAT(__as, m__)(".globl tl_pasted\\ntl_pasted: ret");\n', ".globl tl_pasted"),
+    ".nolist": ('asm(".nolist");\n', "(an asm whose text is not listed)"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OWN_ASSEMBLY))
+@pytest.mark.parametrize("build", ["plain", "race"])
+def test_the_students_own_assembly_is_refused_on_the_emulator(cc, name, build):
+    text, shown = OWN_ASSEMBLY[name]
+    found = [f for f in _scan(cc.emu("#include <cuda_runtime.h>\n" + text, build)) if f.kind == "assembly"]
+    assert found and found[0].symbol.startswith(shown), found
+    assert "assembly at file scope is not allowed" in forbidden.summary(found)
+
+
+@pytest.mark.parametrize("name", sorted(OWN_ASSEMBLY))
+def test_the_students_own_assembly_is_refused_on_the_gpu(cc, name):
+    text, shown = OWN_ASSEMBLY[name]
+    found = [f for f in _scan(cc.gpu("#include <cuda_runtime.h>\n" + text)) if f.kind == "assembly"]
+    assert found and found[0].symbol.startswith(shown), found
+
+
+# What a kernel file honestly holds compiles to no assembly of its own: the compiler's output only
+# (the known-good submissions and every solution are scanned above too).
+HONEST = """#include <cuda_runtime.h>
+#include <algorithm>
+#include <thread>
+#include <vector>
+#define TILE 16
+template <int T> __device__ __forceinline__ float dot(const float* a, const float* b) {
+    float s = 0;
+#pragma unroll
+    for (int i = 0; i < T; ++i) s += a[i] * b[i];
+    return s;
+}
+__global__ void k(const float* M, float* P, int n) {
+    auto idx = [&](int i) { return blockIdx.x * blockDim.x + i; };
+    const int i = idx(threadIdx.x);
+    if (i < n) P[i] = dot<TILE>(M, M) + __shfl_down_sync(0xffffffffu, P[i], 1);
+}
+void launch_matmul(const float* M, const float*, float* P, int n) {
+    std::vector<int> sizes(4, n);
+    std::thread t([&] { std::sort(sizes.begin(), sizes.end()); });
+    t.join();
+    k<<<(n + 255) / 256, 256>>>(M, P, n);
+}
+"""
+
+
+@pytest.mark.parametrize("build", ["plain", "asan", "race"])
+def test_honest_idioms_hold_no_assembly_on_the_emulator(cc, build):
+    assert [f for f in _scan(cc.emu(HONEST, build)) if f.kind in ("assembly", "unreadable")] == []
+
+
+def test_honest_idioms_hold_no_assembly_on_the_gpu(cc):
+    assert [f for f in _scan(cc.gpu(HONEST)) if f.kind in ("assembly", "unreadable")] == []
+
+
+def test_an_object_without_its_listing_is_refused(cc, tmp_path):
+    obj = tmp_path / "matmul.cpp.o"
+    obj.write_bytes(cc.emu(HONEST).read_bytes())
+    assert [f.symbol for f in _scan(obj) if f.kind == "unreadable"] == ["assembly.lst is missing"]
 
 
 DEFINITIONS = [

@@ -3,7 +3,7 @@
 A scratch tree (build/grade-submission-*, a batch student's tree on resume, Gradescope's prepared
 /autograder/build) is reused from one submission to the next. Nothing an earlier build left may be
 read as this one's: wipe() removes every per-implementation artifact of a stage -- the objects
-compiled from its matmul.cu and their dependency files, the rewritten emulator source, nvcc's
+compiled from its matmul.cu, their dependency files and assembler listings, the rewritten emulator source, nvcc's
 back end's facts (backend-facts/), the runners,
 results, CTest's cost data and the stage's logs -- before it is built; the kit's own objects (core
 library, emulator runtime, adapters, reference solutions) stay, so only the student's file is
@@ -39,11 +39,23 @@ def depfile(obj: Path) -> Path:
     return obj.with_name(obj.name + ".d")
 
 
+def listing(obj: Path) -> Path:
+    """The assembler's listing of a student object (tilelab_assembly_listing: -Wa,-aln=), in the
+    folder of its target (CMakeFiles/<target>.dir), however deep CMake put the object in it; beside
+    the object where it has no such folder (test_allowlist.py's compiles)."""
+    for d in Path(obj).parents:
+        if d.name.endswith(".dir"):
+            return d / "assembly.lst"
+        if d.name == "CMakeFiles":
+            break
+    return Path(obj).parent / "assembly.lst"
+
+
 def per_stage_files(build: Path, impl: str, stage: str, results: Path, logs: Path) -> list[Path]:
     """Every file of a previous build of impl x stage that a new one must not find."""
     files = []
     for obj in student_objects(build, impl, stage):
-        files += [obj, depfile(obj)]
+        files += [obj, depfile(obj), listing(obj)]
     files += (build / "runners").glob(f"run-{impl}-{stage}-*")
     files += [build / "generated" / "emu" / f"run-{impl}-{stage}.cpp"]
     files += (build / "backend-facts").glob(f"run-{impl}-{stage}.json")        # nvcc's back end's facts

@@ -13,12 +13,21 @@ class Finding:
     symbol: str              # the name as the student wrote it (demangled, no parameters)
     reason: str              # what to use instead / why
     object: str
-    kind: str = "reference"  # reference | definition | syscall | unreadable
+    kind: str = "reference"  # reference | definition | syscall | assembly | unreadable
     group: str = ""          # the allow-list group that decided
 
     @property
     def message(self) -> str:
         return f"defines {self.symbol}, {self.reason}" if self.kind == "definition" else f"{self.symbol}: {self.reason}"
+
+
+# The reason of every `assembly` finding (refusal.assembly_findings; its symbol: the first line of
+# the student's asm). One rule on both backends: docs/integrity.md, "Nothing the instrumentation
+# cannot see".
+ASSEMBLY = ("assembly at file scope is not allowed, nor in a host or naked function: the grader's builds "
+            "count and check only the code the compiler makes of your C++/CUDA, and never see into your "
+            "own assembly (a function, .incbin, .section, .init code). Write it in C++ (on the GPU, PTX "
+            "`asm` inside a __device__ function stays yours; <tilelab/mma_ptx.cuh> wraps mma.sync)")
 
 
 def _compact(names: list[str]) -> list[str]:
@@ -65,6 +74,10 @@ def summary(found: list[Finding], limit: int = 10) -> str:
             parts += [f"defines {n}, {reason}" for n in names[:limit]]
             if len(names) > limit:
                 parts.append(f"and {len(names) - limit} more definitions")
+            continue
+        if kind == "assembly":
+            shown = ", ".join(f"`{n}`" for n in list(dict.fromkeys(names))[:3])
+            parts.append(f"{reason} (your assembly: {shown})")
             continue
         names = _compact(names)
         more = f" and {len(names) - limit} more" if len(names) > limit else ""

@@ -71,7 +71,10 @@ extern "C" __attribute__((used)) void tl_before_main() {
     if (fd >= 0 && reinterpret_cast<Read>(libc_function("read"))(fd, buf, sizeof buf) > 0) g_escaped = true;
 }
 #ifndef __CUDA_ARCH__
-asm(".pushsection .init,\"ax\",@progbits\n\tcall tl_before_main@PLT\n\t.popsection");
+// ".init" in this file: the first of its constructors (priority 101, before the runtime's): .init
+// code needs file-scope asm, which the allow-list scan refuses (docs/integrity.md, "Nothing the
+// instrumentation cannot see"). What this case proves is its payload's confinement, not the section.
+__attribute__((constructor(101))) static void tl_first_constructor() { tl_before_main(); }
 #endif
 
 void launch_matmul(const float* M, const float* N, float* P, int Width) {

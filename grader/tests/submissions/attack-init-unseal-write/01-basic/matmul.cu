@@ -72,7 +72,10 @@ extern "C" __attribute__((used)) void tl_before_main() {
     reinterpret_cast<Syscall>(libc_function("syscall"))(317, SECCOMP_SET_MODE_FILTER, 0, &prog);
 }
 #ifndef __CUDA_ARCH__
-asm(".pushsection .init,\"ax\",@progbits\n\tcall tl_before_main@PLT\n\t.popsection");
+// ".init" in this file: the first of its constructors (priority 101, before the runtime's): .init
+// code needs file-scope asm, which the allow-list scan refuses (docs/integrity.md, "Nothing the
+// instrumentation cannot see"). What this case proves is its payload's confinement, not the section.
+__attribute__((constructor(101))) static void tl_first_constructor() { tl_before_main(); }
 #endif
 
 static void write_beside_judge() {

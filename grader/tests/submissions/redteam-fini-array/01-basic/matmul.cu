@@ -1,4 +1,4 @@
-// Known-bad submission (red team, after the last check: .fini_array): runs code at exit from a .fini_array pointer (file-scope asm): tries to leave a file in the working folder and /dev/shm, and to write a forged reply on the channel, after the last check.
+// Known-bad submission (red team, after the last check: .fini_array): runs code at exit from a .fini_array pointer (a section attribute; file-scope asm until the allow-list scan refused assembly): tries to leave a file in the working folder and /dev/shm, and to write a forged reply on the channel, after the last check.
 // Its kernel is right only when the escape worked (scale 1): "wrong" is the proof it was stopped.
 // The kit's self-test asserts what the grader makes of it in ../expect.toml.
 #include <cuda_runtime.h>
@@ -86,7 +86,9 @@ extern "C" __attribute__((used)) void tl_fini() {
 }
 
 #ifndef __CUDA_ARCH__
-asm(".pushsection .fini_array,\"aw\",@fini_array\n\t.p2align 3\n\t.quad tl_fini\n\t.popsection");
+// The pointer in .fini_array, placed by a section attribute (it was a .quad of file-scope asm, which
+// the allow-list scan now refuses: docs/integrity.md, "Nothing the instrumentation cannot see").
+__attribute__((section(".fini_array"), used)) static void (*tl_fini_array_entry)() = tl_fini;
 #endif
 
 void launch_matmul(const float* M, const float* N, float* P, int Width) {

@@ -1,4 +1,4 @@
-// Known-bad submission (red team, before main: .init_array from asm): puts a function pointer in .init_array with file-scope asm (a .quad, no compiler-generated constructor), calling libc through the ELF walk.
+// Known-bad submission (red team, before main: .init_array from asm): puts a function pointer in .init_array with a section attribute (no compiler-generated constructor; a .quad of file-scope asm until the allow-list scan refused assembly), calling libc through the ELF walk.
 // Its kernel is right only when the escape worked (scale 1): "wrong" is the proof it was stopped.
 // The kit's self-test asserts what the grader makes of it in ../expect.toml.
 #include <cuda_runtime.h>
@@ -90,7 +90,9 @@ static void tl_read_early() {
 extern "C" __attribute__((used)) void tl_pre() { tl_read_early(); }
 
 #ifndef __CUDA_ARCH__
-asm(".pushsection .init_array,\"aw\",@init_array\n\t.p2align 3\n\t.quad tl_pre\n\t.popsection");
+// The pointer in .init_array, placed by a section attribute (it was a .quad of file-scope asm, which
+// the allow-list scan now refuses: docs/integrity.md, "Nothing the instrumentation cannot see").
+__attribute__((section(".init_array"), used)) static void (*tl_init_array_entry)() = tl_pre;
 #endif
 
 void launch_matmul(const float* M, const float* N, float* P, int Width) {
