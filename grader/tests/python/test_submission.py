@@ -30,6 +30,18 @@ def test_a_lone_file_counts_for_the_one_stage_graded(tmp_path, files):
     assert m.stages == ["02-tiled"] and (tmp_path / "o" / "02-tiled" / "matmul.cu").read_text() == CU
 
 
+def test_a_linked_answers_file_is_not_followed(tmp_path):
+    """answers.toml travels with matmul.cu only as a file of the submission: a link to another
+    student's answers (or to any file of the grading machine) is left behind, with a note."""
+    (tmp_path / "bob" / "02-tiled").mkdir(parents=True)
+    (tmp_path / "bob" / "02-tiled" / "answers.toml").write_text('[answers]\nq1 = 42\n')
+    put(tmp_path / "s", "02-tiled/matmul.cu")
+    (tmp_path / "s" / "02-tiled" / "answers.toml").symlink_to(tmp_path / "bob" / "02-tiled" / "answers.toml")
+    m = submission.materialize(tmp_path / "s", tmp_path / "o", ["02-tiled"])
+    assert m.stages == ["02-tiled"] and not (tmp_path / "o" / "02-tiled" / "answers.toml").exists()
+    assert any("answers.toml is a link" in n for n in m.notes)
+
+
 def test_a_file_in_another_stage_folder_is_refused_with_the_reason(tmp_path):
     put(tmp_path / "s", "01-basic/matmul.cu")
     m = submission.materialize(tmp_path / "s", tmp_path / "o", ["02-tiled"])

@@ -142,8 +142,12 @@ def materialize(sub: Path, dest: Path, stages: list[str]) -> Materialized:
             (dest / stage / FILENAME).write_bytes(data)
             h.update(stage.encode() + b"\0" + data + b"\0")
             # The stage's answers to its graded questions (quiz.py) travel with its matmul.cu.
+            # A link is no student's work (as for matmul.cu, _candidates): followed, it read a file of the
+            # grading machine outside the submission (another student's answers, /proc/self/environ).
             answers = f.parent / "answers.toml"
-            if answers.is_file() and answers.stat().st_size <= MAX_FILE_BYTES:
+            if answers.is_symlink():
+                out.notes.append(f"{stage}/answers.toml is a link, not a file: ignored")
+            elif answers.is_file() and answers.stat().st_size <= MAX_FILE_BYTES:
                 (dest / stage / "answers.toml").write_bytes(answers.read_bytes())
                 h.update(b"answers\0" + answers.read_bytes() + b"\0")
             out.stages.append(stage)
