@@ -161,7 +161,9 @@ class Compiler:
             d = self._dir(text, "gpu")
             src, obj = d / "matmul.cu", d / "matmul.cu.o"
             src.write_text(text)
-            r = subprocess.run([nvcc, "-c", "-O3", "-lineinfo", "-arch=sm_90", "-MD", "-MF", f"{obj}.d", str(src),
+            # The kit's headers for students (<tilelab/mma_ptx.cuh>) on the path, as in the GPU build.
+            r = subprocess.run([nvcc, "-c", "-O3", "-lineinfo", "-arch=sm_90", f"-I{ROOT / 'grader' / 'include'}",
+                                "-MD", "-MF", f"{obj}.d", str(src),
                                 f"-Xcompiler=-Xassembler,-aln={artifacts.listing(obj)}", "-o", str(obj)],
                                capture_output=True, text=True)
             assert r.returncode == 0, r.stderr[-3000:]
