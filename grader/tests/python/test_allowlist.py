@@ -387,6 +387,24 @@ def test_a_templated_launcher_in_a_namespace_passes(cc, build):
     assert [f.message for f in _scan(cc.emu(text, build)) if f.kind == "definition"] == []
 
 
+def test_a_header_instantiation_an_old_cplusplusfilt_cannot_demangle_is_judged_by_its_name(monkeypatch):
+    """Debian 11's c++filt (binutils 2.35) gives back, undemangled, the weak call_kernel instantiation
+    a launch from a function template leaves (its lambda takes a parameter pack: UlDpOT_E_), which
+    was then judged a reserved name (_Z...): 07's reference refused on Debian 11 (CI's bullseye root,
+    2026-11-29). The qualified name it begins with is read instead (seen failing: the reserved name)."""
+    raw = ("_ZN5tlemu11call_kernelIZ12launch_tilesILb0EEvPKfS3_PfiiiEUlDpOT_E_"
+           "St5tupleIJS3_S3_S4_iiiEEEEvRT_RT0_")
+    monkeypatch.setattr(symbols, "_DEMANGLED", {})
+    monkeypatch.setattr(symbols, "run_tool", lambda *cmd, stdin=None: stdin)   # c++filt that reads nothing
+    key = symbols.demangle([raw])[raw]
+    assert key == "tlemu::call_kernel<...>"
+    for kind in symbols.EMU_KINDS:
+        assert allowlist.check_definition(symbols.Symbol(raw, key, "W"), kind) is None
+        assert allowlist.check_definition(symbols.Symbol(raw, key, "T"), kind) is not None   # weak only
+    assert symbols.nested_prefix("_ZNSt6vectorIiSaIiEE9push_backEv") == "std::vector<...>"
+    assert symbols.nested_prefix("_Z3fooi") == "foo" and symbols.nested_prefix("puts") == "puts"
+
+
 # ---- static initializers (the static_init groups) ----
 
 @pytest.mark.parametrize("build", ["plain", "asan", "race"])

@@ -46,14 +46,54 @@ _DEMANGLED: dict[str, str] = {}
 
 
 def demangle(names) -> dict[str, str]:
-    """raw symbol -> its name without parameters and return type (`c++filt -p`)."""
+    """raw symbol -> its name without parameters and return type (`c++filt -p`; where c++filt gives a
+    mangled name back, the qualified name it begins with: nested_prefix)."""
     todo = sorted({n for n in names if n not in _DEMANGLED})
     if todo:
         out = run_tool("c++filt", "-p", stdin="\n".join(todo) + "\n").splitlines()
         if len(out) != len(todo):
             out = todo
-        _DEMANGLED.update(zip(todo, (o.strip() for o in out)))
+        _DEMANGLED.update((n, nested_prefix(n) if o.strip() == n else o.strip()) for n, o in zip(todo, out))
     return {n: _DEMANGLED[n] for n in names}
+
+
+_SOURCE_NAME = re.compile(r"(\d+)")
+
+
+def nested_prefix(raw: str) -> str:
+    """The qualified name an Itanium-mangled symbol begins with, its template arguments as `<...>`:
+    `_ZN5tlemu11call_kernelIZ...` -> `tlemu::call_kernel<...>`. For the names an older c++filt cannot
+    demangle (binutils 2.35, Debian 11, on a lambda with a parameter pack: `UlDpOT_E_`), which would
+    otherwise be judged as reserved (`_Z...`) where a newer one reads the header's template. Only the
+    leading names are read, as c++filt would print them; anything else gives raw back."""
+    if not raw.startswith("_Z"):
+        return raw
+    i, parts = 2, []
+    nested = raw.startswith("N", i)
+    if nested:
+        i += 1
+        while i < len(raw) and raw[i] in "rVK":
+            i += 1
+    while i < len(raw):
+        if raw.startswith("St", i) and not parts:
+            parts.append("std")
+            i += 2
+            continue
+        m = _SOURCE_NAME.match(raw, i)
+        if not m:
+            break
+        start = m.end()
+        end = start + int(m.group(1))
+        if end > len(raw):
+            return raw
+        parts.append(raw[start:end])
+        i = end
+        if not nested:
+            break
+    if not parts:
+        return raw
+    name = "::".join(parts)
+    return name + "<...>" if raw.startswith("I", i) else name
 
 
 @dataclass(frozen=True)
