@@ -43,6 +43,30 @@ struct Launches : SourceView {
     return start;
   }
 
+  // Whether the kernel expression names a variable: its last name (template arguments and
+  // qualifiers dropped) is no __global__ function of a file that defines some. (A file that defines
+  // none, a fragment of the rewriter's tests, keeps the lambda.)
+  bool names_variable(const std::string& kernel) const {
+    std::string name = kernel;
+    if (!name.empty() && name.back() == '>')  // the last name's template arguments, balanced
+      for (size_t i = name.size(), depth = 0; i-- > 0;) {
+        if (name[i] == '>') ++depth;
+        if (name[i] == '<' && --depth == 0) {
+          name.erase(i);
+          break;
+        }
+      }
+    while (!name.empty() && name.back() == ' ') name.pop_back();
+    if (const size_t q = name.rfind("::"); q != std::string::npos) name.erase(0, q + 2);
+    bool any = false;
+    for (const DeviceFunction& f : device_functions()) {
+      if (!f.global) continue;
+      if (f.name == name) return false;
+      any = true;
+    }
+    return any;
+  }
+
   std::string launch(size_t p, size_t& begin, size_t& end) {
     begin = kernel_start(p);
     const std::string kernel = flat(begin, p);
@@ -83,10 +107,15 @@ struct Launches : SourceView {
     // int)'"), not from inside the emulator's launch template, which then does not instantiate the
     // call (its lambda is SFINAE-constrained to calls that compile).
     const std::string call = kernel + "(" + (no_args ? std::string() : flat(open + 1, rpar)) + ")";
+    // A kernel named by a variable (a function pointer) is handed over by value, read once at the
+    // launch as CUDA reads it; a lambda's reference to it was read by every thread, from the host's
+    // memory (the race build's kernel-accessed-host). A __global__ function's name, which may name
+    // an overload set or a template whose arguments the call deduces, is called through the lambda.
+    const std::string callee = names_variable(kernel) ? kernel
+                               : "[&](auto&&... tlemu_a) -> decltype(" + kernel + "(tlemu_a...), void()) { " + kernel +
+                                     "(tlemu_a...); }";
     std::string o = "((void)sizeof((" + call + ", 0)), ::tlemu::launch({__FILE__, __LINE__, \"" + escape(kernel) +
-                    "\"}, " + cfg[0] + ", " + cfg[1] + ", " + cfg[2] + ", " + cfg[3] +
-                    ", [&](auto&&... tlemu_a) -> decltype(" + kernel + "(tlemu_a...), void()) { " + kernel +
-                    "(tlemu_a...); }";
+                    "\"}, " + cfg[0] + ", " + cfg[1] + ", " + cfg[2] + ", " + cfg[3] + ", " + callee;
     if (!no_args) o += ", " + args;
     o += "))";
     o.append(size_t(newlines(begin, open + 1) + newlines(rpar, end)), '\n');

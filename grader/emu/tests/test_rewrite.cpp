@@ -37,6 +37,22 @@ TEST_CASE("rewrite: shared size, stream, templates, qualified names, no argument
                                                             "k(tlemu_a...); }))"));
 }
 
+TEST_CASE("rewrite: a kernel named by a variable is handed to the launch by value, read once there") {
+  // A function pointer chosen at run time (known-good 05-kernel-table-ldg): CUDA reads it once, at
+  // the launch; a lambda's reference to it was read by every thread from the host's stack, which the
+  // race build reported as kernel-accessed-host.
+  const std::string file = "__global__ void k(float* x) {}\n"
+                           "template <int T> __global__ void __launch_bounds__(T) t(float* x) {}\n"
+                           "typedef void (*Kernel)(float*);\n"
+                           "void f(float* x) { Kernel p = k; p<<<g, b>>>(x); k<<<g, b>>>(x); t<8><<<g, b>>>(x); }\n";
+  const std::string out = rw(file);
+  CHECK(has(out, "::tlemu::launch({__FILE__, __LINE__, \"p\"}, g, b, 0, nullptr, p, x))"));
+  CHECK(has(out, "{ k(tlemu_a...); }, x))"));
+  CHECK(has(out, "{ t<8>(tlemu_a...); }, x))"));
+  // A file that defines no kernel (a fragment) keeps the lambda for every name.
+  CHECK(has(rw("void f(float* x) { p<<<g, b>>>(x); }"), "{ p(tlemu_a...); }, x))"));
+}
+
 TEST_CASE("rewrite: a launch over several lines keeps the line count and drops its comments") {
   const std::string src =
       "void f() {\n"
