@@ -49,8 +49,19 @@ TEST_CASE("rewrite: a kernel named by a variable is handed to the launch by valu
   CHECK(has(out, "::tlemu::launch({__FILE__, __LINE__, \"p\"}, g, b, 0, nullptr, p, x))"));
   CHECK(has(out, "{ k(tlemu_a...); }, x))"));
   CHECK(has(out, "{ t<8>(tlemu_a...); }, x))"));
-  // A file that defines no kernel (a fragment) keeps the lambda for every name.
+  // A file that defines no kernel (a fragment) keeps the lambda for a plain name.
   CHECK(has(rw("void f(float* x) { p<<<g, b>>>(x); }"), "{ p(tlemu_a...); }, x))"));
+  // A table's entry, a member (a struct wrapping the launch): nvcc launches them; the rewriter failed
+  // on the first ("cannot find the kernel name before <<<") and cut the second at its last name.
+  const std::string more = "__global__ void k(float* x) {}\n"
+                           "void f(float* x, int i) { kernels[i == 1 ? 0 : i][0]<<<g, b>>>(x);\n"
+                           "  cfg.kernel<<<g, b>>>(x); this->launch_.kernel<<<g, b>>>(x); }\n";
+  const std::string out2 = rw(more);
+  CHECK(has(out2, "((void)sizeof((kernels[i == 1 ? 0 : i][0](x), 0)), ::tlemu::launch({__FILE__, __LINE__, "
+                  "\"kernels[i == 1 ? 0 : i][0]\"}, g, b, 0, nullptr, kernels[i == 1 ? 0 : i][0], x))"));
+  CHECK(has(out2, "  ((void)sizeof((cfg.kernel(x), 0)), ::tlemu::launch({__FILE__, __LINE__, \"cfg.kernel\"}, g, b, 0, "
+                  "nullptr, cfg.kernel, x));"));
+  CHECK(has(out2, " ((void)sizeof((this->launch_.kernel(x), 0)), "));
 }
 
 TEST_CASE("rewrite: a launch over several lines keeps the line count and drops its comments") {
