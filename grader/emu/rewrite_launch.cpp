@@ -11,9 +11,38 @@ namespace {
 using namespace source;
 
 struct Launches : SourceView {
-  // The kernel expression ending right before `<<<` at p: [::]name[<...>][::name[<...>]]...
+  // The kernel expression ending right before `<<<` at p: [::]name[<...>][::name[<...>]]..., each
+  // operand with any subscripts (kernels[i]) and joined by member access (cfg.kernel, this->kernel).
   size_t kernel_start(size_t p) const {
-    size_t j = skip_back(p - 1);
+    size_t j = skip_back(p - 1), start = std::string::npos;
+    for (;;) {
+      while (j != std::string::npos && s_[j] == ']') {  // subscripts, balanced
+        const size_t open = match_back(j);
+        j = open == 0 ? std::string::npos : skip_back(open - 1);
+      }
+      start = name_start(j, p);
+      const size_t m = start == 0 ? std::string::npos : skip_back(start - 1);
+      if (m != std::string::npos && s_[m] == '.' && m > 0) {
+        j = skip_back(m - 1);
+      } else if (m != std::string::npos && s_[m] == '>' && m > 1 && s_[m - 1] == '-') {
+        j = skip_back(m - 2);
+      } else {
+        return start;
+      }
+    }
+  }
+  // The bracket opening the `]` at close, counting only code characters.
+  size_t match_back(size_t close) const {
+    int depth = 0;
+    for (size_t i = close + 1; i-- > 0;) {
+      if (!code(i)) continue;
+      if (s_[i] == ']' || s_[i] == ')' || s_[i] == '}') ++depth;
+      if ((s_[i] == '[' || s_[i] == '(' || s_[i] == '{') && --depth == 0) return i;
+    }
+    fail(close, "unbalanced brackets before <<<");
+  }
+  // The start of the qualified name ending at j: [::]name[<...>][::name[<...>]]...
+  size_t name_start(size_t j, size_t p) const {
     size_t start = std::string::npos;
     while (j != std::string::npos) {
       if (s_[j] == '>') {  // template arguments, balanced
@@ -40,7 +69,34 @@ struct Launches : SourceView {
       if (q == std::string::npos || !(is_ident(s_[q]) || s_[q] == '>')) break;
       j = q;
     }
+    if (start == std::string::npos) fail(p, "cannot find the kernel name before <<<");
     return start;
+  }
+
+  // Whether the kernel expression names a variable: its last name (template arguments and
+  // qualifiers dropped) is no __global__ function of a file that defines some, or it subscripts or
+  // reaches a member (kernels[i], cfg.kernel). (A fragment of the rewriter's tests that defines no
+  // kernel keeps the lambda for a plain name.)
+  bool names_variable(const std::string& kernel) const {
+    std::string name = kernel;
+    if (!name.empty() && name.back() == '>')  // the last name's template arguments, balanced
+      for (size_t i = name.size(), depth = 0; i-- > 0;) {
+        if (name[i] == '>') ++depth;
+        if (name[i] == '<' && --depth == 0) {
+          name.erase(i);
+          break;
+        }
+      }
+    while (!name.empty() && name.back() == ' ') name.pop_back();
+    if (const size_t q = name.rfind("::"); q != std::string::npos) name.erase(0, q + 2);
+    if (name.find_first_of(".[") != std::string::npos || name.find("->") != std::string::npos) return true;
+    bool any = false;
+    for (const DeviceFunction& f : device_functions()) {
+      if (!f.global) continue;
+      if (f.name == name) return false;
+      any = true;
+    }
+    return any;
   }
 
   std::string launch(size_t p, size_t& begin, size_t& end) {
@@ -83,10 +139,15 @@ struct Launches : SourceView {
     // int)'"), not from inside the emulator's launch template, which then does not instantiate the
     // call (its lambda is SFINAE-constrained to calls that compile).
     const std::string call = kernel + "(" + (no_args ? std::string() : flat(open + 1, rpar)) + ")";
+    // A kernel named by a variable (a function pointer) is handed over by value, read once at the
+    // launch as CUDA reads it; a lambda's reference to it was read by every thread, from the host's
+    // memory (the race build's kernel-accessed-host). A __global__ function's name, which may name
+    // an overload set or a template whose arguments the call deduces, is called through the lambda.
+    const std::string callee = names_variable(kernel) ? kernel
+                               : "[&](auto&&... tlemu_a) -> decltype(" + kernel + "(tlemu_a...), void()) { " + kernel +
+                                     "(tlemu_a...); }";
     std::string o = "((void)sizeof((" + call + ", 0)), ::tlemu::launch({__FILE__, __LINE__, \"" + escape(kernel) +
-                    "\"}, " + cfg[0] + ", " + cfg[1] + ", " + cfg[2] + ", " + cfg[3] +
-                    ", [&](auto&&... tlemu_a) -> decltype(" + kernel + "(tlemu_a...), void()) { " + kernel +
-                    "(tlemu_a...); }";
+                    "\"}, " + cfg[0] + ", " + cfg[1] + ", " + cfg[2] + ", " + cfg[3] + ", " + callee;
     if (!no_args) o += ", " + args;
     o += "))";
     o.append(size_t(newlines(begin, open + 1) + newlines(rpar, end)), '\n');

@@ -443,19 +443,25 @@ template <class K, class Args>
 __attribute__((noinline)) void call_kernel(K& kernel, Args& args) {
   std::apply(kernel, args);
 }
+// The kernel is copied onto the thread's stack too, uninstrumented: a kernel the launch names by a
+// variable (a function pointer, handed to launch by value: grader/emu/rewrite_launch.cpp) is read
+// here, as CUDA reads it at the launch, and not by the kernel from the host's memory (the race
+// build's kernel-accessed-host; known-good 05-kernel-table-ldg).
 template <class K, class Args, bool Trivial>
 __attribute__((no_sanitize("thread", "address"))) void start_thread(void* c) {
   auto* x = static_cast<LaunchCtx<K, Args>*>(c);
+  std::decay_t<K> kernel = *x->kernel;  // a function named by the launch: a pointer to it
   if constexpr (Trivial) {
     alignas(Args) unsigned char own[sizeof(Args)];
     __builtin_memcpy(own, static_cast<const void*>(x->args), sizeof(Args));
-    call_kernel(*x->kernel, *std::launder(reinterpret_cast<Args*>(own)));
+    call_kernel(kernel, *std::launder(reinterpret_cast<Args*>(own)));
   } else {
-    call_kernel(*x->kernel, *x->args);
+    call_kernel(kernel, *x->args);
   }
 }
 
-// k<<<g, b, s, st>>>(args...) becomes launch(site, g, b, s, st, [&](auto&&... a) { k(a...); }, args...).
+// k<<<g, b, s, st>>>(args...) becomes launch(site, g, b, s, st, [&](auto&&... a) { k(a...); }, args...),
+// and becomes launch(site, g, b, s, st, k, args...) where k is a variable (a function pointer).
 // The arguments are evaluated and copied once, as CUDA copies them at the launch; each thread then
 // receives its own by-value parameters.
 template <class F, class... A>

@@ -37,6 +37,33 @@ TEST_CASE("rewrite: shared size, stream, templates, qualified names, no argument
                                                             "k(tlemu_a...); }))"));
 }
 
+TEST_CASE("rewrite: a kernel named by a variable is handed to the launch by value, read once there") {
+  // A function pointer chosen at run time (known-good 05-kernel-table-ldg): CUDA reads it once, at
+  // the launch; a lambda's reference to it was read by every thread from the host's stack, which the
+  // race build reported as kernel-accessed-host.
+  const std::string file = "__global__ void k(float* x) {}\n"
+                           "template <int T> __global__ void __launch_bounds__(T) t(float* x) {}\n"
+                           "typedef void (*Kernel)(float*);\n"
+                           "void f(float* x) { Kernel p = k; p<<<g, b>>>(x); k<<<g, b>>>(x); t<8><<<g, b>>>(x); }\n";
+  const std::string out = rw(file);
+  CHECK(has(out, "::tlemu::launch({__FILE__, __LINE__, \"p\"}, g, b, 0, nullptr, p, x))"));
+  CHECK(has(out, "{ k(tlemu_a...); }, x))"));
+  CHECK(has(out, "{ t<8>(tlemu_a...); }, x))"));
+  // A file that defines no kernel (a fragment) keeps the lambda for a plain name.
+  CHECK(has(rw("void f(float* x) { p<<<g, b>>>(x); }"), "{ p(tlemu_a...); }, x))"));
+  // A table's entry, a member (a struct wrapping the launch): nvcc launches them; the rewriter failed
+  // on the first ("cannot find the kernel name before <<<") and cut the second at its last name.
+  const std::string more = "__global__ void k(float* x) {}\n"
+                           "void f(float* x, int i) { kernels[i == 1 ? 0 : i][0]<<<g, b>>>(x);\n"
+                           "  cfg.kernel<<<g, b>>>(x); this->launch_.kernel<<<g, b>>>(x); }\n";
+  const std::string out2 = rw(more);
+  CHECK(has(out2, "((void)sizeof((kernels[i == 1 ? 0 : i][0](x), 0)), ::tlemu::launch({__FILE__, __LINE__, "
+                  "\"kernels[i == 1 ? 0 : i][0]\"}, g, b, 0, nullptr, kernels[i == 1 ? 0 : i][0], x))"));
+  CHECK(has(out2, "  ((void)sizeof((cfg.kernel(x), 0)), ::tlemu::launch({__FILE__, __LINE__, \"cfg.kernel\"}, g, b, 0, "
+                  "nullptr, cfg.kernel, x));"));
+  CHECK(has(out2, " ((void)sizeof((this->launch_.kernel(x), 0)), "));
+}
+
 TEST_CASE("rewrite: a launch over several lines keeps the line count and drops its comments") {
   const std::string src =
       "void f() {\n"
