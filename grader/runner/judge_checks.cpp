@@ -122,6 +122,17 @@ int run_checks(Session& w, ResultWriter& r, const StageSpec& spec, const Dataset
         pass = false;
       }
     }
+    // A correct check given values drawn for the grade (judge.cpp: a sealed grade's public
+    // dataset) runs the code on them too, so that its findings are read with the first run's.
+    std::optional<Checked> graded;
+    if (check == "correct" && !fresh.M.data.empty() && pass) {
+      graded = check_outcome(w.run(fresh), fresh, fresh_absMN, spec);
+      // A class's grading seed is shared by every grade: the values stay unshown, as a hidden
+      // dataset's, so that no grade's feedback spells out another's P.
+      graded->report.values_withheld = true;
+      g_laps(r, "graded_values");
+      r.set(rf::fresh_inputs, to_json(graded->report));
+    }
     r.set(rf::hint_code, diag.code);
     r.set(rf::hint, diag.hint);
     const nlohmann::json found = w.findings();
@@ -134,6 +145,13 @@ int run_checks(Session& w, ResultWriter& r, const StageSpec& spec, const Dataset
       return finish(r, kError, "host code stored through a device pointer during launch_matmul (a GPU crashes there)");
     }
     if (!pass) return finish(r, kWrong, "wrong result on " + d.spec.name + " (" + s.str() + ")");
+    if (graded && !graded->report.pass) {
+      set_hint(r, hints::kPublishedValuesOnly);
+      print_wrong(graded->report, "values drawn for this grade");
+      return finish(r, kWrong, "correct on the published values of " + d.spec.name + " but not on fresh values of "
+                               "the same shape (" + s.str() + ") drawn for this grade: the product must be computed "
+                               "from M and N");
+    }
     // The product is the kernels' work: a right P from a call that launched nothing was computed on
     // the host (on the emulator, host code can reach P; on a GPU it copies P back and forth).
     // matmul_host's round trip around a product no kernel computed earns nothing either.
