@@ -20,8 +20,8 @@ namespace {
 void print_wrong(const CheckReport& rep, const char* what) {
   std::cout << what << ": " << rep.wrong << " of " << rep.checked << " elements wrong ("
             << rep.not_finite << " NaN/Inf)";
-  if (rep.values_withheld) {  // a hidden dataset's: where, not what
-    std::cout << "; values of a hidden dataset are not shown\n";
+  if (rep.values_withheld) {  // a hidden dataset's, or values drawn for the grade: where, not what
+    std::cout << "; values of a hidden dataset or drawn for this grade are not shown\n";
     for (const auto& w : rep.first_wrong) std::printf("  P[%lld][%lld] wrong\n", (long long)w.row, (long long)w.col);
     return;
   }
