@@ -322,6 +322,11 @@ function(tilelab_add_check impl stage dataset check backend)
   endif()
   set(name "${impl}.${stage}.${dataset}.${check}")
   set(runner "${PROJECT_BINARY_DIR}/runners/run-${impl}-${stage}-${backend}")
+  if(TILELAB_JUDGE_SEALED AND "--dataset" IN_LIST A_ARGS)
+    # A public dataset's check in a sealed grade: the code also runs on values drawn for the grade
+    # from this seed (judge.cpp, graded_spec), which no file can hold in advance (docs/integrity.md).
+    list(APPEND A_ARGS --seed ${TILELAB_GRADING_SEED})
+  endif()
   set(cmd "${TILELAB_JUDGE}" --worker "${runner}" --spec "${TILELAB_${stage}_SPEC}" ${A_ARGS}
           --json "${TILELAB_RESULTS_DIR}/${name}.json" --timeout ${A_TIMEOUT} ${TILELAB_JUDGE_SEALED})
   tilelab_starter_wrap(${impl} "${TILELAB_RESULTS_DIR}/${name}.json" cmd)

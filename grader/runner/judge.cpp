@@ -92,7 +92,9 @@ int run(int argc, char** argv, ResultWriter& r) {
   auto* shape_opt = app.add_option("--shape", shape, "J K L: a normal dataset of this shape, made in memory (bench)")
                         ->expected(3);
   shape_opt->excludes(ds_opt)->excludes(hid_opt);
-  app.add_option("--seed", seed, "grading seed for --hidden (data seed for --shape)");
+  auto* seed_opt = app.add_option("--seed", seed,
+                                  "grading seed: --hidden's datasets; with --dataset, a sealed grade's values drawn for "
+                                  "it (graded_spec; none: a student's own check); data seed for --shape");
   ds_opt->excludes(hid_opt);
   app.add_option("--check", check, "correct or perf")->check(CLI::IsMember({"correct", "perf"}));
   app.add_option("--json", json_path, "where to write the JSON result");
@@ -231,13 +233,24 @@ int run(int argc, char** argv, ResultWriter& r) {
     // A performance dataset's references were made with it, once (has_perf_references); a dataset
     // without them (a hidden one, --shape, an older datasets folder) has them computed here.
     const std::vector<double>& absMN = abs_product(d);
-    Dataset fresh;  // its absMN stays empty where there is no timed check
+    // A public dataset's M, N and P are published: in a sealed grade (a grading seed given) its
+    // checks also run the code on values of the same shape drawn for the grade (graded_spec), whose
+    // product no file written before it can hold (docs/integrity.md, "Public values are not the
+    // product"). Without a seed (a student's own check) the fresh inputs are the published ones.
+    const bool graded = !dataset_dir.empty() && seed_opt->count() > 0;
+    Dataset fresh;  // its absMN stays empty where there is no timed check and no graded values
     if (check == "perf") {  // the timed code must still compute: fresh inputs of the same shape
       g_laps(r, "references");
-      const bool stored = !dataset_dir.empty() && has_perf_references(dataset_dir);
-      fresh = stored ? read_dataset(std::filesystem::path(dataset_dir) / "fresh") : make_dataset(fresh_spec(d.spec));
+      const bool stored = !graded && !dataset_dir.empty() && has_perf_references(dataset_dir);
+      fresh = stored   ? read_dataset(std::filesystem::path(dataset_dir) / "fresh")
+              : graded ? make_dataset(graded_spec(d.spec, seed))
+                       : make_dataset(fresh_spec(d.spec));
       g_laps(r, "fresh_dataset");
       abs_product(fresh);
+    } else if (graded) {
+      fresh = make_dataset(graded_spec(d.spec, seed));
+      abs_product(fresh);
+      g_laps(r, "graded_dataset");
     }
     if (check == "perf")
       // Beside the judge, not beside the worker: a grading tree that takes the kit prebuilt

@@ -20,8 +20,8 @@ namespace {
 void print_wrong(const CheckReport& rep, const char* what) {
   std::cout << what << ": " << rep.wrong << " of " << rep.checked << " elements wrong ("
             << rep.not_finite << " NaN/Inf)";
-  if (rep.values_withheld) {  // a hidden dataset's: where, not what
-    std::cout << "; values of a hidden dataset are not shown\n";
+  if (rep.values_withheld) {  // a hidden dataset's, or values drawn for the grade: where, not what
+    std::cout << "; values of a hidden dataset or drawn for this grade are not shown\n";
     for (const auto& w : rep.first_wrong) std::printf("  P[%lld][%lld] wrong\n", (long long)w.row, (long long)w.col);
     return;
   }
@@ -122,6 +122,20 @@ int run_checks(Session& w, ResultWriter& r, const StageSpec& spec, const Dataset
         pass = false;
       }
     }
+    // A correct check given values drawn for the grade (judge.cpp: a sealed grade's public
+    // dataset) runs the code on them too, so that its findings are read with the first run's.
+    std::optional<Checked> graded;
+    nlohmann::json graded_launch;
+    if (check == "correct" && !fresh.M.data.empty() && pass) {
+      const RunOutcome gout = w.run(fresh);
+      graded_launch = gout.launch;
+      graded = check_outcome(gout, fresh, fresh_absMN, spec);
+      // A class's grading seed is shared by every grade: the values stay unshown, as a hidden
+      // dataset's, so that no grade's feedback spells out another's P.
+      graded->report.values_withheld = true;
+      g_laps(r, "graded_values");
+      r.set(rf::fresh_inputs, to_json(graded->report));
+    }
     r.set(rf::hint_code, diag.code);
     r.set(rf::hint, diag.hint);
     const nlohmann::json found = w.findings();
@@ -134,24 +148,36 @@ int run_checks(Session& w, ResultWriter& r, const StageSpec& spec, const Dataset
       return finish(r, kError, "host code stored through a device pointer during launch_matmul (a GPU crashes there)");
     }
     if (!pass) return finish(r, kWrong, "wrong result on " + d.spec.name + " (" + s.str() + ")");
+    if (graded && !graded->report.pass) {
+      set_hint(r, hints::kPublishedValuesOnly);
+      print_wrong(graded->report, "values drawn for this grade");
+      return finish(r, kWrong, "correct on the published values of " + d.spec.name + " but not on fresh values of "
+                               "the same shape (" + s.str() + ") drawn for this grade: the product must be computed "
+                               "from M and N");
+    }
     // The product is the kernels' work: a right P from a call that launched nothing was computed on
     // the host (on the emulator, host code can reach P; on a GPU it copies P back and forth).
-    // matmul_host's round trip around a product no kernel computed earns nothing either.
-    const bool no_kernel = out.launch.value("launches", int64_t(0)) <= 0,
-               host_wrote = out.launch.value("host_copies_into_P", int64_t(0)) > 0;
-    if ((no_kernel || host_wrote) && r.has(rf::host)) r.at(rf::host).set(schema::comparison::pass, false);
-    if (no_kernel) {
-      set_hint(r, hints::kNoKernel);
-      return finish(r, kWrong, "launch_matmul launched no kernel");
-    }
-    if (host_wrote) {
-      set_hint(r, hints::kHostWroteP);
-      return finish(r, kWrong, "P was written by a copy from the host during launch_matmul, not by a kernel");
-    }
-    if (const std::string moved = host_traffic_problem(out.launch, s); !moved.empty()) {
-      if (r.has(rf::host)) r.at(rf::host).set(schema::comparison::pass, false);
-      set_hint(r, hints::kHostTraffic);
-      return finish(r, kWrong, moved);
+    // matmul_host's round trip around a product no kernel computed earns nothing either. So on the
+    // values drawn for the grade: a file that copies a published P could compute the others anyhow.
+    std::vector<const nlohmann::json*> launches{&out.launch};
+    if (graded) launches.push_back(&graded_launch);
+    for (const nlohmann::json* launch : launches) {
+      const bool no_kernel = launch->value("launches", int64_t(0)) <= 0,
+                 host_wrote = launch->value("host_copies_into_P", int64_t(0)) > 0;
+      if ((no_kernel || host_wrote) && r.has(rf::host)) r.at(rf::host).set(schema::comparison::pass, false);
+      if (no_kernel) {
+        set_hint(r, hints::kNoKernel);
+        return finish(r, kWrong, "launch_matmul launched no kernel");
+      }
+      if (host_wrote) {
+        set_hint(r, hints::kHostWroteP);
+        return finish(r, kWrong, "P was written by a copy from the host during launch_matmul, not by a kernel");
+      }
+      if (const std::string moved = host_traffic_problem(*launch, s); !moved.empty()) {
+        if (r.has(rf::host)) r.at(rf::host).set(schema::comparison::pass, false);
+        set_hint(r, hints::kHostTraffic);
+        return finish(r, kWrong, moved);
+      }
     }
     if (r.has(rf::host)) {
       const auto [hint, problem] = host_function_problem(host_launch, s);

@@ -125,6 +125,12 @@ DatasetSpec fresh_spec(const DatasetSpec& d) {
   return f;
 }
 
+DatasetSpec graded_spec(const DatasetSpec& d, uint64_t grading_seed) {
+  DatasetSpec f = fresh_spec(d);
+  f.seed = mix(f.seed ^ mix(grading_seed ^ 0x475241444544ull));  // "GRADED"
+  return f;
+}
+
 namespace {
 // |M||N| stored as float32, each element rounded up, so the stored bound is never below the exact
 // one (at most one float32 ulp, 6e-8 relative, above it).

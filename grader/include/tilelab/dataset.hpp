@@ -43,6 +43,11 @@ const std::vector<double>& abs_product(Dataset& d);
 
 // The timed check's fresh inputs for a performance dataset: the same shape, another seed.
 DatasetSpec fresh_spec(const DatasetSpec& d);
+// Inputs of d's shape and distribution drawn for one grade (docs/integrity.md, "Public values are
+// not the product"): their seed mixes the grading seed with d's own, so no file written before the
+// grade can hold them or their product, which differs from d's. The judge's fresh values of a
+// public dataset's correctness check and, in a sealed grade, the timed check's fresh inputs.
+DatasetSpec graded_spec(const DatasetSpec& d, uint64_t grading_seed);
 
 // A performance dataset's references, made once with it (datasets/README.md): its absMN.npy and
 // its fresh inputs in fresh/ (with theirs), so a timed check reads them instead of computing three

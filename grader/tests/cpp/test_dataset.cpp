@@ -132,6 +132,27 @@ TEST_CASE("a performance dataset's stored references are the ones the timed chec
   fs::remove_all(dir);
 }
 
+TEST_CASE("values drawn for a grade: same shape and distribution, a seed no published file holds") {
+  DatasetSpec s;
+  s.name = "17x31x13-primes";
+  s.shape = {17, 31, 13};
+  s.seed = 7;
+  s.distribution = Distribution::Integer;
+  const DatasetSpec a = graded_spec(s, 20261122), again = graded_spec(s, 20261122), other = graded_spec(s, 20261123);
+  CHECK(a.seed == again.seed);  // the same grade draws the same values
+  CHECK(a.seed != other.seed);  // another grading seed, other values
+  CHECK(a.seed != s.seed);
+  CHECK(a.seed != fresh_spec(s).seed);  // not the published fresh inputs either
+  CHECK(a.shape.str() == s.shape.str());
+  CHECK(a.distribution == s.distribution);
+  DatasetSpec t = s;  // another dataset of the same grade: its own values
+  t.seed = 8;
+  CHECK(graded_spec(t, 20261122).seed != a.seed);
+  const Dataset published = make_dataset(s), drawn = make_dataset(a);
+  CHECK(drawn.M.data != published.M.data);
+  CHECK(drawn.P != published.P);
+}
+
 namespace {
 
 // A resolved spec as tilelab.specs.codegen writes it (every key present; stage.toml's validation is

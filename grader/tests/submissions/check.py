@@ -23,6 +23,9 @@ the reference worker runners/ref-<stage>-emu-count beside the runner); the other
     no_findings = true                 # optional: the emulator must report nothing (warnings aside)
     diagnosis = ["barrier", "40"]      # optional: words the first diagnosis shown must contain
     ratio = [0.9, 1.2]                 # optional ([emu-count]): the modelled ratio to the reference lies in it
+    seed = 20261122                    # optional (with dataset): the grading seed of a sealed grade, which the
+                                       # judge is given as CTest gives it (--seed): the public dataset's check
+                                       # also runs on values drawn for the grade from it
 
 Registered by grader/cmake/TilelabEmu.cmake as kit.emu.<bug>.<backend>. Exits 0 when every case
 holds, 1 (saying which expectation failed and what the runner said) otherwise.
@@ -59,6 +62,8 @@ def check_case(case: dict, a: argparse.Namespace) -> list[str]:
         data = ["--shape", *map(str, shape), "--draw-shape", "--seed", "1"]   # as the perf-model check
     else:
         data = ["--dataset", str(a.datasets / case["dataset"])]
+        if "seed" in case:
+            data += ["--seed", str(case["seed"])]
     check = "perf" if a.backend == "emu-count" else "correct"
     cmd = [*judge.command(a.runner), "--spec", str(a.spec), *data,
            "--check", check, "--json", str(a.json), "--timeout", "60"]

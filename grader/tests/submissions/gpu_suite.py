@@ -15,7 +15,8 @@ racecheck / initcheck = the first finding's kind expected from that tool ("clean
 one runs all four, reported, and asserts the one named. The tools run on the case's dataset where
 it names one, otherwise on each of the stage's [sanitizer] datasets for that tool (stage.toml: the
 shapes the grade's own sanitizer checks use), the first finding among them counting;
-skip = "why" for a case not to run on a shared GPU machine. Bug kernels without [gpu] cases (the
+skip = "why" for a case not to run on a shared GPU machine; seed = the grading seed of a sealed
+grade (the judge's --seed, as CTest gives it to a public dataset's check). Bug kernels without [gpu] cases (the
 emulator suite's) get their [emu] datasets, expected to match the emulator's verdict, and all four
 tools, reported but not asserted.
 """
@@ -82,12 +83,12 @@ def credit_band(result: dict, stage: spec.Stage) -> str:
 
 
 def run_runner(runner: Path, stage: spec.Stage, tree: Path, ds: str, check: str, out: Path, tag: str,
-               timeout: int, tool: str | None = None) -> dict:
+               timeout: int, tool: str | None = None, seed: int | None = None) -> dict:
     res = out / "results" / f"{tag}.json"
     res.parent.mkdir(parents=True, exist_ok=True)
     cmd = [*judge.command(runner), "--spec", str(spec.resolved_path(tree, stage.id)),
            "--dataset", str(DATASETS / stage.id / ds), "--check", check, "--json", str(res),
-           "--timeout", str(timeout)]
+           "--timeout", str(timeout)] + (["--seed", str(seed)] if seed is not None else [])
     log = out / "logs" / f"{tag}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
@@ -153,7 +154,8 @@ def do_case(a: argparse.Namespace) -> int:
         elif found and want == "forbidden":
             got, message = "forbidden", scan_txt
         else:
-            r = run_runner(runner, stage, a.tree, ds, check, a.out, f"{name}.{ds}.{check}", int(c.get("timeout", 120)))
+            r = run_runner(runner, stage, a.tree, ds, check, a.out, f"{name}.{ds}.{check}", int(c.get("timeout", 120)),
+                           seed=c.get("seed"))
             got, message = r.get("verdict", "?"), r.get("message", "")
             row["hint"] = r.get("hint_code", "")
             row["seconds"] = r.get("_seconds")

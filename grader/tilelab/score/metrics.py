@@ -74,7 +74,8 @@ def first_wrong_lines(c: CheckScore, limit: int = 5) -> list[str]:
             continue
         lines.append(f"{who[part]}: {rep.wrong} of {rep.checked} elements wrong ({rep.not_finite} NaN/Inf)")
         for w in rep.first_wrong[:limit]:
-            lines.append(f"  P[{w.row}][{w.col}] wrong (the values of a hidden dataset are not shown)"
+            withheld = "values drawn for this grade" if part == "fresh_inputs" else "the values of a hidden dataset"
+            lines.append(f"  P[{w.row}][{w.col}] wrong ({withheld} are not shown)"
                          if rep.values_withheld else
                          f"  P[{w.row}][{w.col}] expected {_show(w.expected)}, got {_show(w.actual)} "
                          f"(allowed error {w.allowed or 0:.2g})")
