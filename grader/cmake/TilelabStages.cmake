@@ -322,9 +322,11 @@ function(tilelab_add_check impl stage dataset check backend)
   endif()
   set(name "${impl}.${stage}.${dataset}.${check}")
   set(runner "${PROJECT_BINARY_DIR}/runners/run-${impl}-${stage}-${backend}")
-  if(TILELAB_JUDGE_SEALED AND "--dataset" IN_LIST A_ARGS)
+  if(TILELAB_JUDGE_SEALED AND "--dataset" IN_LIST A_ARGS AND backend MATCHES "^(emu|gpu)$")
     # A public dataset's check in a sealed grade: the code also runs on values drawn for the grade
     # from this seed (judge.cpp, graded_spec), which no file can hold in advance (docs/integrity.md).
+    # The plain build's and the GPU's, as the hidden datasets: they decide the product's points; the
+    # asan and race builds look for memory errors and races, which the second values do not add to.
     list(APPEND A_ARGS --seed ${TILELAB_GRADING_SEED})
   endif()
   set(cmd "${TILELAB_JUDGE}" --worker "${runner}" --spec "${TILELAB_${stage}_SPEC}" ${A_ARGS}
