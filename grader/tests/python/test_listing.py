@@ -42,3 +42,14 @@ def test_clangs_file_scope_marker_is_read_as_the_compilers_app_line():
                     ".globl tl_load", "tl_load: ret", "                                        # End of file scope inline assembly",
                     '\t.section\t".note.GNU-stack","",@progbits', "\t.addrsig")
     assert listing.own_assembly(text) == [".globl tl_load / tl_load: ret"]
+
+
+def test_the_cxx_librarys_iostream_line_is_its_own_but_not_what_follows_it():
+    """libstdc++ 13+'s <iostream> puts `.globl _ZSt21ios_base_library_initv` at file scope: every file
+    including it was refused on g++ 13 and 14 (the GPU machine's 01-known-good-idioms, 2026-11-29),
+    in one region with nvcc's fatbinary. Seen failing before: the region named by that line."""
+    fatbin = ['\t.section .nv_fatbin, "a"', ".align 8", "fatbinData:", ".quad 0x1,0x2", ".text"]
+    ios = "\t.globl _ZSt21ios_base_library_initv"
+    assert listing.own_assembly(_listing("#APP", ios, *fatbin, "#NO_APP", LAST)) == []
+    assert listing.own_assembly(_listing("#APP", ios, "#NO_APP", LAST)) == []
+    assert listing.own_assembly(_listing("#APP", ios, ".incbin \"x\"", "#NO_APP", LAST)) == ['.incbin "x"']

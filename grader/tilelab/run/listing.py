@@ -38,6 +38,24 @@ def _lines(text: str) -> list[tuple[int, str]]:
     return out
 
 
+# What the C++ library's own headers put at file scope, line by line, taken out of a region before
+# it is judged: libstdc++ 13 and later's <iostream> (`__asm (".globl _ZSt21ios_base_library_initv")`:
+# a reference that links its streams' initialisation; g++ 13 on Ubuntu 24.04, g++ 14 on Debian 13).
+# A line the student writes the same way does no more than that.
+_LIBRARY_HEADERS = {".globl _ZSt21ios_base_library_initv"}
+
+
+def _without_library_headers(region: list[str]) -> list[str]:
+    return [r for r in region if r.strip() not in _LIBRARY_HEADERS]
+
+
+def _own(region: list[str]) -> bool:
+    """Whether a region holds assembly of the student's: anything but the library headers' lines
+    and nvcc's fatbinary."""
+    rest = _without_library_headers(region)
+    return any(r.strip() for r in rest) and not _nvcc_fatbin(rest)
+
+
 def _nvcc_fatbin(region: list[str]) -> bool:
     """Whether a region is nvcc's embedded fatbinary: its asm (data in .nv_fatbin, then .text), at
     the end of the file nvcc hands its host compiler, so that what follows it before #NO_APP is the
@@ -79,14 +97,14 @@ def own_assembly(text: str) -> list[str]:
                 region = []
             continue
         if head in _ENDS or head in _STARTS:
-            if not _nvcc_fatbin(region):
-                found.append(_shown(region))
+            if _own(region):
+                found.append(_shown(_without_library_headers(region)))
             region = [] if head in _STARTS else None
             continue
         region.append(src)
     else:
-        if region is not None and not _nvcc_fatbin(region):
-            found.append(_shown(region))
+        if region is not None and _own(region):
+            found.append(_shown(_without_library_headers(region)))
         if not any(_LAST.match(src) for _, src in lines):
             found.append(f"the listing stops at line {expected - 1} (.nolist)")
     return found
