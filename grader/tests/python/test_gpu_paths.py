@@ -197,3 +197,17 @@ def test_gpu_suite_names_the_credit_band_of_a_timed_07_check():
     assert band(0.49) == "full (0.49)"
     assert band(0.27) == "none (0.27)"
     assert gpu_suite.credit_band({"verdict": "pass"}, st) == ""
+
+
+def test_gpu_suite_keeps_a_sealed_emulator_case_sealed_on_the_gpu():
+    """A case with [emu] checks only is run on the GPU with their datasets; a seed there (a sealed
+    grade's values drawn for the grade) must go with it, or the GPU runs the check unsealed and the
+    case passes (attack-public-table-host-fallback on the H200, 2026-11-29; seen failing before)."""
+    import sys
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "submissions"))
+    import gpu_suite
+    from tilelab import ROOT
+    st = spec.load(ROOT / "assignments" / "07-tensor-cores" / "stage.toml")
+    doc = {"emu": [{"dataset": "1x1x1", "seed": 424242, "verdict": "wrong"}, {"dataset": "w32", "verdict": "pass"}]}
+    derived, from_emu = gpu_suite.cases_of(doc, st)
+    assert from_emu and [c.get("seed") for c in derived] == [424242, None]

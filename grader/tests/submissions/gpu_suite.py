@@ -55,7 +55,9 @@ def cases_of(doc: dict, stage: spec.Stage) -> tuple[list[dict], bool]:
         for c in cs if isinstance(cs, list) else [cs]:
             if c.get("dataset") and c["dataset"] not in seen and key == "emu":
                 seen.add(c["dataset"])
-                derived.append({"dataset": c["dataset"], "verdict": c.get("verdict", ""), "from": "emu"})
+                # A sealed case stays sealed: the seed decides what the check runs (the drawn values).
+                derived.append({"dataset": c["dataset"], "verdict": c.get("verdict", ""), "from": "emu",
+                                **({"seed": c["seed"]} if "seed" in c else {})})
     return derived, True
 
 
