@@ -53,3 +53,9 @@ def test_the_cxx_librarys_iostream_line_is_its_own_but_not_what_follows_it():
     assert listing.own_assembly(_listing("#APP", ios, *fatbin, "#NO_APP", LAST)) == []
     assert listing.own_assembly(_listing("#APP", ios, "#NO_APP", LAST)) == []
     assert listing.own_assembly(_listing("#APP", ios, ".incbin \"x\"", "#NO_APP", LAST)) == ['.incbin "x"']
+
+
+def test_an_asm_whose_text_is_not_listed_is_the_students():
+    """A region with no line of text (its text hidden by `.nolist`) stays a finding of its own, named
+    first (CI, 2026-11-29: the library-line rule had let an empty region through)."""
+    assert listing.own_assembly(_listing("#APP", "#NO_APP", LAST)) == ["(an asm whose text is not listed)"]

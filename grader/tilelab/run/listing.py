@@ -53,7 +53,9 @@ def _own(region: list[str]) -> bool:
     """Whether a region holds assembly of the student's: anything but the library headers' lines
     and nvcc's fatbinary."""
     rest = _without_library_headers(region)
-    return any(r.strip() for r in rest) and not _nvcc_fatbin(rest)
+    if len(rest) < len(region) and not any(r.strip() for r in rest):
+        return False   # the library headers' lines alone (a region with no text listed is the student's)
+    return not _nvcc_fatbin(rest)
 
 
 def _nvcc_fatbin(region: list[str]) -> bool:
