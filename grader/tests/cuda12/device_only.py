@@ -43,6 +43,9 @@ STDINT = ("#pragma once\n#include <cuda/std/cstdint>\n"
           + "".join(f"using cuda::std::{t};\n" for t in _INT)
           + "namespace std {\n" + "".join(f"using cuda::std::{t};\n" for t in _INT) + "}\n")
 HEADERS = {"cstdint": STDINT, "stdint.h": STDINT}
+# A `std::` name NVRTC does not have (all but <cstdint>'s, which STDINT supplies): a `using` or
+# typedef of one is host code (`using DeviceArray = std::unique_ptr<float, CudaFree>;`).
+_HOST_STD = re.compile(r"\bstd::(?!(?:" + "|".join(_INT) + r"|size_t)\b)\w+")
 
 
 @dataclass
@@ -195,6 +198,9 @@ class _Splitter:
             return
         if _is_function(head):
             self.drop(a, b)
+            return
+        if re.match(r"\s*(typedef|using)\b", head) and _HOST_STD.search(head):
+            self.drop(a, b)                        # a name for a host library type (std::unique_ptr)
             return
         if re.match(r"\s*(static_assert|typedef|using|enum|template|namespace)\b", head):
             return

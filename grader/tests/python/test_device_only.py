@@ -57,3 +57,15 @@ def test_template_kernels_are_instantiated_as_the_host_code_launches_them():
 def test_a_file_without_host_code_is_unchanged():
     text = "__global__ void k(float* p) { p[0] = 1; }\n"
     assert device_only.split(text).device == text
+
+
+def test_a_name_for_a_host_library_type_is_host_code():
+    """`using DeviceArray = std::unique_ptr<float, CudaFree>;` at namespace scope (01-grid-stride-check-macro):
+    NVRTC has no <memory>, so the device half drops it (CI's kit.cuda12, 2026-11-29: "namespace std has
+    no member unique_ptr"); a name for a <cstdint> type stays."""
+    text = ("#include <memory>\n#include <cstdint>\nusing DeviceArray = std::unique_ptr<float>;\n"
+            "typedef std::vector<int> Ints;\nusing Index = std::int64_t;\ntypedef std::size_t Size;\n"
+            "__global__ void k(float* p, Index i) { p[i] = 1.0f; }\n")
+    dev = device_only.split(text).device
+    assert "unique_ptr" not in dev and "vector" not in dev
+    assert "using Index = std::int64_t;" in dev and "typedef std::size_t Size;" in dev and "__global__" in dev
