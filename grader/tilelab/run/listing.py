@@ -49,13 +49,13 @@ def _without_library_headers(region: list[str]) -> list[str]:
     return [r for r in region if r.strip() not in _LIBRARY_HEADERS]
 
 
-def _own(region: list[str]) -> bool:
-    """Whether a region holds assembly of the student's: anything but the library headers' lines
-    and nvcc's fatbinary."""
+def _finding(region: list[str]) -> str | None:
+    """What a region shows of the student's assembly (anything but the library headers' lines and
+    nvcc's fatbinary), or None."""
     rest = _without_library_headers(region)
     if len(rest) < len(region) and not any(r.strip() for r in rest):
-        return False   # the library headers' lines alone (a region with no text listed is the student's)
-    return not _nvcc_fatbin(rest)
+        return None   # the library headers' lines alone (a region with no text listed is the student's)
+    return None if _nvcc_fatbin(rest) else _shown(rest)
 
 
 def _nvcc_fatbin(region: list[str]) -> bool:
@@ -99,14 +99,13 @@ def own_assembly(text: str) -> list[str]:
                 region = []
             continue
         if head in _ENDS or head in _STARTS:
-            if _own(region):
-                found.append(_shown(_without_library_headers(region)))
+            found += filter(None, [_finding(region)])
             region = [] if head in _STARTS else None
             continue
         region.append(src)
     else:
-        if region is not None and _own(region):
-            found.append(_shown(_without_library_headers(region)))
+        if region is not None:
+            found += filter(None, [_finding(region)])
         if not any(_LAST.match(src) for _, src in lines):
             found.append(f"the listing stops at line {expected - 1} (.nolist)")
     return found
