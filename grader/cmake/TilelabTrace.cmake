@@ -20,7 +20,7 @@ endforeach()
 add_library(tilelab_emu_rt_trace STATIC ${srcs})
 target_include_directories(tilelab_emu_rt_trace PUBLIC "${_emu_dir}" "${_emu_dir}/include")
 target_link_libraries(tilelab_emu_rt_trace PUBLIC Boost::context ${CMAKE_DL_LIBS})
-target_compile_options(tilelab_emu_rt_trace PRIVATE -Wall -Wextra -O2 -g)
+target_compile_options(tilelab_emu_rt_trace PRIVATE -Wall -Wextra -O2 -g1)  # as TilelabEmu.cmake says
 target_include_directories(tilelab_emu_rt_trace PRIVATE "${TILELAB_GENERATED}/include")  # contract.hpp
 
 add_library(tilelab_trace_main OBJECT "${PROJECT_SOURCE_DIR}/grader/runner/trace_main.cpp")

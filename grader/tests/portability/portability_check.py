@@ -353,6 +353,13 @@ def main() -> int:
             times["total"] = round(time.monotonic() - t0, 1)
             ru = resource.getrusage(resource.RUSAGE_CHILDREN)   # what it costs a shared CI machine
             times["cpu"] = round(ru.ru_utime + ru.ru_stime, 1)
+            # The root's writes (a whole kit build, 1.5 GB) go once the proof passed: CI's disk is
+            # the whole run's, and a failed run keeps them to look at.
+            du = subprocess.run(["du", "-sm", str(run / "upper")], capture_output=True, text=True).stdout.split()
+            times["upper_mb"] = int(du[0]) if du else None
+            for d in ("upper", "work"):
+                subprocess.run(["rm", "-rf", "--one-file-system", str(run / d)], check=False)
+            (run / "tree.tar").unlink(missing_ok=True)
             (run / "times.json").write_text(json.dumps(times, indent=1) + "\n")
             log(f"PASS {where}: seconds {json.dumps(times)}")
             return 0
