@@ -27,7 +27,7 @@ import pytest
 
 from tilelab import ROOT
 from tilelab.run import refusal
-from tilelab.run import allowlist, artifacts, forbidden, includes, libexports, symbols
+from tilelab.run import allowlist, artifacts, forbidden, includes, libexports, sass_facts, symbols
 from tilelab.specs import spec
 from tilelab.score.scoring import verdict_of
 from tilelab.specs.compat import tomllib
@@ -755,3 +755,13 @@ def test_iostream_initialisation_of_every_gxx_is_allowed(symbol):
 def test_a_refusal_names_the_call_as_written_not_as_fortify_renamed_it(symbol, written):
     """Ubuntu's g++ fortifies by default: a student who called open() is told `open`, not `__open_2`."""
     assert forbidden.as_written(symbol) == written
+
+
+def test_a_kernel_name_cfilt_gives_back_mangled_is_shown_by_its_qualified_name():
+    # binutils 2.35 (Debian 11) gives a lambda with a parameter pack back mangled; the facts then
+    # name the kernel as symbols.nested_prefix reads it, not as `_ZN...`.
+    odd = "_ZN5tlemu11call_kernelIZ3fooUlDpOT_E_EEvv"
+    names = sass_facts._demangled(["_Z6MatMulPKfS0_Pfiii", odd])
+    assert names["_Z6MatMulPKfS0_Pfiii"].startswith("MatMul(")
+    assert names[odd] == "tlemu::call_kernel<...>"
+

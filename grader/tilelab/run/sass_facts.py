@@ -23,17 +23,21 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import kernel_resources, nvcc_wheel, sass
+from . import kernel_resources, nvcc_wheel, sass, symbols
 
 SCHEMA = "tilelab-sass-facts/1"
 
 
 def _demangled(names: list[str]) -> dict[str, str]:
+    """Each kernel's name as written, with its parameters (for the student to read); where c++filt
+    is missing or gives a name back mangled (an older binutils: symbols.nested_prefix), the
+    qualified name it begins with."""
     tool = shutil.which("c++filt")
-    if not tool or not names:
-        return {n: n for n in names}
-    out = subprocess.run([tool], input="\n".join(names), capture_output=True, text=True).stdout.splitlines()
-    return dict(zip(names, out)) if len(out) == len(names) else {n: n for n in names}
+    out = subprocess.run([tool], input="\n".join(names), capture_output=True, text=True).stdout.splitlines() \
+        if tool and names else []
+    if len(out) != len(names):
+        out = names
+    return {n: symbols.nested_prefix(n) if o.strip() == n else o.strip() for n, o in zip(names, out)}
 
 
 def read_cubin(root: Path, cubin: Path, ptxas_log: str) -> dict:
