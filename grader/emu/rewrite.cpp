@@ -7,6 +7,8 @@
 // __shared__ declarations (rewrite_shared.cpp) and loop unrolling (rewrite_unroll.cpp).
 #include "rewrite.hpp"
 
+#include <optional>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -63,7 +65,12 @@ class Rewriter : Classified, SourceView {
         pragma_end = e;
         continue;
       }
-      if (i < covered || !code(i)) continue;
+      if (i < covered) continue;
+      if (k_[i] == Kind::Directive && (i == 0 || k_[i - 1] != Kind::Directive)) {
+        if (auto e = launches_in_define(i)) take(std::move(*e));
+        continue;
+      }
+      if (!code(i)) continue;
       if (s_.compare(i, 3, "for") == 0 && (i == 0 || !is_ident(s_[i - 1])) &&
           (i + 3 >= s_.size() || !is_ident(s_[i + 3]))) {
         // After a #pragma unroll with nothing but whitespace and comments between: that one applies.
@@ -102,6 +109,38 @@ class Rewriter : Classified, SourceView {
     }
     out.append(s_, at, std::string::npos);
     return out;
+  }
+
+ private:
+  // A `#define` whose replacement list launches a kernel (`#define LAUNCH(k, ...) k<<<g, b>>>(...)`):
+  // the directive again with each launch rewritten, on one line, then the newlines of its
+  // continuations, so every line keeps its number.
+  std::optional<parts::Edit> launches_in_define(size_t b) const {
+    size_t e = b;
+    while (e < s_.size() && k_[e] == Kind::Directive) ++e;
+    const std::string text = directive_text(b, e);
+    static const std::regex define(R"(^\s*#\s*define\s+([A-Za-z_]\w*)(\(([^)]*)\))?)");
+    std::smatch m;
+    if (text.find("<<<") == std::string::npos || !std::regex_search(text, m, define)) return std::nullopt;
+    std::vector<std::string> params;
+    std::stringstream list(m[3].str());
+    for (std::string p; std::getline(list, p, ',');) {
+      p.erase(0, p.find_first_not_of(" \t"));
+      p.erase(p.find_last_not_of(" \t") + 1);
+      params.push_back(p);
+    }
+    std::vector<std::string> kernels;
+    for (const DeviceFunction& f : device_functions())
+      if (f.global) kernels.push_back(f.name);
+    std::string replacement;
+    try {
+      replacement = parts::launch_in_macro(text.substr(size_t(m.length(0))), params, kernels);
+    } catch (const RewriteError& err) {  // its line is the directive's
+      const std::string what = err.what();
+      fail(b, "in the macro " + m[1].str() + ": " + what.substr(what.find(": ") + 2));
+    }
+    if (replacement == text.substr(size_t(m.length(0)))) return std::nullopt;  // `<<<` only in a literal
+    return parts::Edit{b, e, m.str(0) + replacement + std::string(size_t(newlines(b, e)), '\n')};
   }
 };
 

@@ -1,5 +1,6 @@
 // Kernel launches in the rewritten file (rewrite_parts.hpp): `k<<<g, b[, s[, st]]>>>(args)` becomes
 // a call of ::tlemu::launch (rewrite.hpp).
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -11,10 +12,17 @@ namespace {
 using namespace source;
 
 struct Launches : SourceView {
+  Launches(const SourceView& src, const std::vector<std::string>* kernels) : SourceView(src), kernels_(kernels) {}
+  // The __global__ functions of the file, where the text read is not the file (a macro's
+  // replacement list: launch_in_macro); else this text's own.
+  const std::vector<std::string>* kernels_;
+
   // The kernel expression ending right before `<<<` at p: [::]name[<...>][::name[<...>]]..., each
-  // operand with any subscripts (kernels[i]) and joined by member access (cfg.kernel, this->kernel).
+  // operand with any subscripts (kernels[i]) and joined by member access (cfg.kernel, this->kernel);
+  // or one in parentheses, whatever it holds: (k), (*fp), ((kernel_t)p).
   size_t kernel_start(size_t p) const {
     size_t j = skip_back(p - 1), start = std::string::npos;
+    if (j != std::string::npos && s_[j] == ')') return match_back(j);
     for (;;) {
       while (j != std::string::npos && s_[j] == ']') {  // subscripts, balanced
         const size_t open = match_back(j);
@@ -79,6 +87,9 @@ struct Launches : SourceView {
   // kernel keeps the lambda for a plain name.)
   bool names_variable(const std::string& kernel) const {
     std::string name = kernel;
+    // (k) is k; any other parenthesized expression ((*fp), a cast) is a value.
+    while (name.size() > 2 && name.front() == '(' && name.back() == ')') name = name.substr(1, name.size() - 2);
+    if (name.find_first_of("()*&") != std::string::npos) return true;
     if (!name.empty() && name.back() == '>')  // the last name's template arguments, balanced
       for (size_t i = name.size(), depth = 0; i-- > 0;) {
         if (name[i] == '>') ++depth;
@@ -90,13 +101,12 @@ struct Launches : SourceView {
     while (!name.empty() && name.back() == ' ') name.pop_back();
     if (const size_t q = name.rfind("::"); q != std::string::npos) name.erase(0, q + 2);
     if (name.find_first_of(".[") != std::string::npos || name.find("->") != std::string::npos) return true;
-    bool any = false;
-    for (const DeviceFunction& f : device_functions()) {
-      if (!f.global) continue;
-      if (f.name == name) return false;
-      any = true;
-    }
-    return any;
+    std::vector<std::string> own;
+    if (!kernels_)
+      for (const DeviceFunction& f : device_functions())
+        if (f.global) own.push_back(f.name);
+    const std::vector<std::string>& kernels = kernels_ ? *kernels_ : own;
+    return !kernels.empty() && std::find(kernels.begin(), kernels.end(), name) == kernels.end();
   }
 
   std::string launch(size_t p, size_t& begin, size_t& end) {
@@ -158,7 +168,35 @@ struct Launches : SourceView {
 }  // namespace
 
 std::string launch(const SourceView& src, size_t p, size_t& begin, size_t& end) {
-  return Launches{src}.launch(p, begin, end);
+  return Launches{src, nullptr}.launch(p, begin, end);
+}
+
+std::string launch_in_macro(const std::string& replacement, const std::vector<std::string>& params,
+                            const std::vector<std::string>& kernels) {
+  const std::vector<source::Kind> kinds = source::classify(replacement);
+  const SourceView view(replacement, kinds);
+  Launches launches{view, &kernels};
+  std::string out;
+  size_t at = 0;
+  for (size_t i = 0; i + 2 < replacement.size(); ++i) {
+    if (i < at || kinds[i] != source::Kind::Code || replacement.compare(i, 3, "<<<") != 0) continue;
+    size_t begin = 0, end = 0;
+    std::string text = launches.launch(i, begin, end);
+    // A kernel named by a parameter is named in messages by the argument (#k), not by "k".
+    const std::string name = replacement.substr(begin, i - begin);
+    std::string bare = name;
+    while (!bare.empty() && std::isspace(static_cast<unsigned char>(bare.back()))) bare.pop_back();
+    if (std::find(params.begin(), params.end(), bare) != params.end()) {
+      const std::string quoted = "__LINE__, \"" + bare + "\"}";
+      if (const size_t q = text.find(quoted); q != std::string::npos) text.replace(q, quoted.size(), "__LINE__, #" + bare + "}");
+    }
+    out.append(replacement, at, begin - at);
+    out += text;
+    at = end;
+    i = end - 1;
+  }
+  out.append(replacement, at, std::string::npos);
+  return out;
 }
 
 }  // namespace tlemu_rewrite::parts

@@ -29,6 +29,10 @@ std::vector<Edit> device_mem_calls(const SourceView& src);
 
 // The launch whose `<<<` is at p (rewrite_launch.cpp): its replacement; [begin, end) is what it replaces.
 std::string launch(const SourceView& src, size_t p, size_t& begin, size_t& end);
+// A macro's replacement list with each launch in it replaced as above (the preprocessor then makes
+// the call nvcc would); `params` the macro's parameters, `kernels` the file's __global__ functions.
+std::string launch_in_macro(const std::string& replacement, const std::vector<std::string>& params,
+                            const std::vector<std::string>& kernels);
 
 // The __shared__ declaration at p (rewrite_shared.cpp): its replacement; [begin, end) is what it replaces.
 std::string shared(const SourceView& src, size_t p, size_t& begin, size_t& end);

@@ -88,8 +88,41 @@ TEST_CASE("rewrite: comments, strings, raw strings, characters and directives ar
       "const char* s = \"k<<<g, b>>>(x) __shared__\";\n"
       "const char* r = R\"(k<<<g, b>>>(x))\";\n"
       "char c = '<'; int big = 1'000'000;\n"
-      "#define LAUNCH k<<<g, b>>>(x)\n";
+      "#define SHOWN \"k<<<g, b>>>(x)\" // k<<<g, b>>>(x)\n"
+      "#if 0 /* k<<<g, b>>>(x) */\n#endif\n";
   CHECK(rw(src) == "#line 1 \"k.cu\"\n" + src);
+}
+
+TEST_CASE("rewrite: a launch in a macro's replacement list is rewritten there, every line kept") {
+  // As courses write their error-checked launches; nvcc compiles them, so must the emulator.
+  const std::string src =
+      "__global__ void K(float* x) {}\n"
+      "#define LAUNCH(kernel, g, b, ...)  \\\n"
+      "  do { kernel<<<g, b>>>(__VA_ARGS__); \\\n"
+      "  } while (0)\n"
+      "#define RUN(x) K<<<1, 32>>>(x)\n"
+      "void f(float* x) { LAUNCH(K, 1, 32, x); RUN(x); }\n";
+  const std::string out = rw(src);
+  // The parameter's kernel by value (K or a pointer alike), named in messages by the argument (#kernel).
+  CHECK(has(out, "#define LAUNCH(kernel, g, b, ...)"));
+  CHECK(has(out, " do { ((void)sizeof((kernel(__VA_ARGS__), 0)), ::tlemu::launch({__FILE__, __LINE__, #kernel}, g, b, 0, "
+                 "nullptr, kernel, __VA_ARGS__)); "));
+  CHECK(has(out, "} while (0)\n\n\n#define RUN"));
+  // The file's own kernel through the lambda, as outside a macro.
+  CHECK(has(out, "#define RUN(x) ((void)sizeof((K(x), 0)), ::tlemu::launch({__FILE__, __LINE__, \"K\"}, 1, 32, 0, "
+                 "nullptr, [&](auto&&... tlemu_a)"));
+  CHECK(std::count(out.begin(), out.end(), '\n') == std::count(src.begin(), src.end(), '\n') + 1);
+  CHECK(has(out, "\nvoid f(float* x) { LAUNCH(K, 1, 32, x); RUN(x); }\n"));
+  // A macro's launch the rewriter cannot read names the macro and the directive's line.
+  CHECK_THROWS_WITH_AS(rw("void f();\n#define BAD k<<<g>>>(x)\n"), doctest::Contains("line 2: in the macro BAD: a launch configuration"),
+                       tlemu_rewrite::RewriteError);
+}
+
+TEST_CASE("rewrite: a parenthesized kernel: (k) is the kernel k; any other expression a value") {
+  const std::string out = rw("__global__ void k(float* x) {}\nvoid f(float* x, void (*fp)(float*)) {\n"
+                             "  (k)<<<1, 1>>>(x); (*fp)<<<1, 1>>>(x); }\n");
+  CHECK(has(out, "::tlemu::launch({__FILE__, __LINE__, \"(k)\"}, 1, 1, 0, nullptr, [&](auto&&... tlemu_a) -> decltype((k)(tlemu_a...)"));
+  CHECK(has(out, "::tlemu::launch({__FILE__, __LINE__, \"(*fp)\"}, 1, 1, 0, nullptr, (*fp), x)"));
 }
 
 TEST_CASE("rewrite: static __shared__ declarations become references to the arena") {
