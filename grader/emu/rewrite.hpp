@@ -6,7 +6,7 @@
 //   extern __shared__ T v[];       ->  static T (&v)[] = ::tlemu::dynamic_shared<T[]>("v", ...);
 //
 // Comments, string and character literals (raw strings included) and preprocessor lines are left
-// alone. Every line keeps its number: a construct that spanned several lines is emitted on its
+// alone, but for a launch in a #define's replacement list, rewritten there. Every line keeps its number: a construct that spanned several lines is emitted on its
 // first line, followed by the newlines it held, and the output starts with `#line 1 "<path>"`, so
 // __FILE__, __LINE__ and compiler messages name the student's own file and line.
 #pragma once
