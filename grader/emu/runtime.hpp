@@ -91,6 +91,9 @@ size_t pinned_held();
 // The count build's sampled blocks (runtime/hooks_count.cpp) depend on this seed, which the judge
 // draws for each check; other builds ignore it. every_block: count them all (exact, slower).
 void set_sample_seed(uint64_t seed, bool every_block = false);
+// The count build: the P the next launches write (the products that count are those whose results
+// the kernel stored there: runtime/hooks_count.cpp); other builds ignore it.
+void set_product(const void* P, size_t bytes);
 
 // A worker's: names source lines for findings through the helper the judge started for it
 // (grader/runner/addr2line.hpp), or names none where it was given none. Never called, a process

@@ -21,6 +21,10 @@ struct TrafficCounts {
   double shared_wavefronts = 0;                              // bank-conflict degree, summed
   double tensor_fmas = 0;   // multiply-adds done by warps' mma_sync (m n k each: tensor cores, stage 07)
   double tensor_insts = 0;  // the mma instructions they are: m16n16k8 TF32 and m16n16k16 half are 2 each
+  // Of tensor_fmas, those whose results never reached P: an accumulator's products count as the
+  // product's only in the share of its last values (after its last mma_sync) that the kernel stored
+  // into P (runtime/hooks_count.cpp, "Products that reach P"). 0 where every accumulator was stored.
+  double tensor_fmas_unstored = 0;
   // Of the last launch, per block (the mean over the sampled blocks), for kernels that call mma_sync:
   // its phases (a run of global loads whose values a warp stores to shared memory; the warp with
   // the most), of those the exposed ones (stored before the warp's next mma_sync: the warp waits for
@@ -39,7 +43,7 @@ struct TrafficCounts {
     global_load_bytes += o.global_load_bytes, sampled_global_load_bytes += o.sampled_global_load_bytes;
     l2_sectors += o.l2_sectors;
     shared_loads += o.shared_loads, shared_stores += o.shared_stores, shared_wavefronts += o.shared_wavefronts;
-    tensor_fmas += o.tensor_fmas, tensor_insts += o.tensor_insts;
+    tensor_fmas += o.tensor_fmas, tensor_insts += o.tensor_insts, tensor_fmas_unstored += o.tensor_fmas_unstored;
   }
 };
 

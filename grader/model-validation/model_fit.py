@@ -72,7 +72,8 @@ def mirror(c: dict, shape: list[int], facts: dict | None, p: dict, deps: dict | 
         tb = min(bps, occupancy(c["threads_per_block"], c["shared_bytes_per_block"],
                                 min(255, c["fragment_registers"] + 56))[0])
     requests = c["global_loads"] + c["global_stores"] + c["shared_loads"] + c["shared_stores"]
-    core = max(0, fmas - c["tensor_fmas"]) / 32
+    # Tensor products stand for the product's only where stored into P (counts of an older kit: all).
+    core = max(0, fmas - (c["tensor_fmas"] - c.get("tensor_fmas_unstored", 0))) / 32
     t = {"fp32": core / (4 * R)}
     tt = c["tensor_fmas"] / (p["tensor_rate"] * R)
     if c["tensor_fmas"] > 0:

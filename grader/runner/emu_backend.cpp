@@ -129,6 +129,7 @@ class EmuBackend final : public Backend {
     dN.upload(N);
     zero_P ? dP.zero() : dP.poison();
     tlemu::watch_host_copies(dP.p, size_t(s.J * s.L) * sizeof(float));
+    tlemu::set_product(dP.p, size_t(s.J * s.L) * sizeof(float));
     tlemu::start_recording();
     ledger_.begin(tlemu::pinned_held());
     impl.launch(dM.p, dN.p, dP.p, int(s.J), int(s.K), int(s.L));
@@ -195,6 +196,7 @@ class EmuBackend final : public Backend {
   double time_once(const Implementation* impl, int64_t& launches) override {
     launches = -1;
     if (!impl) return 0;
+    tlemu::set_product(tP_->p, size_t(shape_.J * shape_.L) * sizeof(float));
     tlemu::start_recording();
     impl->launch(tM_->p, tN_->p, tP_->p, int(shape_.J), int(shape_.K), int(shape_.L));
     launches = int64_t(tlemu::stop_recording().size());
@@ -214,6 +216,7 @@ class EmuBackend final : public Backend {
     if (!tlemu::take_counts(probe)) return nullptr;  // not the count build
     auto& calls = calls_[impl.name];
     if (calls.empty()) {
+      tlemu::set_product(tP_->p, size_t(shape_.J * shape_.L) * sizeof(float));
       impl.launch(tM_->p, tN_->p, tP_->p, int(shape_.J), int(shape_.K), int(shape_.L));
       check(cudaGetLastError(), "launch while counting");
       tlemu::take_counts(calls.emplace_back());

@@ -49,12 +49,13 @@ TimingStats summarize(const std::string& name, std::vector<double> v) {
 // The count build's counts of every call of one implementation (the checked runs and the timed
 // calls, in order) as one model: the call that models slowest stands for the kernel, and each call's
 // time and loads per multiply-add are kept under "calls" (uneven_work() compares them), with the
-// sampled blocks' estimate of its loads beside the exact figure.
-nlohmann::json counted_calls(const nlohmann::json& calls, const Shape& s) {
+// sampled blocks' estimate of its loads beside the exact figure. `k`: the registers and spills nvcc's
+// back end gave the implementation's kernel (unknown where it was not read).
+nlohmann::json counted_calls(const nlohmann::json& calls, const Shape& s, const KernelResources& k) {
   nlohmann::json worst, each = nlohmann::json::array();
   for (const auto& c : calls) {
     const tlemu::TrafficCounts tc = c.get<tlemu::TrafficCounts>();
-    nlohmann::json m = perf_model(tc, s);
+    nlohmann::json m = perf_model(tc, s, k);
     const double fmas = double(s.J) * double(s.K) * double(s.L);
     each.push_back({{"ms", m["model"].value("ms", 0.0)}, {"global_loads_per_fma", tc.global_load_bytes / 4 / fmas},
                     {"sampled_global_loads_per_fma", tc.sampled_global_load_bytes / 4 / fmas}});
@@ -153,9 +154,10 @@ std::vector<TimingStats> Session::time(const Dataset& d, const StageSpec& spec, 
       if (&e == &entries[0]) t.runs = int(e.ms.size()), t.launches = e.launches;
       const nlohmann::json c = e.w->call({{"op", "counts"}, {"impl", e.impl}}).head.value("counts", nlohmann::json());
       if (c.is_object() && c.contains("calls") && c["calls"].is_array() && !c["calls"].empty()) {
-        t.model = counted_calls(c["calls"], s);
         const auto facts = backend_facts_.find(e.name);
-        attach_backend(t.model, facts == backend_facts_.end() ? "" : facts->second);
+        const std::string facts_path = facts == backend_facts_.end() ? "" : facts->second;
+        t.model = counted_calls(c["calls"], s, resources_of(facts_path));
+        attach_backend(t.model, facts_path);
         t.median_ms = t.mean_ms = t.min_ms = t.model["model"].value("ms", 0.0);
       } else if (&e != &entries[0]) {
         continue;

@@ -2,8 +2,9 @@
 // 4.7; walkthrough 06 section 6): registers allocated per warp in units of 256 from the SM's 65536;
 // shared memory per block in units of 128 bytes, each block with 1 KB reserved, from 228 KB; at most
 // 2048 threads and 32 blocks. The one copy of these rules in C++: the performance model (its
-// latency bound and the tensor-core chain) and the judge's back-end lines (backend_facts.cpp) both
-// call it, so the "blocks per SM" a student reads is the one the model used. The build-time reader
+// latency bound and the tensor-core chain, with ptxas's registers where nvcc's back end was read)
+// and the judge's back-end lines (backend_facts.cpp) both call it, so the "blocks per SM" a student
+// reads is the one the model used. The build-time reader
 // grader/tilelab/run/occupancy.py applies the same rules; grader/tests/python/data/occupancy-cases.json
 // holds the cases both are tested on.
 #pragma once

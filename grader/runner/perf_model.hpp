@@ -4,6 +4,8 @@
 // spirit of a roofline: the time of the busiest resource. Pure arithmetic, so that a student can
 // redo it by hand from the counts in results.json.
 #pragma once
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "traffic_counts.hpp"
@@ -56,8 +58,22 @@ struct ModelGpu {
   double phase_latency_clk = 1700;
 };
 
+// What nvcc's back end says of the kernel doing the product (backend_facts.hpp reads it from the facts
+// document the build wrote), as the model charges it: ptxas's registers for every kernel's
+// occupancy, and the local memory (spills) its hot loop reads and writes per product instruction.
+// Unknown (`known` false, `why` says why: no wheels, nvcc refused the file) the model falls back:
+// no registers for a CUDA-core kernel, a tensor-core kernel's fragments plus 56, no spills.
+struct KernelResources {
+  bool known = false;
+  std::string why;
+  double registers = 0;
+  double local_insts_per_product = 0;       // LDL + STL in the hot loop per FFMA / DFMA / MMA there
+  double local_wavefronts_per_product = 0;  // their L1 wavefronts: a warp's 4 bytes a lane are 128, one
+};
+
 // {"counts": what was counted, "derived": CGMA ratio, per-FMA figures, coalescing, occupancy,
 //  "model": {"ms", "bound", per-resource times, "gpu"}} for the product of shape s.
-nlohmann::json perf_model(const tlemu::TrafficCounts& c, const Shape& s, const ModelGpu& gpu = {});
+nlohmann::json perf_model(const tlemu::TrafficCounts& c, const Shape& s, const KernelResources& k = {},
+                          const ModelGpu& gpu = {});
 
 }  // namespace tilelab

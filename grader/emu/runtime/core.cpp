@@ -203,6 +203,7 @@ const char* backend_name() { return hooks::backend_name(); }
 // A build that counts nothing leaves out hooks::take_counts (the one optional hook).
 __attribute__((weak)) bool hooks::take_counts(TrafficCounts&) { return false; }
 __attribute__((weak)) void hooks::tensor_op(Runtime&, size_t, int, int, int, const void* const[3], const int[3]) {}
+__attribute__((weak)) void hooks::accumulator(Runtime&, size_t, uint32_t, bool) {}
 __attribute__((weak)) void hooks::async_copy_issued(Runtime&, void*, size_t, const void*) {}
 bool take_counts(TrafficCounts& out) { return hooks::take_counts(out); }
 
@@ -399,6 +400,10 @@ size_t pinned_held() {
 void set_sample_seed(uint64_t seed, bool every_block) {
   rt().sample_seed = seed;
   rt().count_every_block = every_block;
+}
+void set_product(const void* P, size_t bytes) {
+  rt().product = reinterpret_cast<uintptr_t>(P);
+  rt().product_bytes = bytes;
 }
 std::vector<LaunchRecord> stop_recording() {
   { DeviceOp last(rt()); }  // what the host stored after the last operation

@@ -26,6 +26,16 @@
 // shows a kernel whose sampled blocks load less than the others (the judge's uneven_work). clock64()
 // is a virtual clock (tilelab_emu.h), the same in sampled blocks as in the others.
 //
+// Products that reach P (tensor_fmas_unstored): a warp's accumulator (an mma_sync's d, known by its
+// lead lane's storage) holds the multiply-adds of every mma_sync whose c was it -- carried only when
+// c still holds the values the last mma_sync left there, so values the kernel wrote into a fragment
+// itself start a new sum. At the end of a sampled block each accumulator's last values (and those of
+// one overwritten meanwhile) are looked for among the words the block stored into P (the run's P,
+// set_product); its products count as the product's in the share of its nonzero values found
+// there, and the rest are tensor_fmas_unstored. mma_syncs on fragments whose results are never stored
+// (token products) are so told from the product: the model charges them on the tensor cores and
+// charges the product's FP32 time as if they were not there (known-bad attack2-fake-mma-wide).
+//
 // Global memory is every memory the kernel's loads and stores reach but the shared arena and the
 // thread's own stack (its locals and its copy of the launch's arguments, tilelab_emu.h): cudaMalloc
 // buffers, pinned host memory, static storage (__device__, __constant__, __managed__ and host
@@ -43,6 +53,7 @@
 #include "guard_zones.hpp"
 #include "instrument.hpp"
 #include "internal.hpp"
+#include "tilelab_emu_f16.h"
 
 // The program's static storage (glibc's and the linker's symbols: .data through .bss), where the
 // emulator's __device__, __constant__ and __managed__ variables are.
@@ -77,6 +88,13 @@ struct Stratum {
 };
 enum { kCorner, kLastRow, kLastColumn, kInner, kStrata };
 
+// A warp's accumulator (Products that reach P, above): the multiply-adds its sums hold, and its
+// lanes' values after the last mma_sync that wrote it.
+struct Accumulator {
+  double fmas = 0;
+  std::vector<float> values;
+};
+
 struct CountState {
   bool sampled = false;                // the block that runs is counted (its log goes to count_block)
   int stratum = kInner;                // ... and its stratum
@@ -86,6 +104,9 @@ struct CountState {
   std::vector<std::vector<Mark>> marks;  // per thread: its barriers; a warp's first thread: its mma_syncs
   std::vector<std::unordered_map<const void*, int>> fragments;  // per warp: the lead lane's, and their registers
   double registers = 0;                // the most any sampled block of the launch needs
+  std::vector<std::unordered_map<const void*, Accumulator>> accumulators;  // per warp, by the lead lane's d
+  std::vector<Accumulator> overwritten;  // the block's accumulators written over by an mma_sync not carrying them
+  double carried = 0;                    // the running mma_sync's: what its c holds (accumulator(after = false))
   TrafficCounts total;                 // since the last take_counts(), scaled
   Stratum strata[kStrata];             // the launch that runs
   uint64_t launch_blocks = 0, sampled_blocks = 0;
@@ -502,6 +523,49 @@ void count_phases(CountState& s, size_t threads) {
   s.registers = std::max(s.registers, registers);
 }
 
+// The lanes' values of one fragment of a warp's mma_sync (f: 0 d, 3 c), lane by lane, as floats.
+void fragment_values(const Runtime& r, size_t base, uint32_t group, int f, std::vector<float>& out) {
+  out.clear();
+  for (uint32_t m = group; m; m &= m - 1) {
+    const wmma::FragRef& x = call_of(r, base, size_t(__builtin_ctz(m))).frag[f];
+    for (int i = 0; i < x.count; ++i)
+      out.push_back(x.elem == wmma::elem_half ? f16_to_float(static_cast<const f16*>(x.x)[i]) : static_cast<const float*>(x.x)[i]);
+  }
+}
+
+// The multiply-adds of a sampled block's accumulators whose last values it never stored into P
+// (Products that reach P, above): each accumulator's in the share of its nonzero values not among
+// the words the block's stores left in P.
+double unstored_fmas(CountState& s, size_t threads) {
+  const uintptr_t p = rt().product, p_bytes = rt().product_bytes;
+  std::unordered_set<uint32_t> stored;
+  for (size_t t = 0; t < threads; ++t)
+    for (const Access& a : s.log[t]) {
+      if (a.shared || !a.write || a.addr - p >= p_bytes) continue;
+      for (uintptr_t w = a.addr & ~uintptr_t(3); w < a.addr + a.bytes && w - p < p_bytes; w += 4) {
+        uint32_t bits;
+        std::memcpy(&bits, reinterpret_cast<const void*>(w), sizeof bits);
+        stored.insert(bits);
+      }
+    }
+  double unstored = 0;
+  auto count = [&](const Accumulator& acc) {
+    double nonzero = 0, found = 0;
+    for (float v : acc.values) {
+      uint32_t bits;
+      std::memcpy(&bits, &v, sizeof bits);
+      if ((bits & 0x7fffffffu) == 0) continue;  // zeros: a token product's, or a tile's padding
+      nonzero += 1;
+      found += stored.count(bits);
+    }
+    unstored += acc.fmas * (nonzero > 0 ? 1 - found / nonzero : 1);
+  };
+  for (const auto& warp : s.accumulators)
+    for (const auto& [key, acc] : warp) count(acc);
+  for (const Accumulator& acc : s.overwritten) count(acc);
+  return unstored;
+}
+
 }  // namespace
 
 namespace hooks {
@@ -532,7 +596,8 @@ void launch_end(Runtime& r, const LaunchSite& site, size_t dynamic_shared) {
     const double scale = double(k.blocks) / double(k.sampled);
     for (double* f : {&k.c.global_loads, &k.c.global_stores, &k.c.global_load_sectors, &k.c.global_store_sectors,
                       &k.c.global_bytes_requested, &k.c.global_load_bytes, &k.c.global_wavefronts, &k.c.l2_sectors,
-                      &k.c.shared_loads, &k.c.shared_stores, &k.c.shared_wavefronts, &k.c.tensor_fmas, &k.c.tensor_insts})
+                      &k.c.shared_loads, &k.c.shared_stores, &k.c.shared_wavefronts, &k.c.tensor_fmas, &k.c.tensor_insts,
+                      &k.c.tensor_fmas_unstored})
       *f *= scale;
     c.add(k.c);
     barriers += k.barriers * scale, phases += k.phases * scale, exposed += k.exposed * scale;
@@ -576,6 +641,9 @@ void block_begin(Runtime& r) {
   for (auto& m : s.marks) m.clear();
   s.fragments.resize((s.log.size() + 31) / 32);
   for (auto& f : s.fragments) f.clear();
+  s.accumulators.resize(s.fragments.size());
+  for (auto& a : s.accumulators) a.clear();
+  s.overwritten.clear();
 }
 void block_end(Runtime& r) {
   if (!g_on) return;
@@ -584,6 +652,7 @@ void block_end(Runtime& r) {
   g_sampled = false;
   count_block(cs(), r.threads.size());
   count_phases(cs(), r.threads.size());
+  cs().strata[cs().stratum].c.tensor_fmas_unstored += unstored_fmas(cs(), r.threads.size());
 }
 void barrier(Runtime&, const char*, int) {
   if (!g_sampled) return;
@@ -604,6 +673,34 @@ void tensor_op(Runtime&, size_t base, int m, int n, int k, const void* const fra
   s.strata[s.stratum].c.tensor_insts += double(m) * n / 128;
   s.marks[base].push_back({s.log[base].size(), true});
   for (int f = 0; f < 3; ++f) s.fragments[base / 32][frag[f]] = regs[f];
+}
+
+// A warp's mma_sync follows its accumulator (Products that reach P, above): before it computes, what
+// c carries (the sums of the accumulator whose last values it still holds, which it then leaves);
+// after, d holds that and this mma_sync's m n k, and an accumulator d held before, not carried into
+// it, is kept aside to be looked for in P at the block's end.
+void accumulator(Runtime& r, size_t base, uint32_t group, bool after) {
+  if (!g_sampled || group == 0) return;
+  CountState& s = cs();
+  auto& warp = s.accumulators[base / 32];
+  const wmma::Call& lead = call_of(r, base, size_t(__builtin_ctz(group)));
+  static std::vector<float> values;  // reused
+  if (!after) {
+    s.carried = 0;
+    const auto c = warp.find(lead.frag[3].x);
+    if (c == warp.end()) return;
+    fragment_values(r, base, group, 3, values);
+    if (values != c->second.values) return;  // written since: a new sum
+    s.carried = c->second.fmas;
+    if (lead.frag[3].x != lead.frag[0].x) warp.erase(c);
+    return;
+  }
+  const wmma::FragRef& d = lead.frag[0];
+  Accumulator& acc = warp[d.x];
+  if (acc.fmas > 0 && d.x != lead.frag[3].x) s.overwritten.push_back(std::move(acc));
+  else if (acc.fmas > s.carried) s.overwritten.push_back({acc.fmas - s.carried, acc.values});  // c was d, written since
+  acc.fmas = s.carried + double(d.m) * d.n * d.k;
+  fragment_values(r, base, group, 0, acc.values);
 }
 
 bool take_counts(TrafficCounts& out) {

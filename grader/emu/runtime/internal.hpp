@@ -116,6 +116,8 @@ struct Runtime {
   std::vector<LaunchRecord> records;
   uint64_t sample_seed = 0;    // set_sample_seed(): which blocks the count build counts
   bool count_every_block = false;  // set_sample_seed(): all of them
+  uintptr_t product = 0;       // set_product(): the P the launches write
+  size_t product_bytes = 0;
   uintptr_t watched = 0;       // watch_host_copies(): P of the run
   size_t watched_bytes = 0, host_copies = 0;
   // Host code storing through a device pointer (which a GPU does not allow: the worker crashes
@@ -275,6 +277,10 @@ bool take_counts(TrafficCounts& out);
 // the warp's threads from `base` on; frag[0..2]: the lead lane's d, a and b fragments (their storage)
 // and regs[0..2] the 32-bit registers each holds per lane.
 void tensor_op(Runtime& r, size_t base, int m, int n, int k, const void* const frag[3], const int regs[3]);
+// Optional (a weak default in core.cpp does nothing): the warp's mma_sync (the lanes of `group`,
+// call_of's calls) is about to compute (after = false: c is read, d not yet written) or has
+// computed (after = true: d written).
+void accumulator(Runtime& r, size_t base, uint32_t group, bool after);
 // Optional (a weak default in core.cpp does nothing): the running thread started a cp_async_16 of
 // `bytes` into shared memory at `dst` (inside the arena) at code address pc; its data lands at the
 // cp_async_wait that covers it (ptx.cpp), as a store the student's file makes.

@@ -305,7 +305,9 @@ void release_wmma(Runtime& r, size_t base, size_t n, uint32_t present, uint32_t 
               "wmma-ldm:" + std::to_string(t0.wait_line));
     } else {
       if (!registers_only(r, base, group, call, t0.wait_file, t0.wait_line)) continue;
+      hooks::accumulator(r, base, group, false);  // the count build follows c into d (hooks_count.cpp)
       compute_mma(r, base, group);
+      hooks::accumulator(r, base, group, true);
       const void* frag[3];
       int regs[3];
       for (int f = 0; f < 3; ++f)

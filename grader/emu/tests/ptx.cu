@@ -50,6 +50,24 @@ __global__ void mma_lanes(const float* a, const float* b, const float* c, float*
     for (int i = 0; i < 4; ++i) d[lane * 4 + i] = acc[i];
 }
 
+// Accumulators followed into P (runtime/hooks_count.cpp, "Products that reach P"): two mma_syncs
+// summed into acc, which is stored; `tokens` more on zero fragments whose results nothing stores;
+// with `rewrite`, the kernel writes acc itself between the two (the first one's sum is not stored).
+__global__ void mma_tokens(const float* a, const float* b, float* d, int tokens, bool rewrite) {
+    const int lane = threadIdx.x;
+    uint32_t fa[4], fb[2];
+    const uint32_t za[4] = {0u, 0u, 0u, 0u}, zb[2] = {0u, 0u};
+    float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f}, dz[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int i = 0; i < 4; ++i) fa[i] = __float_as_uint(a[lane * 4 + i]);
+    for (int i = 0; i < 2; ++i) fb[i] = __float_as_uint(b[lane * 2 + i]);
+    mma_m16n8k8_tf32(acc, fa, fb);
+    if (rewrite)
+        for (int i = 0; i < 4; ++i) acc[i] = a[lane * 4 + i];
+    mma_m16n8k8_tf32(acc, fa, fb);
+    for (int t = 0; t < tokens; ++t) mma_m16n8k8_tf32(dz, za, zb);
+    for (int i = 0; i < 4; ++i) d[lane * 4 + i] = acc[i];
+}
+
 // mma_lanes with its b operand naming global memory (lane l's two words of b), not registers: on a
 // GPU two 32-bit loads a lane; on the emulator a load no build would see, so refused.
 const int kOperandLine = __LINE__ + 6;
@@ -359,6 +377,29 @@ TEST_CASE("ptx: the count build counts cp.async's 16-byte loads and stores, ldma
     REQUIRE(tlemu::take_counts(c));
     CHECK(c.tensor_fmas == 16 * 8 * 8);
     CHECK(c.tensor_insts == 1);
+}
+
+TEST_CASE("ptx: the count build tells the products stored into P from token ones (tensor_fmas_unstored)") {
+    if (build() != "emu-count") return;
+    Dev<float> a(random_floats(32 * 4, 14)), b(random_floats(32 * 2, 15)), d(32 * 4);
+    tlemu::TrafficCounts c;
+    tlemu::take_counts(c);  // the setup's
+    tlemu::set_product(d.p, 32 * 4 * sizeof(float));
+    struct Case {
+        int tokens;
+        bool rewrite;
+        double unstored;
+    };
+    for (const Case k : {Case{0, false, 0.0}, Case{3, false, 3 * 1024.0}, Case{0, true, 1024.0}}) {
+        CAPTURE(k.tokens);
+        CAPTURE(k.rewrite);
+        mma_tokens<<<1, 32>>>(a.p, b.p, d.p, k.tokens, k.rewrite);
+        REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+        REQUIRE(tlemu::take_counts(c));
+        CHECK(c.tensor_fmas == (2 + k.tokens) * 1024.0);
+        CHECK(c.tensor_fmas_unstored == k.unstored);
+    }
+    tlemu::set_product(nullptr, 0);
 }
 
 TEST_CASE("ptx: mma_m16n8k8_tf32's operands must be the lane's registers: one naming global memory is refused") {

@@ -11,6 +11,7 @@
 
 using tilelab::attach_backend;
 using tilelab::backend_of;
+using tilelab::resources_of;
 
 namespace {
 std::string write_temp(const std::string& name, const std::string& text) {
@@ -62,4 +63,23 @@ TEST_CASE("without facts the model is the traffic model and says why") {
   CHECK(model["graded_by"] == "traffic");
   CHECK(model["backend"]["why"] == "nvcc did not compile the file: error");
   std::remove(path.c_str());
+}
+
+TEST_CASE("the model charges the main kernel's registers and its hot loop's spills per product instruction") {
+  const std::string path = write_temp("tilelab-backend-facts-resources.json", R"J({
+    "schema": "tilelab-sass-facts/1", "read": true, "main": "_Zk",
+    "kernels": {"_Zk": {"name": "k()", "registers": 255, "spill_store_bytes": 320, "spill_load_bytes": 308,
+                        "hot_loop": {"ffma": 256, "products": 256, "ldl": 36, "stl": 36,
+                                     "ldl_by_width": {"32": 32, "128": 4}, "stl_by_width": {"32": 36}}}}})J");
+  const tilelab::KernelResources k = resources_of(path);
+  CHECK(k.known);
+  CHECK(k.registers == 255);
+  CHECK(k.local_insts_per_product == doctest::Approx(72.0 / 256));
+  CHECK(k.local_wavefronts_per_product == doctest::Approx((32 + 4 * 4 + 36) / 256.0));  // LDL.128: 4 wavefronts
+  std::remove(path.c_str());
+
+  const tilelab::KernelResources none = resources_of("");
+  CHECK_FALSE(none.known);
+  CHECK(none.why.find("wheels were not found") != std::string::npos);
+  CHECK_FALSE(resources_of("/nonexistent/facts.json").known);
 }

@@ -96,10 +96,12 @@ MODEL_FIGURES = (("CGMA (FLOPs per float loaded)", "cgma", ".1f"),
                  ("L1 wavefronts (global) per warp FMA", "l1_wavefronts_per_warp_fma", ".3f"),
                  ("coalescing efficiency", "coalescing_efficiency", ".0%"),
                  ("barriers per block", "barriers_per_block", ".0f"),
-                 ("occupancy (launch + shared memory)", "occupancy", ".0%"),
+                 ("occupancy (launch, shared memory, ptxas's registers where read)", "occupancy", ".0%"),
                  # stage 07 (kernels with mma_sync only): phases whose loads the warp waits for
                  ("exposed phases per block (tiles stored before the next mma_sync)", "exposed_phases_per_block", ".0f"),
-                 ("blocks per SM within 65536 registers (fragments + 56 a thread)", "tensor_blocks_per_sm", ".0f"))
+                 ("blocks per SM of the tensor cores' chain (registers: ptxas's, else fragments + 56)",
+                  "tensor_blocks_per_sm", ".0f"),
+                 ("local memory requests (spills) per warp FMA", "local_requests_per_warp_fma", ".3f"))
 
 
 def model_lines(c: CheckScore | None, brief: bool = False) -> list[str]:
@@ -155,7 +157,7 @@ def backend_lines(mine, ref) -> list[str]:
         why = b.why if b and b.why else "nvcc's back end was not read"
         return [f"model: {mine.graded_by} (the emulator's counts alone: {why})"]
     lines = [f"model: {mine.graded_by} (the emulator's counts, and the SASS {b.nvcc or 'nvcc'} makes of your file "
-             "for sm_90; the time is still the counts')"]
+             "for sm_90: its registers and spills are charged)"]
     other = rb if rb and rb.read else None
 
     def pair(label, a, r):
