@@ -76,7 +76,8 @@ class Verbatim:
 
     def shown(self) -> str:
         where = f"{self.file.rsplit('/', 1)[-1]}:{self.line}" if self.file else f"line {self.line}"
-        text = self.text if len(self.text) <= 60 else self.text[:57] + "..."
+        text = self.text.replace("\n", "\\n").replace("\t", "\\t")   # a raw string's own line ends: one line
+        text = text if len(text) <= 60 else text[:57] + "..."
         return f"{self.construct} {text} at {where}"
 
 
