@@ -15,20 +15,23 @@ string concatenation, raw string, `_Pragma` or attribute spelling (`__attribute_
 CUDA headers write passes because of what it is, not where it is: an asm label or alias target
 must be a plain symbol name (glibc's `__asm__("" "__isoc99_fscanf")`: the allow-list then judges
 the symbol), a section one of the toolchain's data sections (nvcc's fatbinary). `#ident` (and
-`#sccs`, which the preprocessor writes as #ident) is refused outright. Pure text processing.
+`#sccs`, which the preprocessor writes as #ident) is refused outright. Pure text processing: the
+literals, comments and directives are found in one pass and blanked, the few places that matter
+(an `asm`, an attribute specifier) are then read token by token (a unit is 1 to 3 MB).
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
 _ASM = {"asm", "__asm", "__asm__"}
 # What may follow `asm` in a statement (never in a label): the listing judges those (#APP).
 _STATEMENT_QUALIFIERS = {"volatile", "__volatile", "__volatile__", "inline", "__inline", "__inline__", "goto"}
-# A token after which an `asm` begins a statement, not a declaration's label (libstdc++ 13's
+# The words after which an `asm` begins a statement, not a declaration's label (libstdc++ 13's
 # <iostream>: `__extension__ __asm (".globl ...")`), and the words before a statement's `(...)`.
-_STATEMENT_STARTS = {None, ";", "{", "}", ":", "else", "do", "__extension__"}
+_STATEMENT_WORDS = {"else", "do", "__extension__"}
 _CONDITIONS = {"if", "while", "for", "switch", "constexpr"}
 # Attributes whose string argument g++ writes into its assembly as it stands (names without __).
 _VERBATIM_ATTRIBUTES = {"section", "alias", "weakref", "symver", "ifunc"}
@@ -40,30 +43,36 @@ _PLAIN_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_.$@]*\Z")
 # Any other section attribute is the student's.
 _TOOLCHAIN_SECTIONS = {".nvFatBinSegment", "__nv_module_id", ".nv_fatbin", "__nv_relfatbin", "tlemu_device_vars"}
 
-_TOKEN = re.compile(r"""
-    (?P<directive>^[ \t]*\#[^\n]*)
-  | (?P<space>[ \t\r\f\v]+|\\\n)
-  | (?P<newline>\n)
-  | (?P<comment>//[^\n]*|/\*.*?\*/)
-  | (?P<raw>(?:u8|u|U|L)?R"(?P<delim>[^()\\ \t\n"]{0,16})\(.*?\)(?P=delim)")
-  | (?P<string>(?:u8|u|U|L)?"(?:[^"\\\n]|\\.)*")
-  | (?P<char>(?:u8|u|U|L)?'(?:[^'\\\n]|\\.)*')
-  | (?P<ident>(?:[A-Za-z_$]|[^\x00-\x7f]|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8})(?:[A-Za-z0-9_$]|[^\x00-\x7f]|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8})*)
-  | (?P<number>\.?[0-9](?:[eEpP][+-]|'[A-Za-z0-9_]|[A-Za-z0-9_.])*)
-  | (?P<digraph><:(?!:[^:>])|:>|<%|%>)
-  | (?P<punct>::|.)
+# What is blanked before the unit is searched: directives (a line starting with #), literals (a
+# prefix only where no identifier runs into it: `fooR"x"` is an identifier and a plain string; a
+# quote after a digit is a digit separator, `1'000`), comments (-save-temps keeps none).
+_BLANKED = re.compile(r"""
+    (?=[\#"'/uULR]|^)   # a fast refusal of every other position
+    (?:
+      (?P<directive>^[ \t]*\#[^\n]*)
+    | (?P<raw>(?<![\w$])(?:u8|u|U|L)?R"(?P<delim>[^()\\ \t\n"]{0,16})\(.*?\)(?P=delim)")
+    | (?P<string>(?:(?<![\w$])(?:u8|u|U|L))?"(?:[^"\\\n]|\\.)*")
+    | (?P<char>(?:(?<![\w$])(?:u8|u|U|L))?(?<![\w$])'(?:[^'\\\n]|\\.)*')
+    | (?P<comment>//[^\n]*|/\*.*?\*/))
 """, re.VERBOSE | re.DOTALL | re.MULTILINE)
+# Where the rule looks, in the blanked text: an asm, a GNU attribute, a C++11 attribute specifier
+# (`[[`, `[ [`, digraphs `<:<:`; not `<::`, which is `<` and `::`).
+_HIT = re.compile(r"(?=[a_\[<])(?:(?<![\w$])(?P<asm>asm|__asm|__asm__)(?![\w$])|(?<![\w$])(?P<gnu>__attribute(?:__)?)(?![\w$])"
+                  r"|(?P<cxx11>(?:\[|<:(?!:[^:>]))\s*(?:\[|<:(?!:[^:>]))))")
+# One token of the blanked text (a literal is its quotes around blanks).
+_LOCAL = re.compile(r"""\s*(?:(?P<ident>[\w$]+)|(?P<string>"[^"]*")|(?P<char>'[^']*')|(?P<digraph><:(?!:[^:>])|:>|<%|%>)
+                        |(?P<punct>::|\S))""", re.VERBOSE)
 _DIGRAPHS = {"<:": "[", ":>": "]", "<%": "{", "%>": "}"}
 # A line marker (`# 12 "file" 1 3`, `#line 12 "file"`): the next line's number and file.
 _MARKER = re.compile(r'#\s*(?:line\s+)?(\d+)(?:\s+"((?:[^"\\]|\\.)*)")?')
+_IDENT = re.compile(r"#\s*(?:ident|sccs|pragma\s+(?:\w+\s+)?ident)\b")
 
 
 @dataclass(frozen=True)
 class Token:
-    kind: str    # ident | string | raw | char | number | punct
-    text: str
-    file: str    # where the line markers say it is (for the message only: the rule reads every token)
-    line: int
+    kind: str    # ident | string | raw | char | punct (a digraph as the bracket it spells)
+    text: str    # as written (a literal with its prefix)
+    pos: int     # where it starts in the unit
 
 
 @dataclass(frozen=True)
@@ -71,7 +80,7 @@ class Verbatim:
     """One string the compiler would copy into its assembly that the rule refuses."""
     construct: str   # "asm label", "section attribute", "#ident", ...
     text: str        # the string as written in the unit (its literals side by side)
-    file: str
+    file: str        # where the line markers say it is (for the message only: the rule reads every token)
     line: int
 
     def shown(self) -> str:
@@ -81,47 +90,95 @@ class Verbatim:
         return f"{self.construct} {text} at {where}"
 
 
-def tokens(text: str) -> tuple[list[Token], list[Token]]:
-    """The unit's tokens, and its directives other than line markers (`#pragma ...`, `#ident ...`:
-    kind "directive", their whole line), each where the line markers put it."""
-    out: list[Token] = []
-    directives: list[Token] = []
-    file, line = "", 1
-    for m in _TOKEN.finditer(text):
-        kind, value = m.lastgroup, m.group(0)
-        if m.group("raw") is not None:
-            kind = "raw"
-        if kind == "directive":
-            marker = _MARKER.match(value.strip())
-            if marker:
-                line = int(marker.group(1)) - 1   # the newline after it makes it N
-                file = marker.group(2) if marker.group(2) is not None else file
-            else:
-                directives.append(Token(kind, value.strip(), file, line))
-            continue
-        if kind == "digraph":
-            kind, value = "punct", _DIGRAPHS[value]
-        if kind not in ("space", "newline", "comment"):
-            out.append(Token(kind, value, file, line))
-        line += value.count("\n")
-    return out, directives
+class _Unit:
+    """A preprocessed unit, blanked: its literals, comments and directives replaced by spaces of the
+    same length (a literal keeps its quotes), so that a search for a word or a bracket finds code
+    only, at the positions of the original text."""
 
+    def __init__(self, text: str):
+        self.text = text
+        parts, last = [], 0
+        self.directives: list[tuple[int, str]] = []
+        self.markers: list[tuple[int, int, str]] = []   # (position of the next line, its number, file)
+        file = ""
+        for m in _BLANKED.finditer(text):
+            kind, value = m.lastgroup, m.group(0)
+            if kind == "delim":
+                kind = "raw"
+            parts.append(text[last:m.start()])
+            blank = " " * len(value) if "\n" not in value else re.sub(r"[^\n]", " ", value)
+            parts.append(f'"{blank[1:-1]}"' if kind in ("raw", "string") else f"'{blank[1:-1]}'" if kind == "char" else blank)
+            last = m.end()
+            if kind == "directive":
+                marker = _MARKER.match(value.strip())
+                if marker:
+                    file = marker.group(2) if marker.group(2) is not None else file
+                    self.markers.append((m.end() + 1, int(marker.group(1)), file))
+                else:
+                    self.directives.append((m.start(), value.strip()))
+        parts.append(text[last:])
+        self.blanked = "".join(parts)
+        self._marker_pos = [p for p, _, _ in self.markers]
 
-def _closing(toks: list[Token], i: int) -> int:
-    """The index of the bracket that closes toks[i] (a `(` or `[`), or len(toks)."""
-    pairs = {"(": ")", "[": "]", "{": "}"}
-    depth = []
-    for j in range(i, len(toks)):
-        t = toks[j].text
-        if toks[j].kind != "punct":
-            continue
-        if t in pairs:
-            depth.append(pairs[t])
-        elif depth and t == depth[-1]:
-            depth.pop()
-            if not depth:
-                return j
-    return len(toks)
+    def where(self, pos: int) -> tuple[str, int]:
+        """The file and line the line markers give the position."""
+        i = bisect.bisect_right(self._marker_pos, pos) - 1
+        if i < 0:
+            return "", self.text.count("\n", 0, pos) + 1
+        start, line, file = self.markers[i]
+        return file, line + self.text.count("\n", start, pos)
+
+    def tokens(self, pos: int, stop: str | None = None) -> list[Token]:
+        """The tokens from pos: up to the bracket that closes the first one opened (stop: `(` or `[`),
+        or the next token alone (stop None)."""
+        out, depth = [], 0
+        while True:
+            m = _LOCAL.match(self.blanked, pos)
+            if not m:
+                return out
+            kind, start, pos = m.lastgroup, m.start(m.lastgroup), m.end()
+            text = self.text[start:pos]
+            if kind == "digraph":
+                kind, text = "punct", _DIGRAPHS[text]
+            elif kind == "string" and re.match(r'(?:u8|u|U|L)?R"', text):
+                kind = "raw"
+            out.append(Token(kind, text, start))
+            if stop is None:
+                return out
+            if kind == "punct" and text in "([{":
+                depth += 1
+            elif kind == "punct" and text in ")]}":
+                depth -= 1
+                if depth <= 0:
+                    return out
+
+    def previous(self, pos: int) -> tuple[str, int]:
+        """The token before pos in the blanked text (its text, its start); ("", -1) at the start."""
+        j = pos
+        while j > 0 and self.blanked[j - 1].isspace():
+            j -= 1
+        if j == 0:
+            return "", -1
+        m = re.search(r"[\w$]+\Z", self.blanked[max(0, j - 200):j])
+        if m:
+            return m.group(0), j - len(m.group(0))
+        two = self.blanked[j - 2:j]
+        if two in ("%>", ":>", "::"):
+            return _DIGRAPHS.get(two, two), j - 2
+        return self.blanked[j - 1], j - 1
+
+    def opening(self, pos: int) -> int:
+        """The position of the `(` that the `)` at pos closes, or -1 (literals are blanks here)."""
+        depth = 0
+        for j in range(pos, -1, -1):
+            c = self.blanked[j]
+            if c == ")":
+                depth += 1
+            elif c == "(":
+                depth -= 1
+                if depth == 0:
+                    return j
+        return -1
 
 
 def _literal(t: Token) -> str | None:
@@ -130,99 +187,74 @@ def _literal(t: Token) -> str | None:
     return t.text[1:-1] if t.kind == "string" and t.text.startswith('"') else None
 
 
-def _strings(toks: list[Token]) -> tuple[bool, str]:
-    """Whether toks are string literals only, and their text joined as written."""
-    return all(t.kind in ("string", "raw") for t in toks) and bool(toks), "".join(t.text for t in toks)
-
-
 def _plain(toks: list[Token]) -> bool:
     """Whether toks are narrow string literals (no prefix, no raw string) whose joined characters
     name one symbol: nothing to escape, no space, no separator of the assembler's."""
     parts = [_literal(t) for t in toks]
-    return all(p is not None for p in parts) and bool(_PLAIN_NAME.match("".join(parts)))
+    return bool(toks) and all(p is not None for p in parts) and bool(_PLAIN_NAME.match("".join(parts)))
 
 
-def _attribute_items(toks: list[Token], start: int, end: int) -> list[tuple[str, list[Token], Token]]:
+def _begins_statement(unit: _Unit, pos: int) -> bool:
+    """Whether the `asm` at pos begins a statement (the listing's #APP line marks its text) rather
+    than ending a declarator (a label: after its name, `)`, `]`, `noexcept(...)`)."""
+    before, at = unit.previous(pos)
+    if at < 0 or before in (";", "{", "}", ":") or before in _STATEMENT_WORDS:
+        return True
+    if before == ")":
+        j = unit.opening(at)
+        return j > 0 and unit.previous(j)[0] in _CONDITIONS
+    return False
+
+
+def _asm_label(unit: _Unit, pos: int, after: int) -> Verbatim | None:
+    """The label of the `asm` at pos (its word ends at after), or None: a statement, or a plain name."""
+    toks = unit.tokens(after, "(")
+    if not toks or toks[0].text != "(" or _begins_statement(unit, pos):
+        return None   # a statement, with qualifiers (`asm volatile (`) or after `;`, `{`, `if (...)`
+    inside = toks[1:-1]
+    if all(t.kind in ("string", "raw") for t in inside) and inside and not _plain(inside):
+        return Verbatim("asm label", "".join(t.text for t in inside), *unit.where(pos))
+    return None
+
+
+def _attribute_items(toks: list[Token]) -> list[tuple[str, list[Token], Token]]:
     """(name without namespace or __, its argument tokens, the name's token) of each attribute in
-    toks[start:end] (the inside of `__attribute__((...))` or `[[...]]`)."""
-    items = []
-    i = start
-    while i < end:
+    toks (the inside of `__attribute__((...))` or `[[...]]`)."""
+    items, i = [], 0
+    while i < len(toks):
         t = toks[i]
-        if t.kind == "ident" and i + 1 < end and toks[i + 1].text == "(":
-            close = _closing(toks, i + 1)
-            items.append((t.text.strip("_") if t.text.startswith("__") else t.text, toks[i + 1:close][1:], t))
-            i = close + 1
+        if t.kind == "ident" and i + 1 < len(toks) and toks[i + 1].text == "(":
+            depth, j = 0, i + 1
+            for j in range(i + 1, len(toks)):
+                depth += {"(": 1, ")": -1}.get(toks[j].text, 0) if toks[j].kind == "punct" else 0
+                if depth == 0:
+                    break
+            name = t.text[2:-2] if t.text.startswith("__") and t.text.endswith("__") else t.text
+            items.append((name, toks[i + 2:j], t))
+            i = j + 1
             continue
         i += 1
     return items
 
 
-def _attribute_lists(toks: list[Token]) -> list[tuple[int, int]]:
-    """(start, end) of the inside of every attribute specifier."""
-    spans = []
-    for i, t in enumerate(toks):
-        if t.kind == "ident" and t.text in ("__attribute__", "__attribute") and i + 2 < len(toks) \
-                and toks[i + 1].text == "(" and toks[i + 2].text == "(":
-            spans.append((i + 3, _closing(toks, i + 2)))
-        elif t.text == "[" and i + 1 < len(toks) and toks[i + 1].text == "[" and t.kind == "punct":
-            spans.append((i + 2, _closing(toks, i + 1)))
-    return spans
-
-
-def _opening(toks: list[Token], i: int) -> int:
-    """The index of the `(` that toks[i] (a `)`) closes, or -1."""
-    depth = 0
-    for j in range(i, -1, -1):
-        if toks[j].kind == "punct" and toks[j].text == ")":
-            depth += 1
-        elif toks[j].kind == "punct" and toks[j].text == "(":
-            depth -= 1
-            if depth == 0:
-                return j
-    return -1
-
-
-def _begins_statement(toks: list[Token], i: int) -> bool:
-    """Whether the `asm` at toks[i] begins a statement (the listing's #APP line marks its text)
-    rather than ending a declarator (a label: after its name, `)`, `]`, `noexcept(...)`)."""
-    if i == 0 or toks[i - 1].text in _STATEMENT_STARTS and toks[i - 1].kind != "string":
-        return True
-    if toks[i - 1].kind == "punct" and toks[i - 1].text == ")":
-        j = _opening(toks, i - 1)
-        return j > 0 and toks[j - 1].text in _CONDITIONS
-    return False
-
-
-def _asm_labels(toks: list[Token]) -> list[Verbatim]:
+def _attributes(unit: _Unit, m: re.Match) -> list[Verbatim]:
+    """The refused strings of one attribute specifier: `[[...]]` at the match, `((...))` after it."""
+    toks = unit.tokens(m.start(), "[") if m.lastgroup == "cxx11" else unit.tokens(m.end(), "(")
+    if len(toks) < 4 or toks[1].text not in "([":
+        return []
+    inside = toks[2:-2]
     found = []
-    for i, t in enumerate(toks):
-        if t.kind != "ident" or t.text not in _ASM or i + 1 >= len(toks) or toks[i + 1].text != "(":
-            continue   # a statement with qualifiers (`asm volatile (`), or not an asm
-        if _begins_statement(toks, i):
+    for name, args, at in _attribute_items(inside):
+        if name not in _VERBATIM_ATTRIBUTES:
             continue
-        inside = toks[i + 2:_closing(toks, i + 1)]
-        only_strings, text = _strings(inside)
-        if only_strings and not _plain(inside):
-            found.append(Verbatim("asm label", text, t.file, t.line))
-    return found
-
-
-def _attributes(toks: list[Token]) -> list[Verbatim]:
-    found = []
-    for start, end in _attribute_lists(toks):
-        for name, args, at in _attribute_items(toks, start, end):
-            if name not in _VERBATIM_ATTRIBUTES:
-                continue
-            strings = [a for a in args if a.kind in ("string", "raw")]
-            text = "".join(a.text for a in args) or "()"
-            if name == "section":
-                parts = [_literal(a) for a in strings]
-                ok = len(strings) == len(args) and all(p is not None for p in parts) and "".join(parts) in _TOOLCHAIN_SECTIONS
-            else:
-                ok = len(strings) == len(args) and _plain(strings)
-            if not ok:
-                found.append(Verbatim(f"{name} attribute", text, at.file, at.line))
+        strings = [a for a in args if a.kind in ("string", "raw")]
+        if name == "section":
+            parts = [_literal(a) for a in strings]
+            ok = len(strings) == len(args) and None not in parts and "".join(parts) in _TOOLCHAIN_SECTIONS
+        else:
+            ok = len(strings) == len(args) and _plain(strings)
+        if not ok:
+            found.append(Verbatim(f"{name} attribute", "".join(a.text for a in args) or "()", *unit.where(at.pos)))
     return found
 
 
@@ -230,9 +262,14 @@ def verbatim_strings(text: str) -> list[Verbatim]:
     """What of the unit g++ would copy into its assembly unmarked and the rule refuses: asm labels
     and alias/weakref/symver/ifunc targets that are not a plain symbol name, section attributes
     outside the toolchain's sections, #ident. Empty for honest code and every header the kit allows."""
-    toks, directives = tokens(text)
-    found = _asm_labels(toks) + _attributes(toks)
-    for d in directives:
-        if re.match(r"#\s*(?:ident|sccs|pragma\s+(?:\w+\s+)?ident)\b", d.text):
-            found.append(Verbatim("#ident", d.text, d.file, d.line))
+    unit = _Unit(text)
+    found: list[Verbatim] = []
+    for m in _HIT.finditer(unit.blanked):
+        if m.lastgroup == "asm":
+            found += filter(None, [_asm_label(unit, m.start(), m.end())])
+        else:
+            found += _attributes(unit, m)
+    for pos, directive in unit.directives:
+        if _IDENT.match(directive):
+            found.append(Verbatim("#ident", directive, *unit.where(pos)))
     return sorted(found, key=lambda v: v.line)
