@@ -542,20 +542,11 @@ OWN_ASSEMBLY = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(OWN_ASSEMBLY))
-@pytest.mark.parametrize("build", ["plain", "race"])
-def test_the_students_own_assembly_is_refused_on_the_emulator(cc, name, build):
-    text, shown = OWN_ASSEMBLY[name]
-    found = [f for f in _scan(cc.emu("#include <cuda_runtime.h>\n" + text, build)) if f.kind == "assembly"]
-    assert found and found[0].symbol.startswith(shown), found
-    assert "assembly at file scope is not allowed" in forbidden.summary(found)
-
-
-@pytest.mark.parametrize("name", sorted(OWN_ASSEMBLY))
-def test_the_students_own_assembly_is_refused_on_the_gpu(cc, name):
-    text, shown = OWN_ASSEMBLY[name]
-    found = [f for f in _scan(cc.gpu("#include <cuda_runtime.h>\n" + text)) if f.kind == "assembly"]
-    assert found and found[0].symbol.startswith(shown), found
+def _findings(cc, text: str, kind: str, build: str = "") -> list[forbidden.Finding]:
+    """The scan's findings of `kind` in text (after <cuda_runtime.h>) compiled as the grader does: on
+    the emulator in `build`, else with nvcc."""
+    text = "#include <cuda_runtime.h>\n" + text
+    return [f for f in _scan(cc.emu(text, build) if build else cc.gpu(text)) if f.kind == kind]
 
 
 # Strings the compiler copies into its assembly as they stand, with no #APP line for the listing to
@@ -588,21 +579,21 @@ VERBATIM_ROUTES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(VERBATIM_ROUTES))
-@pytest.mark.parametrize("build", ["plain", "race"])
-def test_strings_copied_into_the_assembly_are_refused_on_the_emulator(cc, name, build):
-    text, construct = VERBATIM_ROUTES[name]
-    found = [f for f in _scan(cc.emu("#include <cuda_runtime.h>\n" + text, build)) if f.kind == "verbatim"]
-    assert found and found[0].symbol.startswith(construct), found
-    assert "matmul.cu:" in found[0].symbol or "on a function" in construct   # the student's line, where it has one
-    assert "the compiler copies their strings into its assembly" in forbidden.summary(found)
+# Each refused however it is made, as the kind of finding its rule gives, on the emulator's plain and
+# race builds and with nvcc ("").
+REFUSED = {**{name: (*case, "assembly") for name, case in OWN_ASSEMBLY.items()},
+           **{name: (*case, "verbatim") for name, case in VERBATIM_ROUTES.items()}}
 
 
-@pytest.mark.parametrize("name", sorted(VERBATIM_ROUTES))
-def test_strings_copied_into_the_assembly_are_refused_on_the_gpu(cc, name):
-    text, construct = VERBATIM_ROUTES[name]
-    found = [f for f in _scan(cc.gpu("#include <cuda_runtime.h>\n" + text)) if f.kind == "verbatim"]
-    assert found and found[0].symbol.startswith(construct), found
+@pytest.mark.parametrize("name", sorted(REFUSED))
+@pytest.mark.parametrize("build", ["plain", "race", ""])
+def test_the_students_own_assembly_is_refused(cc, name, build):
+    text, shown, kind = REFUSED[name]
+    found = _findings(cc, text, kind, build)
+    assert found and found[0].symbol.startswith(shown), found
+    assert (forbidden.ASSEMBLY if kind == "assembly" else forbidden.VERBATIM) in forbidden.summary(found)
+    # A string's finding names the student's line (a section's flags in the listing have none).
+    assert kind == "assembly" or "matmul.cu:" in found[0].symbol or "on a function" in shown
 
 
 # What a kernel file honestly holds compiles to no assembly of its own: the compiler's output only
