@@ -33,6 +33,7 @@ def _found(body: str) -> list[tuple[str, str, int]]:
     ('extern "C" int i() [[gnu::ifunc("r\\n.globl g\\ng: ret\\n#")]];', "ifunc attribute"),
     ('#ident "x\\n.globl g\\ng: ret\\n#"', "#ident"),
     ('#pragma ident "x"', "#ident"),
+    ('#pragma clang section text=".text\\n.globl g\\ng: ret\\n#"', "section pragma"),
 ])
 def test_a_string_the_compiler_copies_is_refused_in_every_spelling(body, construct):
     """Every spelling a macro, `##`, concatenation, a raw string, a digraph or the C++11 attribute

@@ -33,7 +33,7 @@ ASSEMBLY = ("assembly at file scope is not allowed, nor in a host or naked funct
 # preprocessed.Verbatim.shown): the same rule, for the strings the compiler copies into its assembly
 # as they stand, which no #APP line marks.
 VERBATIM = ("an asm label (`f() __asm__(\"...\")`) or an alias, weakref, symver or ifunc attribute whose string is "
-            "more than a symbol's name, a section attribute, #ident: none is allowed, the compiler copies their "
+            "more than a symbol's name, a section attribute or pragma, #ident: none is allowed, the compiler copies their "
             "strings into its assembly as they stand, where the grader's builds cannot count or check what they do. "
             "Name functions in C++ (extern \"C\" for an unmangled name) and leave sections to the compiler")
 

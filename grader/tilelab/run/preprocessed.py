@@ -15,7 +15,8 @@ string concatenation, raw string, `_Pragma` or attribute spelling (`__attribute_
 CUDA headers write passes because of what it is, not where it is: an asm label or alias target
 must be a plain symbol name (glibc's `__asm__("" "__isoc99_fscanf")`: the allow-list then judges
 the symbol), a section one of the toolchain's data sections (nvcc's fatbinary). `#ident` (and
-`#sccs`, which the preprocessor writes as #ident) is refused outright. Pure text processing: the
+`#sccs`, which the preprocessor writes as #ident) and clang's `#pragma clang section` are refused
+outright. Pure text processing: the
 literals, comments and directives are found in one pass and blanked, the few places that matter
 (an `asm`, an attribute specifier) are then read token by token (a unit is 1 to 3 MB).
 """
@@ -66,6 +67,8 @@ _DIGRAPHS = {"<:": "[", ":>": "]", "<%": "{", "%>": "}"}
 # A line marker (`# 12 "file" 1 3`, `#line 12 "file"`): the next line's number and file.
 _MARKER = re.compile(r'#\s*(?:line\s+)?(\d+)(?:\s+"((?:[^"\\]|\\.)*)")?')
 _IDENT = re.compile(r"#\s*(?:ident|sccs|pragma\s+(?:\w+\s+)?ident)\b")
+# clang's `#pragma clang section text="..."` names the sections of what follows (the emu-clang build).
+_SECTION_PRAGMA = re.compile(r"#\s*pragma\s+(?:\w+\s+)?section\b")
 
 
 @dataclass(frozen=True)
@@ -272,4 +275,6 @@ def verbatim_strings(text: str) -> list[Verbatim]:
     for pos, directive in unit.directives:
         if _IDENT.match(directive):
             found.append(Verbatim("#ident", directive, *unit.where(pos)))
+        elif _SECTION_PRAGMA.match(directive):
+            found.append(Verbatim("section pragma", directive, *unit.where(pos)))
     return sorted(found, key=lambda v: v.line)
