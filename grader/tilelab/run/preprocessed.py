@@ -16,9 +16,9 @@ CUDA headers write passes because of what it is, not where it is: an asm label o
 must be a plain symbol name (glibc's `__asm__("" "__isoc99_fscanf")`: the allow-list then judges
 the symbol), a section one of the toolchain's data sections (nvcc's fatbinary). `#ident` (and
 `#sccs`, which the preprocessor writes as #ident) and clang's `#pragma clang section` are refused
-outright. Pure text processing: the
-literals, comments and directives are found in one pass and blanked, the few places that matter
-(an `asm`, an attribute specifier) are then read token by token (a unit is 1 to 3 MB).
+outright. Pure text processing: the literals, comments and directives are found in one pass and
+blanked, and the few places that matter (an `asm`, an attribute specifier) are then read token by
+token (a unit is 1 to 3 MB).
 """
 
 from __future__ import annotations
