@@ -99,14 +99,21 @@ set(_confine_public --read "${PROJECT_SOURCE_DIR}/grader/include" --read "${PROJ
 # refuses an object whose listing holds the student's own assembly or is missing
 # (grader/tilelab/run/listing.py; docs/integrity.md, "Nothing the instrumentation cannot see").
 # clang's integrated assembler writes no listing: GNU as assembles its output instead.
+# And the translation unit the compiler compiled, preprocessed, beside the object (<object minus .o>.ii,
+# -save-temps=obj; on nvcc the host compiler's, device code cut out): the strings the compiler copies
+# into its assembly with no #APP line (asm labels, section/alias/symver names) are read there
+# (grader/tilelab/run/preprocessed.py). Written by the compile itself, so that no #if can show the
+# scan other code than the compiler's. ccache does not cache a compile with -save-temps: these
+# objects are always compiled.
 function(tilelab_assembly_listing target lang objdir)
   set(listing "${objdir}/assembly.lst")
   if(lang STREQUAL "CUDA")
-    target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Xassembler,-aln=${listing}>")
+    target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Xassembler,-aln=${listing}>"
+                                             "$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-save-temps=obj>")
   elseif(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
-    target_compile_options(${target} PRIVATE -fno-integrated-as "-Wa,-aln=${listing}")
+    target_compile_options(${target} PRIVATE -fno-integrated-as "-Wa,-aln=${listing}" -save-temps=obj)
   else()
-    target_compile_options(${target} PRIVATE "-Wa,-aln=${listing}")
+    target_compile_options(${target} PRIVATE "-Wa,-aln=${listing}" -save-temps=obj)
   endif()
 endfunction()
 

@@ -113,8 +113,8 @@ class Compiler:
             obj = d / f"emu_{build}_run_{cxx.replace('+', 'x')}{'_'.join(extra).replace('-', '_')}" / "matmul.cpp.o"
             obj.parent.mkdir(exist_ok=True)
             cmd = [cxx, "-c", "-include", str(EMU_INCLUDE / "tilelab_emu.h"), f"-I{EMU_INCLUDE}", *self.flags[build],
-                   *extra, "-std=c++17", "-MD", "-MF", f"{obj}.d", f"-Wa,-aln={artifacts.listing(obj)}", str(out),
-                   "-o", str(obj)]
+                   *extra, "-std=c++17", "-MD", "-MF", f"{obj}.d", f"-Wa,-aln={artifacts.listing(obj)}", "-save-temps=obj",
+                   str(out), "-o", str(obj)]
             r = subprocess.run(cmd, capture_output=True, text=True)
             assert r.returncode == 0, r.stderr[-3000:]
             self._done[key] = obj
@@ -144,7 +144,7 @@ class Compiler:
                 # Every file its compile read (its depfile, as make and Ninja judge it), and the flags.
                 inputs = [Path(tree) / p for p in includes.parse_depfile(dep.read_text(errors="replace"))]
                 inputs += [src, GRADER / "cmake" / "TilelabEmu.cmake", GRADER / "cmake" / "TilelabConfine.cmake",
-                           artifacts.listing(obj)]
+                           artifacts.listing(obj), artifacts.preprocessed(obj)]
                 unpathed = [re.sub(r'^(#line \d+) ".*"$', r"\1", f.read_text(), flags=re.M) for f in (src, ours)]
                 if (unpathed[0] == unpathed[1] and all(p.is_file() for p in inputs)
                         and obj.stat().st_mtime >= max(p.stat().st_mtime for p in inputs)):
@@ -164,7 +164,8 @@ class Compiler:
             # The kit's headers for students (<tilelab/mma_ptx.cuh>) on the path, as in the GPU build.
             r = subprocess.run([nvcc, "-c", "-O3", "-lineinfo", "-arch=sm_90", f"-I{ROOT / 'grader' / 'include'}",
                                 "-MD", "-MF", f"{obj}.d", str(src),
-                                f"-Xcompiler=-Xassembler,-aln={artifacts.listing(obj)}", "-o", str(obj)],
+                                f"-Xcompiler=-Xassembler,-aln={artifacts.listing(obj)}", "-Xcompiler=-save-temps=obj",
+                                "-o", str(obj)],
                                capture_output=True, text=True)
             assert r.returncode == 0, r.stderr[-3000:]
             self._done[key] = obj
@@ -541,20 +542,58 @@ OWN_ASSEMBLY = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(OWN_ASSEMBLY))
-@pytest.mark.parametrize("build", ["plain", "race"])
-def test_the_students_own_assembly_is_refused_on_the_emulator(cc, name, build):
-    text, shown = OWN_ASSEMBLY[name]
-    found = [f for f in _scan(cc.emu("#include <cuda_runtime.h>\n" + text, build)) if f.kind == "assembly"]
-    assert found and found[0].symbol.startswith(shown), found
-    assert "assembly at file scope is not allowed" in forbidden.summary(found)
+def _findings(cc, text: str, kind: str, build: str = "") -> list[forbidden.Finding]:
+    """The scan's findings of `kind` in text (after <cuda_runtime.h>) compiled as the grader does: on
+    the emulator in `build`, else with nvcc."""
+    text = "#include <cuda_runtime.h>\n" + text
+    return [f for f in _scan(cc.emu(text, build) if build else cc.gpu(text)) if f.kind == kind]
 
 
-@pytest.mark.parametrize("name", sorted(OWN_ASSEMBLY))
-def test_the_students_own_assembly_is_refused_on_the_gpu(cc, name):
-    text, shown = OWN_ASSEMBLY[name]
-    found = [f for f in _scan(cc.gpu("#include <cuda_runtime.h>\n" + text)) if f.kind == "assembly"]
+# Strings the compiler copies into its assembly as they stand, with no #APP line for the listing to
+# see (preprocessed.py; docs/integrity.md, "Nothing the instrumentation cannot see"): a function of
+# the student's assembly in each, or code inside a compiled function (a reference's asm label), or
+# machine code as a byte array in .text. Each was an object the scan passed before (2026-11-29):
+# nm shows its function defined, the listing no #APP.
+PAYLOAD = r'\n.globl tl_f\n.type tl_f,@function\ntl_f: movss (%rdi), %xmm0\nret\n'
+VERBATIM_ROUTES = {
+    "section attribute": (f'__attribute__((section(".text{PAYLOAD}.section .data.tl"), used)) static int tl_anchor = 1;\n',
+                          "section attribute"),
+    "[[gnu::section]] through a macro, ## and a raw string":
+        ("#define SECTION(s) [[using gnu: CAT(sec, tion)(s), used]]\n#define CAT(a, b) a##b\n"
+         'SECTION(R"(.text\n.globl tl_f\ntl_f: ret\n.section .data.tl)") static int tl_anchor = 1;\n',
+         "section attribute"),
+    "a byte array in .text, its name concatenated": ('__attribute__((__section__(".te" "xt"))) const unsigned char tl_code[] = '
+                                                    '{0xf3, 0x0f, 0x10, 0x07, 0xc3};\n', "section attribute"),
+    "asm label at a call": (f'extern "C" int tl_probe(const char*, ...) __asm__("printf{PAYLOAD}#");\n'
+                            'void launch_matmul(const float*, const float*, float*, int) { tl_probe("%d", 1); }\n',
+                            "asm label"),
+    "weakref target": ('extern "C" int tl_real() { return 1; }\n'
+                       f'static int tl_weak() __attribute__((weakref("tl_real{PAYLOAD}#")));\n'
+                       "int host() { return tl_weak(); }\n", "weakref attribute"),
+    "symver name": (f'extern "C" __attribute__((symver("tl_v@V1{PAYLOAD}#"))) int tl_v() {{ return 5; }}\n',
+                    "symver attribute"),
+    "#ident": ('#ident "x\\n.globl tl_f\\ntl_f: ret\\n#"\n', "#ident"),
+    "a function in the emulator's section (code outside .text)":
+        ('__attribute__((section("tlemu_device_vars"))) int tl_g(int x) { return x + 1; }\n',
+         "section attribute tlemu_device_vars on a function"),
+}
+
+
+# Each refused however it is made, as the kind of finding its rule gives, on the emulator's plain and
+# race builds and with nvcc ("").
+REFUSED = {**{name: (*case, "assembly") for name, case in OWN_ASSEMBLY.items()},
+           **{name: (*case, "verbatim") for name, case in VERBATIM_ROUTES.items()}}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+@pytest.mark.parametrize("build", ["plain", "race", ""])
+def test_the_students_own_assembly_is_refused(cc, name, build):
+    text, shown, kind = REFUSED[name]
+    found = _findings(cc, text, kind, build)
     assert found and found[0].symbol.startswith(shown), found
+    assert (forbidden.ASSEMBLY if kind == "assembly" else forbidden.VERBATIM) in forbidden.summary(found)
+    # A string's finding names the student's line (a section's flags in the listing have none).
+    assert kind == "assembly" or "matmul.cu:" in found[0].symbol or "on a function" in shown
 
 
 # What a kernel file honestly holds compiles to no assembly of its own: the compiler's output only
@@ -586,17 +625,17 @@ void launch_matmul(const float* M, const float*, float* P, int n) {
 
 @pytest.mark.parametrize("build", ["plain", "asan", "race"])
 def test_honest_idioms_hold_no_assembly_on_the_emulator(cc, build):
-    assert [f for f in _scan(cc.emu(HONEST, build)) if f.kind in ("assembly", "unreadable")] == []
+    assert [f for f in _scan(cc.emu(HONEST, build)) if f.kind in ("assembly", "verbatim", "unreadable")] == []
 
 
 def test_honest_idioms_hold_no_assembly_on_the_gpu(cc):
-    assert [f for f in _scan(cc.gpu(HONEST)) if f.kind in ("assembly", "unreadable")] == []
+    assert [f for f in _scan(cc.gpu(HONEST)) if f.kind in ("assembly", "verbatim", "unreadable")] == []
 
 
 def test_an_object_without_its_listing_is_refused(cc, tmp_path):
     obj = tmp_path / "matmul.cpp.o"
     obj.write_bytes(cc.emu(HONEST).read_bytes())
-    assert [f.symbol for f in _scan(obj) if f.kind == "unreadable"] == ["assembly.lst is missing"]
+    assert [f.symbol for f in _scan(obj) if f.kind == "unreadable"] == ["assembly.lst is missing", "matmul.cpp.ii is missing"]
 
 
 DEFINITIONS = [

@@ -26,6 +26,8 @@ def _fake_stage_build(build: Path, impl: str = "submission", stage: str = "01-ba
     objs = build / "CMakeFiles" / "emu_plain_run_submission_01_basic.dir" / "generated" / "emu"
     objs.mkdir(parents=True)
     files = [objs / f"run-{impl}-{stage}.cpp.o", objs / f"run-{impl}-{stage}.cpp.o.d",
+             # -save-temps=obj's preprocessed unit and .s (g++'s names; clang's, after the source)
+             objs / f"run-{impl}-{stage}.cpp.ii", objs / f"run-{impl}-{stage}.cpp.s", objs / f"run-{impl}-{stage}.ii",
              build / "runners" / f"run-{impl}-{stage}-emu", build / "generated" / "emu" / f"run-{impl}-{stage}.cpp",
              build / "results" / f"{impl}.{stage}.w1.emu.json", build / "results" / f"junit-{impl}-{stage}-emu.xml",
              build / "logs" / f"build-{stage}.log", build / "logs" / f"ctest-{stage}-emu.log",

@@ -59,3 +59,13 @@ def test_an_asm_whose_text_is_not_listed_is_the_students():
     """A region with no line of text (its text hidden by `.nolist`) stays a finding of its own, named
     first (CI, 2026-11-29: the library-line rule had let an empty region through)."""
     assert listing.own_assembly(_listing("#APP", "#NO_APP", LAST)) == ["(an asm whose text is not listed)"]
+
+
+def test_code_only_in_the_compilers_text_sections():
+    """A function placed in a section the rule lets a student name (the emulator's device variables,
+    nvcc's fatbinary) makes it executable, and a const byte array beside it machine code: refused.
+    Seen failing before: no function read the sections' flags."""
+    text = _listing('\t.section\ttlemu_device_vars,"ax",@progbits', "_Z1fi:", "\tret",
+                    '\t.section\t.text._Z1gv,"axG",@progbits,_Z1gv,comdat', '\t.section\t.text.startup,"ax",@progbits',
+                    '\t.section\t.rodata', '\t.section\t.nvFatBinSegment,"aw"', LAST)
+    assert listing.foreign_code_sections(text) == ["tlemu_device_vars"]

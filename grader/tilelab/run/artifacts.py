@@ -3,9 +3,9 @@
 A scratch tree (build/grade-submission-*, a batch student's tree on resume, Gradescope's prepared
 /autograder/build) is reused from one submission to the next. Nothing an earlier build left may be
 read as this one's: wipe() removes every per-implementation artifact of a stage -- the objects
-compiled from its matmul.cu, their dependency files and assembler listings, the rewritten emulator source, nvcc's
-back end's facts (backend-facts/), the runners,
-results, CTest's cost data and the stage's logs -- before it is built; the kit's own objects (core
+compiled from its matmul.cu, their dependency files, assembler listings and preprocessed units (with
+the compiler's .s), the rewritten emulator source, nvcc's back end's facts (backend-facts/), the
+runners, results, CTest's cost data and the stage's logs -- before it is built; the kit's own objects (core
 library, emulator runtime, adapters, reference solutions) stay, so only the student's file is
 recompiled. fresh_objects() then lists only objects written after the build began (a marker file's
 time, on the same file system), so a leftover that escaped the wipe is still never scanned.
@@ -51,11 +51,26 @@ def listing(obj: Path) -> Path:
     return Path(obj).parent / "assembly.lst"
 
 
+def preprocessed(obj: Path) -> Path:
+    """The translation unit the compiler compiled, preprocessed, beside a student object
+    (tilelab_assembly_listing: -save-temps=obj): g++ and nvcc name it after the object (matmul.cu.ii
+    for matmul.cu.o), clang after the source (matmul.ii). The compiler's .s is written beside it."""
+    named, by_source = _save_temps(obj, ".ii")
+    return named if named.exists() or not by_source.exists() else by_source
+
+
+def _save_temps(obj: Path, suffix: str) -> tuple[Path, Path]:
+    """Where -save-temps=obj puts an object's file of `suffix`: g++'s name, clang's name."""
+    obj = Path(obj)
+    return obj.with_suffix(suffix), obj.with_name(obj.name.split(".")[0] + suffix)
+
+
 def per_stage_files(build: Path, impl: str, stage: str, results: Path, logs: Path) -> list[Path]:
     """Every file of a previous build of impl x stage that a new one must not find."""
     files = []
     for obj in student_objects(build, impl, stage):
         files += [obj, depfile(obj), listing(obj)]
+        files += [f for suffix in (".ii", ".s", ".bc") for f in _save_temps(obj, suffix)]
     files += (build / "runners").glob(f"run-{impl}-{stage}-*")
     files += [build / "generated" / "emu" / f"run-{impl}-{stage}.cpp"]
     files += (build / "backend-facts").glob(f"run-{impl}-{stage}.json")        # nvcc's back end's facts

@@ -13,7 +13,7 @@ class Finding:
     symbol: str              # the name as the student wrote it (demangled, no parameters)
     reason: str              # what to use instead / why
     object: str
-    kind: str = "reference"  # reference | definition | syscall | assembly | unreadable
+    kind: str = "reference"  # reference | definition | syscall | assembly | verbatim | unreadable
     group: str = ""          # the allow-list group that decided
 
     @property
@@ -28,6 +28,14 @@ ASSEMBLY = ("assembly at file scope is not allowed, nor in a host or naked funct
             "count and check only the code the compiler makes of your C++/CUDA, and never see into your "
             "own assembly (a function, .incbin, .section, .init code). Write it in C++ (on the GPU, PTX "
             "`asm` inside a __device__ function stays yours; <tilelab/mma_ptx.cuh> wraps mma.sync)")
+
+# The reason of every `verbatim` finding (refusal.verbatim_findings; its symbol: what and where,
+# preprocessed.Verbatim.shown): the same rule, for the strings the compiler copies into its assembly
+# as they stand, which no #APP line marks.
+VERBATIM = ("an asm label (`f() __asm__(\"...\")`) or an alias, weakref, symver or ifunc attribute whose string is "
+            "more than a symbol's name, a section attribute or pragma, #ident: none is allowed, the compiler copies their "
+            "strings into its assembly as they stand, where the grader's builds cannot count or check what they do. "
+            "Name functions in C++ (extern \"C\" for an unmangled name) and leave sections to the compiler")
 
 
 def _compact(names: list[str]) -> list[str]:
@@ -75,9 +83,9 @@ def summary(found: list[Finding], limit: int = 10) -> str:
             if len(names) > limit:
                 parts.append(f"and {len(names) - limit} more definitions")
             continue
-        if kind == "assembly":
+        if kind in ("assembly", "verbatim"):
             shown = ", ".join(f"`{n}`" for n in list(dict.fromkeys(names))[:3])
-            parts.append(f"{reason} (your assembly: {shown})")
+            parts.append(f"{reason} ({'your assembly' if kind == 'assembly' else 'yours'}: {shown})")
             continue
         names = _compact(names)
         more = f" and {len(names) - limit} more" if len(names) > limit else ""

@@ -109,3 +109,21 @@ def own_assembly(text: str) -> list[str]:
         if not any(_LAST.match(src) for _, src in lines):
             found.append(f"the listing stops at line {expected - 1} (.nolist)")
     return found
+
+
+# A section the compiler declares executable (`.section name,"ax",...`): its functions' sections are
+# .text and .text.<name> (.text.startup, a comdat's .text._Z...).
+_CODE_SECTION = re.compile(r'^\s*\.(?:push)?section\s+"?([^",\s]+)"?\s*,\s*"([^"]*)"')
+
+
+def foreign_code_sections(text: str) -> list[str]:
+    """The executable sections of the listing not named .text or .text.*: a section the student
+    named (the toolchain's data sections pass preprocessed.py's rule) made code by a function placed
+    in it. Defence in depth: g++ refuses a byte array beside such a function (a section type
+    conflict), and the rule refuses every other section a student names."""
+    found = []
+    for _, src in _lines(text):
+        m = _CODE_SECTION.match(src)
+        if m and "x" in m.group(2) and not re.match(r"\.text(\.|$)", m.group(1)) and m.group(1) not in found:
+            found.append(m.group(1))
+    return found

@@ -15,12 +15,15 @@ backends: the nvcc object (GPU) and the objects of the emulator's plain, asan an
 - No assembly of the student's own outside device code (listing.py reads the assembler's listing
   of the compiler's output): at file scope, in a host or naked function, however made. The
   emulator's rewriter refuses it in device code; nvcc's device code (PTX) is not in the listing.
+  Nor strings the compiler copies into its assembly unmarked (preprocessed.py reads the
+  preprocessed unit the compile wrote): asm labels, section/alias/weakref/symver/ifunc names, #ident.
 
 This module composes the scan from parts that each decide one thing, side by side (none imports
 another but for symbols.py's vocabulary): symbols.py reads an object's names (`nm`, `c++filt -p`)
 and its kind, allowlist.py is the policy (may this name be referenced or defined here),
 libexports.py says which library owns a name, disasm.py reads the machine code (`objdump`),
-listing.py the assembler's listing of the compiler's output, and forbidden.py words what the scan
+listing.py the assembler's listing of the compiler's output, preprocessed.py the unit the compiler
+compiled, and forbidden.py words what the scan
 found. Never the source text. Without those tools nothing can be verified, and the scan says so (a finding) rather than passing the object. docs/integrity.md
 explains the rule.
 """
@@ -30,10 +33,10 @@ from __future__ import annotations
 import concurrent.futures
 from pathlib import Path
 
-from . import artifacts, includes, listing, outcome
+from . import artifacts, includes, listing, outcome, preprocessed
 from .allowlist import Policy, check_definition, check_reference, library_code, policy
 from .disasm import raw_syscalls
-from .forbidden import ASSEMBLY, Finding, as_written, summary
+from .forbidden import ASSEMBLY, VERBATIM, Finding, as_written, summary
 from .libexports import owned_symbols
 from .symbols import GLOBAL_DEFINED, UNDEFINED, ToolMissing, object_kind, symbols
 from ..specs import spec
@@ -47,14 +50,29 @@ def defines_main(objects: list[Path]) -> bool:
 
 def assembly_findings(obj: Path, o: str) -> list[Finding]:
     """The student's own assembly in the object's listing (listing.py): code that no build
-    instruments or checks. No listing (a build that wrote none) is a finding too: fail closed."""
+    instruments or checks, and code in a section of the student's naming. No listing (a build that
+    wrote none) is a finding too: fail closed."""
     path = artifacts.listing(obj)
     try:
-        own = listing.own_assembly(path.read_text(errors="replace"))
+        text = path.read_text(errors="replace")
     except OSError:
         return [Finding(f"{path.name} is missing", "the grader cannot see what the compiler made of the file "
                         "(it wrote no assembly listing); tell your instructor", o, "unreadable")]
-    return [Finding(text, ASSEMBLY, o, "assembly") for text in own]
+    return [Finding(own, ASSEMBLY, o, "assembly") for own in listing.own_assembly(text)] + \
+        [Finding(f"section attribute {name} on a function (code there)", VERBATIM, o, "verbatim")
+         for name in listing.foreign_code_sections(text)]
+
+
+def verbatim_findings(obj: Path, o: str) -> list[Finding]:
+    """The strings the compiler would copy into the object's assembly unmarked (preprocessed.py),
+    read from the unit the compile wrote beside it. None written is a finding too: fail closed."""
+    path = artifacts.preprocessed(obj)
+    try:
+        found = preprocessed.verbatim_strings(path.read_text(errors="replace"))
+    except OSError:
+        return [Finding(f"{path.name} is missing", "the grader cannot see what the compiler compiled (it wrote no "
+                        "preprocessed file); tell your instructor", o, "unreadable")]
+    return [Finding(v.shown(), VERBATIM, o, "verbatim") for v in found]
 
 
 def scan_object(obj: Path, kind: str | None = None, build: Path | None = None,
@@ -80,7 +98,7 @@ def scan_object(obj: Path, kind: str | None = None, build: Path | None = None,
                 bad = check_definition(s, kind, pol, owned)
                 if bad:
                     out.append(Finding(s.key, bad[1], o, "definition", bad[0]))
-        out += assembly_findings(obj, o)
+        out += assembly_findings(obj, o) + verbatim_findings(obj, o)
         if raw_syscalls(obj):
             out.append(Finding("syscall instruction", "a system call made around libc: call only what the "
                                "allow-list lists", o, "syscall"))
