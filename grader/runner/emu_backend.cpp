@@ -221,6 +221,47 @@ class EmuBackend final : public Backend {
     return {{"calls", calls}};
   }
 
+  // The launch configuration the code makes at the timed shape (grid_parallelism.hpp): the launches
+  // before the product's run on inputs of that shape, as a timed call's would; the product's launch
+  // is seen and not run, and the call ends there (tlemu::observe_launch), so no code of the call
+  // learns that a launch did not run. Its buffers are never freed: the call's code may hold them.
+  nlohmann::json launch_config(const Implementation& impl, const Shape& s, int launch, uint64_t seed) override {
+    auto& dM = *kept_.emplace_back(std::make_unique<NamedBuffer>(size_t(s.J * s.K), "M", size_t(s.K)));
+    auto& dN = *kept_.emplace_back(std::make_unique<NamedBuffer>(size_t(s.K * s.L), "N", size_t(s.L)));
+    auto& dP = *kept_.emplace_back(std::make_unique<NamedBuffer>(size_t(s.J * s.L), "P", size_t(s.L)));
+    // The timed calls' values (as time_inputs makes them), written in pieces: no host copy of a whole matrix.
+    for (auto [buffer, stream] : {std::pair{&dM, timed_inputs::kM}, std::pair{&dN, timed_inputs::kN}}) {
+      const uint64_t key = timed_inputs::stream(seed, stream);
+      std::vector<float> piece;
+      for (size_t at = 0; at < buffer->n; at += piece.size()) {
+        piece.resize(std::min<size_t>(size_t(1) << 20, buffer->n - at));
+        for (size_t e = 0; e < piece.size(); ++e) piece[e] = timed_inputs::value(key, at + e);
+        check(cudaMemcpy(buffer->p + at, piece.data(), piece.size() * sizeof(float), cudaMemcpyHostToDevice),
+              "cudaMemcpy H2D");
+      }
+    }
+    dP.poison();
+    tlemu::start_recording();
+    tlemu::observe_launch(std::max(1, launch));
+    try {
+      impl.launch(dM.p, dN.p, dP.p, int(s.J), int(s.K), int(s.L));
+    } catch (const tlemu::LaunchObserved&) {
+    }
+    tlemu::LaunchRecord l;
+    const bool seen = tlemu::launch_observed(&l);
+    tlemu::observe_launch(0);
+    tlemu::stop_recording();
+    tlemu::TrafficCounts dropped;
+    tlemu::take_counts(dropped);  // the launches before the product's are not the checked calls' counts
+    nlohmann::json out = {{"observed", seen}, {"launch", std::max(1, launch)}};
+    if (!seen) return out;
+    out["grid"] = {l.grid.x, l.grid.y, l.grid.z};
+    out["block"] = {l.block.x, l.block.y, l.block.z};
+    out["dynamic_shared_bytes"] = l.dynamic_shared;
+    out["kernel"] = l.kernel;
+    return out;
+  }
+
   nlohmann::json findings() override { return findings_json(tlemu::take_findings()); }
   void set_sample_seed(uint64_t seed, bool every_block) override { tlemu::set_sample_seed(seed, every_block); }
 

@@ -400,6 +400,15 @@ void set_sample_seed(uint64_t seed, bool every_block) {
   rt().sample_seed = seed;
   rt().count_every_block = every_block;
 }
+void observe_launch(int k) {
+  rt().observe_at = k;
+  rt().launches_seen = 0;
+  rt().observed = false;
+}
+bool launch_observed(LaunchRecord* out) {
+  if (rt().observed && out) *out = rt().observed_record;
+  return rt().observed;
+}
 std::vector<LaunchRecord> stop_recording() {
   { DeviceOp last(rt()); }  // what the host stored after the last operation
   rt().recording = false;
@@ -507,6 +516,15 @@ void launch_erased(const LaunchSite& site, dim3 grid, dim3 block, size_t dynamic
     r.add(f, "host-pointer:" + std::to_string(site.line));
     r.sticky = cudaErrorIllegalAddress;
     return finish(cudaSuccess);  // the launch itself succeeds; the error shows at the next sync
+  }
+  if (r.observe_at > 0) {  // observe_launch(): the k-th launch is seen, not run, and its call ends there
+    if (r.observed) return finish(cudaErrorLaunchFailure);
+    if (++r.launches_seen == r.observe_at) {
+      r.observed = true;
+      finish(cudaSuccess);
+      r.observed_record = rec;
+      throw LaunchObserved{};
+    }
   }
 
   const auto t0 = std::chrono::steady_clock::now();
