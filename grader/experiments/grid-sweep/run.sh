@@ -6,12 +6,12 @@
 # grid of G < 132 blocks 132 / G (the SMs it keeps busy) and nothing from 132 on; the table says what
 # the GPU gives, so the factor can be checked where it matters: G from 1 to 2 x SMs.
 #
-#   OUT=DIR grader/model-validation/grid-sweep-gpu.sh [G...]     (default G: 1 8 33 64 66 100 132 264 528 1056)
+#   OUT=DIR grader/experiments/grid-sweep/run.sh [G...]     (default G: 1 8 33 64 66 100 132 264 528 1056)
 #
 # Needs nvcc and one GPU; writes OUT/table.md (printed last), OUT/bench-*.cu and OUT/*.log. About a
 # minute on an H100/H200 (each G: a warm-up and 5 timed calls at 4096^3; G = 1 alone is ~1 s a call).
 set -eu
-root=$(CDPATH= cd -- "$(dirname -- "$0")/../.." && pwd)
+root=$(CDPATH= cd -- "$(dirname -- "$0")/../../.." && pwd)
 OUT=${OUT:?set OUT}
 SIZE=${SIZE:-4096}
 GRIDS=${*:-1 8 33 64 66 100 132 264 528 1056}
