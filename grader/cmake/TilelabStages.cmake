@@ -175,7 +175,8 @@ add_executable(tilelab-judge "${_runner_dir}/judge.cpp" "${_runner_dir}/judge_se
                              "${_runner_dir}/judge_timing_audit.cpp" "${_runner_dir}/judge_worker_gone.cpp"
                              "${_runner_dir}/judge_result.cpp" "${_runner_dir}/worker_client.cpp"
                              "${_runner_dir}/gpu_lock.cpp" "${_runner_dir}/backend_facts.cpp"
-                             "${_runner_dir}/occupancy.cpp" "${_runner_dir}/perf_model.cpp" "${_runner_dir}/confine.cpp" "${_runner_dir}/sandbox.cpp")
+                             "${_runner_dir}/occupancy.cpp" "${_runner_dir}/perf_model.cpp" "${_runner_dir}/grid_parallelism.cpp"
+                             "${_runner_dir}/confine.cpp" "${_runner_dir}/sandbox.cpp")
 target_include_directories(tilelab-judge PRIVATE "${_runner_dir}" "${PROJECT_SOURCE_DIR}/grader/emu")
 target_link_libraries(tilelab-judge PRIVATE tilelab_core tilelab_wire CLI11::CLI11)
 target_compile_options(tilelab-judge PRIVATE -Wall -Wextra)

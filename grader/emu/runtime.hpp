@@ -66,6 +66,14 @@ struct LaunchRecord {
 };
 void start_recording();
 std::vector<LaunchRecord> stop_recording();
+// The launch configuration of one launch, seen without running it (grader/runner/grid_parallelism.hpp):
+// from observe_launch(k) on, the launches of the code under test run as ever but the k-th (1 for the
+// first), which is recorded (while recording) and not run, and its launch throws LaunchObserved
+// instead of returning, so no code of the call runs after a launch that did not run; a later launch
+// (the code caught it) fails and does not run either. observe_launch(0): off.
+struct LaunchObserved {};
+void observe_launch(int k);
+bool launch_observed(LaunchRecord* out);  // since observe_launch(): the k-th launch was seen (its record)
 // The buffer whose host-to-device copies are counted while recording (P of the run: a product the
 // host computed and copied in is not a kernel's); take_host_copies() returns them since the last
 // start_recording(), as the GPU backend's launch probe counts them.

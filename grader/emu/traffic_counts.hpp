@@ -31,6 +31,10 @@ struct TrafficCounts {
   // its loads with nothing to compute), and the registers a thread needs at least (its warp's
   // fragments plus the loads it holds across an mma_sync, in 32-bit registers; 0 without mma_sync).
   double staging_phases_per_block = 0, exposed_phases_per_block = 0, fragment_registers = 0;
+  // Of the call: which of its launches (1 for the first) made the most warp-level accesses and
+  // tensor instructions -- the product's, whose grid the judge then sees at the timed shape
+  // (grader/runner/grid_parallelism.hpp). Set by the count build per call, never summed by add().
+  double heaviest_launch = 0;
   void add(const TrafficCounts& o) {
     launches += o.launches, blocks += o.blocks, sampled_blocks += o.sampled_blocks;
     threads_per_block = o.threads_per_block, shared_bytes_per_block = o.shared_bytes_per_block;

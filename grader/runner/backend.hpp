@@ -62,6 +62,13 @@ class Backend {
   // The emulator's count build: impl's traffic counts (of its first checked run, else of one run on
   // the timing buffers), for the judge's performance model; null elsewhere.
   virtual nlohmann::json counts(const Implementation&) { return nullptr; }
+  // The emulator: impl called once at shape s (the stage's timed shape) on inputs made from seed, its
+  // launches run as ever but the `launch`-th, whose configuration is returned without running it and
+  // at which the call ends (tlemu::observe_launch): {"observed", "grid", "block",
+  // "dynamic_shared_bytes", "launches_before"}; null elsewhere (grid_parallelism.hpp).
+  virtual nlohmann::json launch_config(const Implementation&, const Shape&, int /*launch*/, uint64_t /*seed*/) {
+    return nullptr;
+  }
   // The emulator's count build: the seed of the blocks it samples (the judge's, per check), or
   // every block counted (exact counts, for predict-then-measure questions at small shapes).
   virtual void set_sample_seed(uint64_t, bool /*every_block*/) {}

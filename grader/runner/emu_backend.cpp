@@ -224,6 +224,48 @@ class EmuBackend final : public Backend {
     return {{"calls", calls}};
   }
 
+  // The launch configuration the code makes at the timed shape (grid_parallelism.hpp): the launches
+  // before the product's run on inputs of that shape, as a timed call's would; the product's launch
+  // is seen and not run, and the call ends there (tlemu::observe_launch), so no code of the call
+  // learns that a launch did not run. Its buffers are never freed (the call's code may hold them); the
+  // reference worker's implementations, seen one after the other, share them.
+  nlohmann::json launch_config(const Implementation& impl, const Shape& s, int launch, uint64_t seed) override {
+    tlemu::observe_launch(std::max(1, launch));  // from here: device memory open, the launch counted
+    if (!oM_ || oM_->n != size_t(s.J * s.K) || oN_->n != size_t(s.K * s.L)) {
+      oM_ = kept_.emplace_back(std::make_unique<NamedBuffer>(size_t(s.J * s.K), "M", size_t(s.K))).get();
+      oN_ = kept_.emplace_back(std::make_unique<NamedBuffer>(size_t(s.K * s.L), "N", size_t(s.L))).get();
+      oP_ = kept_.emplace_back(std::make_unique<NamedBuffer>(size_t(s.J * s.L), "P", size_t(s.L))).get();
+    }
+    auto &dM = *oM_, &dN = *oN_, &dP = *oP_;
+    // The timed calls' values (as time_inputs makes them), one copy per matrix: every device operation
+    // protects and unprotects all device memory again (DeviceAccess), hundreds of MB at this shape.
+    for (auto [buffer, stream] : {std::pair{&dM, timed_inputs::kM}, std::pair{&dN, timed_inputs::kN}}) {
+      const uint64_t key = timed_inputs::stream(seed, stream);
+      std::vector<float> values(buffer->n);
+      for (size_t e = 0; e < values.size(); ++e) values[e] = timed_inputs::value(key, e);
+      check(cudaMemcpy(buffer->p, values.data(), values.size() * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy H2D");
+    }
+    dP.poison();
+    // Not recording (no host-store fingerprints of all device memory at each operation): the launch
+    // seen is kept by the runtime (launch_observed).
+    try {
+      impl.launch(dM.p, dN.p, dP.p, int(s.J), int(s.K), int(s.L));
+    } catch (const tlemu::LaunchObserved&) {
+    }
+    tlemu::LaunchRecord l;
+    const bool seen = tlemu::launch_observed(&l);
+    tlemu::observe_launch(0);
+    tlemu::TrafficCounts dropped;
+    tlemu::take_counts(dropped);  // the launches before the product's are not the checked calls' counts
+    nlohmann::json out = {{"observed", seen}, {"launch", std::max(1, launch)}};
+    if (!seen) return out;
+    out["grid"] = {l.grid.x, l.grid.y, l.grid.z};
+    out["block"] = {l.block.x, l.block.y, l.block.z};
+    out["dynamic_shared_bytes"] = l.dynamic_shared;
+    out["kernel"] = l.kernel;
+    return out;
+  }
+
   nlohmann::json findings() override { return findings_json(tlemu::take_findings()); }
   void set_sample_seed(uint64_t seed, bool every_block) override { tlemu::set_sample_seed(seed, every_block); }
 
@@ -231,6 +273,7 @@ class EmuBackend final : public Backend {
   Shape shape_;                                  // time_prepare()'s
   std::unique_ptr<NamedBuffer> tM_, tN_, tP_;    // the timed calls' buffers
   std::vector<std::unique_ptr<NamedBuffer>> kept_;  // run()'s buffers
+  NamedBuffer *oM_ = nullptr, *oN_ = nullptr, *oP_ = nullptr;  // launch_config()'s, of its shape
   std::map<std::string, std::vector<tlemu::TrafficCounts>> calls_;  // count build: per implementation, per call
   Ledger ledger_;  // what crossed between host and device memory in the call that runs
 

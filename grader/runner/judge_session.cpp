@@ -9,6 +9,7 @@
 #include <random>
 
 #include "backend_facts.hpp"
+#include "grid_parallelism.hpp"
 #include "perf_model.hpp"
 #include "traffic_json.hpp"
 #include "tilelab/audit.hpp"
@@ -58,14 +59,42 @@ nlohmann::json counted_calls(const nlohmann::json& calls, const Shape& s, const 
     nlohmann::json m = perf_model(tc, s, k);
     const double fmas = double(s.J) * double(s.K) * double(s.L);
     each.push_back({{"ms", m["model"].value("ms", 0.0)}, {"global_loads_per_fma", tc.global_load_bytes / 4 / fmas},
-                    {"sampled_global_loads_per_fma", tc.sampled_global_load_bytes / 4 / fmas}});
+                    {"sampled_global_loads_per_fma", tc.sampled_global_load_bytes / 4 / fmas},
+                    {"blocks", tc.blocks}, {"heaviest_launch", tc.heaviest_launch}});
     if (worst.is_null() || m["model"].value("ms", 0.0) > worst["model"].value("ms", 0.0)) worst = std::move(m);
   }
   worst["calls"] = each;
   return worst;
 }
 
+// The stage's timed shape (its [performance] dataset's), where the grid of the product's launch is
+// seen (grid_parallelism.hpp); none for a stage without one.
+std::optional<Shape> timed_shape(const StageSpec& spec) {
+  for (const auto& d : spec.datasets)
+    if (d.name == spec.perf.dataset) return d.shape;
+  return std::nullopt;
+}
+
 }  // namespace
+
+// The product's launch at the timed shape (EmuBackend::launch_config). The code under test is seen in
+// a worker of its own, started for it: its first call, as the checked run is the first call of the
+// worker that counts it, so neither call can be told from the other by what came before it (calls
+// that launch differently at the same shape are refused: uneven_work). A worker that does not
+// answer within a quarter of the check's time (the launches before the product's run on the timed
+// shape) leaves the launch unseen, which the model charges as one block. The reference worker's
+// implementations, the grader's own, are seen in it.
+nlohmann::json Session::timed_launch(Worker* w, const std::string& impl, const Shape& timed, int launch, uint64_t seed) {
+  const nlohmann::json req = request({{"op", "launch_config"}, {"impl", impl}, {"launch", launch}, {"seed", seed}}, timed);
+  try {
+    if (w != &mine_) return w->call(req).head.value("launch", nlohmann::json());
+    Worker fresh(worker_path_, deadline_after(timeout_ > 0 ? std::max(30.0, timeout_ / 4) : 600));
+    fresh.call({{"op", "hello"}});
+    return fresh.call(req).head.value("launch", nlohmann::json());
+  } catch (const WorkerGone& g) {
+    return {{"observed", false}, {"why", g.what()}};
+  }
+}
 
 // Times the implementation under test, the reference solution, the previous stage's and the
 // library, interleaved call by call (docs/timing.md): each worker times its own calls (CUDA events,
@@ -157,6 +186,10 @@ std::vector<TimingStats> Session::time(const Dataset& d, const StageSpec& spec, 
         const auto facts = backend_facts_.find(e.name);
         const std::string facts_path = facts == backend_facts_.end() ? "" : facts->second;
         t.model = counted_calls(c["calls"], s, resources_of(facts_path));
+        if (const auto timed = timed_shape(spec)) {
+          const int launch = std::max(1, int(t.model["calls"][0].value("heaviest_launch", 1.0)));
+          charge_timed_grid(t.model, timed_launch(e.w, e.impl, *timed, launch, rng()), *timed);
+        }
         attach_backend(t.model, facts_path);
         t.median_ms = t.mean_ms = t.min_ms = t.model["model"].value("ms", 0.0);
       } else if (&e != &entries[0]) {

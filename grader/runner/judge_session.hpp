@@ -127,6 +127,8 @@ class Session {
     h.update({{"J", s.J}, {"K", s.K}, {"L", s.L}});
     return h;
   }
+  // The emulator: the launch configuration of impl's `launch`-th launch at the timed shape (grid_parallelism.hpp).
+  nlohmann::json timed_launch(Worker* w, const std::string& impl, const Shape& timed, int launch, uint64_t seed);
   RunOutcome outcome(Worker& w, const nlohmann::json& head, const Dataset& d) {
     const Shape& s = d.spec.shape;
     wire::Message m = w.call(request(head, s), {&d.M.data, &d.N.data}, size_t(s.J * s.L));

@@ -50,6 +50,20 @@ std::string uneven_work(const nlohmann::json& model) {
       return buf;
     }
   }
+  // Every call is on the same shape: an honest kernel launches the same grid on each, and the grid
+  // the product's launch has at the timed shape (grid_parallelism.hpp) is seen in a worker's first call.
+  for (size_t i = 1; i < calls.size(); ++i) {
+    const auto launched = [&](size_t k) {
+      return std::pair{calls[k].value("blocks", 0.0), calls[k].value("heaviest_launch", 0.0)};
+    };
+    if (launched(i) == launched(0)) continue;
+    char buf[400];
+    std::snprintf(buf, sizeof buf, "the kernels were not launched alike on every call of the same shape: call 1 of %zu "
+                  "launched %.0f blocks (its launch %.0f doing the most work), call %zu %.0f (launch %.0f); the grid "
+                  "must be the same on every call; no performance credit", calls.size(), launched(0).first,
+                  launched(0).second, i + 1, launched(i).first, launched(i).second);
+    return buf;
+  }
   const double l_lo = calls[lo].value("global_loads_per_fma", 0.0), l_hi = calls[hi].value("global_loads_per_fma", 0.0);
   const double t_fast = calls[fast].value("ms", 0.0), t_slow = calls[slow].value("ms", 0.0);
   char buf[400];

@@ -113,6 +113,11 @@ void handle(Backend& backend, wire::Message& m) {
     reply({}, {&P.data});
     return;
   }
+  if (op == "launch_config") {  // no matrices: the backend makes the timed shape's inputs itself
+    reply({{"launch", backend.launch_config(find(m.head), shape_of(m.head), m.head.value("launch", 1),
+                                            m.head.value("seed", uint64_t(1)))}});
+    return;
+  }
   if (op == "counts") {
     reply({{"counts", backend.counts(find(m.head))}});
     return;

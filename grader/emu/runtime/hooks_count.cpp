@@ -108,6 +108,7 @@ struct CountState {
   std::vector<Accumulator> overwritten;  // the block's accumulators written over by an mma_sync not carrying them
   double carried = 0;                    // the running mma_sync's: what its c holds (accumulator(after = false))
   TrafficCounts total;                 // since the last take_counts(), scaled
+  double heaviest_work = -1;           // since the last take_counts(): the most work of one launch (launch_end)
   Stratum strata[kStrata];             // the launch that runs
   uint64_t launch_blocks = 0, sampled_blocks = 0;
   std::vector<std::pair<uintptr_t, uintptr_t>> own;  // the runtime's variables a kernel reads: start, size
@@ -618,7 +619,12 @@ void launch_end(Runtime& r, const LaunchSite& site, size_t dynamic_shared) {
   for (const auto& v : r.shared_vars)  // occupancy as nvcc's: a variable never read takes no memory
     if (v.kernel == site.kernel && v.read) shared += v.size;
   c.shared_bytes_per_block = double(shared);
+  // The launch doing the product: the most warp-level accesses and tensor instructions of the call.
+  const double work = c.global_loads + c.global_stores + c.shared_loads + c.shared_stores + c.tensor_insts;
+  const double heaviest = work > s.heaviest_work ? s.total.launches + 1 : s.total.heaviest_launch;
+  s.heaviest_work = std::max(s.heaviest_work, work);
   s.total.add(c);
+  s.total.heaviest_launch = heaviest;
 }
 void block_begin(Runtime& r) {
   CountState& s = cs();
@@ -706,6 +712,7 @@ void accumulator(Runtime& r, size_t base, uint32_t group, bool after) {
 bool take_counts(TrafficCounts& out) {
   out = cs().total;
   cs().total = TrafficCounts{};
+  cs().heaviest_work = -1;
   return true;
 }
 }  // namespace hooks

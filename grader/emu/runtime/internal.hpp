@@ -114,6 +114,9 @@ struct Runtime {
 
   bool recording = false;
   std::vector<LaunchRecord> records;
+  int observe_at = 0, launches_seen = 0;  // observe_launch(): the launch not run, the launches run so far
+  bool observed = false;
+  LaunchRecord observed_record;
   uint64_t sample_seed = 0;    // set_sample_seed(): which blocks the count build counts
   bool count_every_block = false;  // set_sample_seed(): all of them
   uintptr_t product = 0;       // set_product(): the P the launches write

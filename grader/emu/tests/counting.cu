@@ -336,3 +336,46 @@ TEST_CASE("count: heap memory is global; the thread's own stack and its argument
     CHECK(from_heap.global_loads == 1);
     CHECK(local.global_load_bytes == 32 * 32 * 4);  // in, by every lane; the local array's loads are not
 }
+
+TEST_CASE("count: a call's heaviest launch is the one with the most warp-level accesses (the product's)") {
+    Device d;
+    forget();
+    read_in_blocks<<<1, 32>>>(d.in, d.out, 1);    // light
+    read_in_blocks<<<64, 32>>>(d.in, d.out, 64);  // every block loads: the heaviest
+    read_in_blocks<<<2, 32>>>(d.in, d.out, 2);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    const tlemu::TrafficCounts c = counted();
+    CHECK(c.launches == 3);
+    CHECK(c.heaviest_launch == 2);
+    CHECK(counted().heaviest_launch == 0);  // of the next call: none yet
+}
+
+// grid_parallelism.hpp: the launch whose grid the model charges is seen at the timed shape without
+// running, and no code of the call runs after it.
+TEST_CASE("observe_launch: launches before the k-th run, the k-th is recorded and not run, the call ends there") {
+    Device d;
+    forget();
+    cudaMemset(d.out, 0, 64 * sizeof(float));
+    tlemu::observe_launch(2);
+    bool after = false;
+    try {
+        read_in_blocks<<<1, 32>>>(d.in, d.out, 1);      // runs
+        read_in_blocks<<<7, 3, 0>>>(d.in, d.out + 32, 7);  // seen, not run
+        after = true;
+    } catch (const tlemu::LaunchObserved&) {
+    }
+    CHECK_FALSE(after);
+    tlemu::LaunchRecord seen;
+    REQUIRE(tlemu::launch_observed(&seen));
+    CHECK(seen.grid.x == 7);
+    CHECK(seen.block.x == 3);
+    // A launch after it (code that caught the throw) fails and runs nothing.
+    read_in_blocks<<<1, 32>>>(d.in, d.out + 32, 1);
+    CHECK(cudaGetLastError() == cudaErrorLaunchFailure);
+    tlemu::observe_launch(0);
+    std::vector<float> out(64);
+    cudaMemcpy(out.data(), d.out, 64 * sizeof(float), cudaMemcpyDeviceToHost);
+    CHECK(out[0] != 0.0f);   // the first launch ran
+    CHECK(out[32] == 0.0f);  // neither the seen one nor the one after it
+    CHECK(counted().launches == 1);
+}

@@ -124,6 +124,20 @@ def test_without_the_back_end_the_figures_say_the_model_is_the_traffic_models_an
     assert "registers per thread" not in text
 
 
+def test_a_grid_that_leaves_sms_idle_at_the_timed_shape_is_shown_with_its_factor():
+    results = _results(0.007)
+    impls = results[f"submission.02-tiled.{MODEL.check_name}.perf-model"]["timing"]["impls"]
+    impls["submission"]["model"]["timed_grid"] = {"shape": {"J": 4096, "K": 4096, "L": 4096}, "observed": True,
+                                                  "grid": [1, 1, 1], "block": [256, 1, 1], "blocks": 1,
+                                                  "sms_busy": 1, "factor": 132}
+    impls["reference"]["model"]["timed_grid"] = {"observed": True, "blocks": 65536, "sms_busy": 132, "factor": 1}
+    text = "\n".join(metrics.model_lines(score_stage(STAGE, "submission", results, backend="emu").check("perf-model")))
+    assert "grid at the timed shape 4096x4096x4096: yours 1 block(s) ([1, 1, 1]), 1 of the GPU's SMs busy: every " \
+           "SM-side time x 132" in text
+    full = "\n".join(metrics.model_lines(score_stage(STAGE, "submission", _results(1.0), backend="emu").check("perf-model")))
+    assert "grid at the timed shape" not in full
+
+
 def test_every_stage_has_a_model_with_sane_thresholds():
     for st in spec.load_all():
         m = st.performance.model

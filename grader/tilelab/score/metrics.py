@@ -127,6 +127,7 @@ def model_lines(c: CheckScore | None, brief: bool = False) -> list[str]:
             line += f", book {book_cgma:g}"
         lines.append(line)
     lines += backend_lines(mine, ref)
+    lines += grid_lines(mine)
     mm, rm = mine.model, ref.model if ref else {}
     if mm:
         lines.append(f"modelled on {mm.get('gpu', 'the reference GPU')} at {r.shape_text or '?'}: yours "
@@ -135,6 +136,23 @@ def model_lines(c: CheckScore | None, brief: bool = False) -> list[str]:
     if book and not brief:
         lines.append(f"the book: {book}")
     return lines
+
+
+def grid_lines(mine) -> list[str]:
+    """The grid of the kernel's product at the timed shape, where it leaves SMs idle (the model's
+    times charged by the SMs it keeps busy: docs/performance.md, "The grid at the timed shape"); []
+    where it keeps every SM busy."""
+    g = mine.timed_grid or {}
+    if not g or g.get("factor", 1) <= 1:
+        return []
+    s = g.get("shape") or {}
+    shape = "x".join(str(s.get(k, "?")) for k in "JKL")
+    if not g.get("observed"):
+        return [f"grid at the timed shape {shape}: its launch was not seen, so it is charged as one block: every "
+                f"SM-side time x {g['factor']:.0f}"]
+    return [f"grid at the timed shape {shape}: yours {g.get('blocks', 0):.0f} block(s) ({g.get('grid')}), "
+            f"{g.get('sms_busy', 0):.0f} of the GPU's SMs busy: every SM-side time x {g['factor']:.3g} "
+            "(a grid that grows with P keeps them all busy)"]
 
 
 # The classes of the hot loop's mix a student is shown, in the words of walkthrough 06 section 6
