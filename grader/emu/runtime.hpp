@@ -74,6 +74,11 @@ std::vector<LaunchRecord> stop_recording();
 struct LaunchObserved {};
 void observe_launch(int k);
 bool launch_observed(LaunchRecord* out);  // since observe_launch(): the k-th launch was seen (its record)
+// The judge's own preparation of device memory (hundreds of MB at a timed shape): open for all its
+// operations at once while `open`, not opened and re-protected at each. Closed again before the code
+// under test runs, which must meet device memory as in every checked run (a host read of it faults;
+// a syscall handed a device pointer fails), or the pass could be told from the counted runs.
+void hold_device_open(bool open);
 // The buffer whose host-to-device copies are counted while recording (P of the run: a product the
 // host computed and copied in is not a kernel's); take_host_copies() returns them since the last
 // start_recording(), as the GPU backend's launch probe counts them.

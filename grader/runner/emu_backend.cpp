@@ -230,7 +230,7 @@ class EmuBackend final : public Backend {
   // learns that a launch did not run. Its buffers are never freed (the call's code may hold them); the
   // reference worker's implementations, seen one after the other, share them.
   nlohmann::json launch_config(const Implementation& impl, const Shape& s, int launch, uint64_t seed) override {
-    tlemu::observe_launch(std::max(1, launch));  // from here: device memory open, the launch counted
+    tlemu::hold_device_open(true);  // the judge's allocations and copies: one open span
     if (!oM_ || oM_->n != size_t(s.J * s.K) || oN_->n != size_t(s.K * s.L)) {
       oM_ = kept_.emplace_back(std::make_unique<NamedBuffer>(size_t(s.J * s.K), "M", size_t(s.K))).get();
       oN_ = kept_.emplace_back(std::make_unique<NamedBuffer>(size_t(s.K * s.L), "N", size_t(s.L))).get();
@@ -246,8 +246,10 @@ class EmuBackend final : public Backend {
       check(cudaMemcpy(buffer->p, values.data(), values.size() * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy H2D");
     }
     dP.poison();
+    tlemu::hold_device_open(false);
     // Not recording (no host-store fingerprints of all device memory at each operation): the launch
     // seen is kept by the runtime (launch_observed).
+    tlemu::observe_launch(std::max(1, launch));
     try {
       impl.launch(dM.p, dN.p, dP.p, int(s.J), int(s.K), int(s.L));
     } catch (const tlemu::LaunchObserved&) {

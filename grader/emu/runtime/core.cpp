@@ -406,14 +406,13 @@ void set_product(const void* P, size_t bytes) {
   rt().product = reinterpret_cast<uintptr_t>(P);
   rt().product_bytes = bytes;
 }
+void hold_device_open(bool open) {
+  static std::optional<DeviceAccess> held;
+  if (open && !held) held.emplace(rt());
+  if (!open) held.reset();
+}
 void observe_launch(int k) {
   Runtime& r = rt();
-  // Device memory stays open through the pass: its buffers are the timed shape's, hundreds of MB,
-  // which every device operation would protect and unprotect again (a host read of it, which
-  // faults in every checked run, reads a timed call's values here).
-  static std::optional<DeviceAccess> open;
-  if (k > 0 && !open) open.emplace(r);
-  if (k == 0) open.reset();
   r.observe_at = k;
   r.launches_seen = 0;
   r.observed = false;
