@@ -88,15 +88,8 @@ class Looper : SourceView {
       Replacement r;
       if (looped(f, holders, r)) inserts.push_back(r);
     }
-    std::string out;
-    size_t at = 0;
-    for (const auto& r : inserts) {
-      out.append(s_, at, r.begin - at);
-      out += r.text;
-      at = r.begin;
-    }
-    out.append(s_, at, std::string::npos);
-    return out;
+    for (auto& r : inserts) r.end = r.begin;  // insertions: nothing of the source replaced
+    return applied(inserts, 0, s_.size());
   }
 
  private:
@@ -147,6 +140,37 @@ class Looper : SourceView {
     return held;
   }
 
+  // [b, e) of the source with the replacements (in order, not overlapping), each followed by the
+  // newlines of what it replaced that its text does not hold, so that the lines keep their numbers.
+  std::string applied(const std::vector<Replacement>& reps, size_t b, size_t e) const {
+    std::string out;
+    for (const Replacement& r : reps) {
+      out.append(s_, b, r.begin - b);
+      out += r.text;
+      const auto kept = size_t(std::count(r.text.begin(), r.text.end(), '\n'));
+      const auto replaced = size_t(newlines(r.begin, r.end));
+      if (replaced > kept) out.append(replaced - kept, '\n');
+      b = r.end;
+    }
+    return out.append(s_, b, e - b);
+  }
+
+  // The first code character `stop` at bracket depth 0 in [b, e) (a closing bracket of an enclosing
+  // level also ends the search); e when there is none.
+  size_t at_depth0(size_t b, size_t e, char stop) const {
+    for (int depth = 0; b < e; ++b) {
+      if (!code(b)) continue;
+      const char c = s_[b];
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      if (c == ')' || c == ']' || c == '}') {
+        if (depth == 0) return e;
+        --depth;
+      }
+      if (depth == 0 && c == stop) return b;
+    }
+    return e;
+  }
+
   // The next code character at or after i, skipping whitespace and comments.
   size_t next_code(size_t i) const { return skip_fwd(i); }
   size_t prev_code(size_t i) const { return i == 0 ? std::string::npos : skip_back(i - 1); }
@@ -184,15 +208,7 @@ class Looper : SourceView {
       if (!word_start(p) || word_at_pos(p) == "const") return false;
     }
     // The declarators up to the `;` (a for's init: up to its first `;`).
-    size_t end = p;
-    for (int depth = 0; end < block_close; ++end) {
-      if (!code(end)) continue;
-      const char c = s_[end];
-      if (c == '(' || c == '[' || c == '{') ++depth;
-      if (c == ')' || c == ']' || c == '}') --depth;
-      if (depth == 0 && c == ';') break;
-      if (depth < 0) return false;
-    }
+    const size_t end = at_depth0(p, block_close, ';');
     if (end >= block_close) return false;
     if (constexpr_ || (constant && !pointer && constant_text(p, end))) {
       // A constant: kept a declaration, static (so the jump may cross it; its value is the same).
@@ -213,14 +229,7 @@ class Looper : SourceView {
         e = next_code(c + 1);
       }
       if (e >= end || s_[e] != '=') return false;  // no initializer (or a braced/parenthesised one)
-      size_t v = e + 1, ve = v;
-      for (int depth = 0; ve < end; ++ve) {
-        if (!code(ve)) continue;
-        const char c = s_[ve];
-        if (c == '(' || c == '[' || c == '{') ++depth;
-        if (c == ')' || c == ']' || c == '}') --depth;
-        if (depth == 0 && c == ',') break;
-      }
+      const size_t v = e + 1, ve = at_depth0(v, end, ',');
       if (dims.empty()) {
         text += name + " = (" + s_.substr(v, ve - v) + ");";
       } else {
@@ -266,14 +275,7 @@ class Looper : SourceView {
     size_t start = f.open + 1;
     for (size_t q = next_code(start); q < f.close && (word_at(q, "static") || word_at(q, "static_assert"));
          q = next_code(start)) {
-      size_t e = q;
-      for (int depth = 0; e < f.close; ++e) {
-        if (!code(e)) continue;
-        if (s_[e] == '(' || s_[e] == '[' || s_[e] == '{') ++depth;
-        if (s_[e] == ')' || s_[e] == ']' || s_[e] == '}') --depth;
-        if (depth == 0 && s_[e] == ';') break;
-      }
-      start = e + 1;
+      start = at_depth0(q, f.close, ';') + 1;
     }
     // Refusals over the body, and the barriers.
     std::vector<size_t> barriers;
@@ -419,15 +421,7 @@ class Looper : SourceView {
       size_t end = scope_end(i);
       if (!(word_at(body, "if") || word_at(body, "for") || word_at(body, "while") || word_at(body, "do") ||
             word_at(body, "else")))
-        for (size_t j = body, depth = 0; j < end; ++j) {
-          if (!code(j)) continue;
-          if (s_[j] == '(' || s_[j] == '[' || s_[j] == '{') ++depth;
-          if ((s_[j] == ')' || s_[j] == ']' || s_[j] == '}') && depth > 0) --depth;
-          if (depth == 0 && s_[j] == ';') {
-            end = j;
-            break;
-          }
-        }
+        end = at_depth0(body, end, ';');
       for (size_t b : barriers)
         if (b > close && b < end) return false;
     }
@@ -454,15 +448,7 @@ class Looper : SourceView {
     std::sort(reps.begin(), reps.end(), [](const Replacement& a, const Replacement& b) { return a.begin < b.begin; });
     for (size_t k = 1; k < reps.size(); ++k)
       if (reps[k].begin < reps[k - 1].end) return false;
-    std::string copy;
-    size_t at = start;
-    for (const Replacement& r : reps) {
-      copy.append(s_, at, r.begin - at);
-      copy += r.text;
-      copy.append(size_t(newlines(r.begin, r.end)) - size_t(std::count(r.text.begin(), r.text.end(), '\n')), '\n');
-      at = r.end;
-    }
-    copy.append(s_, at, f.close - at);
+    const std::string copy = applied(reps, start, f.close);
     // The frame and the dispatch, on lines of their own between #if and the restored line numbers.
     // A scalar is the step's own local, loaded from the frame when the step starts and stored back
     // at the barrier it stops at: as a reference into the frame, g++ would keep it in memory (a float
