@@ -355,13 +355,8 @@ class Looper : SourceView {
       if (s_[before] == ')') {
         // A control statement's block: the statement must itself stand at a statement's place, and
         // a for's init declaration moves to the frame as well.
-        size_t open = before;
-        for (int depth = 0;; --open) {
-          if (!code(open)) continue;
-          if (s_[open] == ')') ++depth;
-          if (s_[open] == '(' && --depth == 0) break;
-          if (open == 0) return false;
-        }
+        const size_t open = paren_open(before);
+        if (open == std::string::npos) return false;
         const std::string kw = ident_before(open);
         if (kw != "for" && kw != "while" && kw != "if") return false;
         size_t kwpos = prev_code(open);
@@ -477,15 +472,18 @@ class Looper : SourceView {
     const size_t n = std::char_traits<char>::length(w);
     return at + 1 >= n && word_at(at + 1 - n, w);
   }
-  bool word_before_paren_is(size_t close, const char* w) const {
-    size_t open = close;
-    for (int depth = 0;; --open) {
-      if (!code(open)) continue;
-      if (s_[open] == ')') ++depth;
-      if (s_[open] == '(' && --depth == 0) break;
-      if (open == 0) return false;
+  // The `(` matching the `)` at close, or npos.
+  size_t paren_open(size_t close) const {
+    for (size_t i = close + 1, depth = 0; i-- > 0;) {
+      if (!code(i)) continue;
+      if (s_[i] == ')') ++depth;
+      if (s_[i] == '(' && --depth == 0) return i;
     }
-    return ident_before(open) == w;
+    return std::string::npos;
+  }
+  bool word_before_paren_is(size_t close, const char* w) const {
+    const size_t open = paren_open(close);
+    return open != std::string::npos && ident_before(open) == w;
   }
 };
 
