@@ -50,6 +50,13 @@ endif()
 # runtime/instrument.hpp) implements the __tsan_read*/__tsan_write* callbacks, so no sanitizer
 # library is linked (instrument.hpp says why ThreadSanitizer's and not AddressSanitizer's).
 set(_emu_flags_plain -O2 -g)
+# Issue 45: the plain build runs each block's threads as loops between barriers where the rewriter
+# could make a kernel's body resumable (grader/emu/rewrite_thread_loops.cpp); the others keep the
+# contexts. Off by default until a whole CI run has graded with it.
+option(TILELAB_EMU_THREAD_LOOPS "The plain emulator build runs a block's threads as loops between barriers" OFF)
+if(TILELAB_EMU_THREAD_LOOPS)
+  list(APPEND _emu_flags_plain -DTLEMU_THREAD_LOOPS)
+endif()
 # -gdwarf-4 where the worker names lines through addr2line (runtime/symbolize.cpp): binutils 2.40's
 # addr2line reads a DWARF 5 line table's file 0 for the file of a #line, naming the rewritten .cpp.
 set(_emu_flags_asan -O1 -gdwarf-4 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all)
@@ -96,7 +103,8 @@ set(_emu_suffix_count emu-count)
 # ---- the rewriter and the runtime, once per build (a TILELAB_KIT tree imports them) ----
 # The rewriter's library sources (rewrite.hpp), for the tool and for its tests.
 set(_emu_rewrite_sources rewrite.cpp rewrite_source.cpp rewrite_refusals.cpp rewrite_device_memory.cpp
-                         rewrite_launch.cpp rewrite_shared.cpp rewrite_unroll.cpp rewrite_set_constant.cpp)
+                         rewrite_launch.cpp rewrite_shared.cpp rewrite_unroll.cpp rewrite_set_constant.cpp
+                         rewrite_thread_loops.cpp)
 list(TRANSFORM _emu_rewrite_sources PREPEND "${_emu_dir}/")
 if(NOT TILELAB_KIT)
 add_executable(tilelab-emu-rewrite ${_emu_rewrite_sources} "${_emu_dir}/rewrite_main.cpp")
@@ -460,11 +468,18 @@ if(TILELAB_SELF_TESTS)
 # (-Wno-sign-compare: CUDA code compares threadIdx with int, as nvcc lets it).
 tilelab_emu_rewrite(emu-features "${_emu_dir}/tests/features.cu" features_cpp)
 tilelab_emu_rewrite(emu-device-math "${_emu_dir}/tests/device_math.cu" device_math_cpp)
-add_executable(tilelab_emu_tests "${_emu_dir}/tests/test_rewrite.cpp" "${_emu_dir}/tests/test_f16.cpp" ${_emu_rewrite_sources}
+add_executable(tilelab_emu_tests "${_emu_dir}/tests/test_rewrite.cpp" "${_emu_dir}/tests/test_thread_loops.cpp"
+                                 "${_emu_dir}/tests/test_f16.cpp" ${_emu_rewrite_sources}
                                  "${PROJECT_SOURCE_DIR}/grader/tests/cpp/main.cpp" "${features_cpp}"
                                  "${device_math_cpp}")
+# With TILELAB_EMU_THREAD_LOOPS, as the plain build compiles a student's file: the kernels the
+# rewriter makes resumable run their blocks as loops, and their cases check the same results.
+set(_emu_loops_define "")
+if(TILELAB_EMU_THREAD_LOOPS)
+  set(_emu_loops_define ";-DTLEMU_THREAD_LOOPS")
+endif()
 set_source_files_properties("${features_cpp}" "${device_math_cpp}" PROPERTIES
-  COMPILE_OPTIONS "-include;${_emu_dir}/include/tilelab_emu.h;-Wall;-Wextra;-Werror;-Wno-sign-compare")
+  COMPILE_OPTIONS "-include;${_emu_dir}/include/tilelab_emu.h;-Wall;-Wextra;-Werror;-Wno-sign-compare${_emu_loops_define}")
 target_include_directories(tilelab_emu_tests PRIVATE "${_emu_dir}" "${_emu_dir}/include")
 target_link_libraries(tilelab_emu_tests PRIVATE doctest::doctest tilelab_emu_rt_plain)
 # One CTest test for the whole executable: its case names hold launch syntax (<<< >>>, quotes)
@@ -476,7 +491,7 @@ set_tests_properties(kit.emu.unit PROPERTIES LABELS "kit;emu" TIMEOUT 120)
 tilelab_emu_rewrite(emu-cooperative-groups "${_emu_dir}/tests/cooperative_groups.cu" cg_cpp)
 add_executable(tilelab_emu_cg_tests "${PROJECT_SOURCE_DIR}/grader/tests/cpp/main.cpp" "${cg_cpp}")
 set_source_files_properties("${cg_cpp}" PROPERTIES
-  COMPILE_OPTIONS "-include;${_emu_dir}/include/tilelab_emu.h;-Wall;-Wextra;-Werror;-Wno-sign-compare")
+  COMPILE_OPTIONS "-include;${_emu_dir}/include/tilelab_emu.h;-Wall;-Wextra;-Werror;-Wno-sign-compare${_emu_loops_define}")
 target_include_directories(tilelab_emu_cg_tests PRIVATE "${_emu_dir}" "${_emu_dir}/include")
 target_link_libraries(tilelab_emu_cg_tests PRIVATE doctest::doctest tilelab_emu_rt_plain)
 add_test(NAME kit.emu.cooperative-groups COMMAND tilelab_emu_cg_tests)

@@ -148,7 +148,7 @@ class Rewriter : Classified, SourceView {
 
 std::string rewrite(const std::string& source, const std::string& path) {
   const std::string s = source::normalized(source);
-  return Rewriter(s).run(path);
+  return parts::thread_loops(Rewriter(s).run(path));
 }
 
 }  // namespace tlemu_rewrite

@@ -42,4 +42,8 @@ std::string shared(const SourceView& src, size_t p, size_t& begin, size_t& end);
 std::vector<std::pair<size_t, size_t>> unroll_pragmas(const SourceView& src);
 std::string unroll_macro(const SourceView& src, size_t b, size_t e);
 
+// Threads as loops between barriers (rewrite_thread_loops.cpp): the rewritten file with a resumable
+// copy of each kernel body it can express so, compiled where TLEMU_THREAD_LOOPS is defined.
+std::string thread_loops(const std::string& rewritten);
+
 }  // namespace tlemu_rewrite::parts

@@ -23,6 +23,7 @@
 #include <ctime>
 #include <new>
 #include <tuple>
+#include <vector>
 #include <type_traits>
 #include <utility>
 
@@ -392,6 +393,40 @@ namespace tlemu {
 // Blocks the calling emulated thread until every thread of its block has arrived at a barrier (or
 // has returned); returns the number of threads whose `predicate` was non-zero.
 int syncthreads(const char* file, int line, int predicate);
+
+// Threads as loops between barriers (the rewriter's resumable copy of a kernel body, compiled where
+// TLEMU_THREAD_LOOPS is defined: grader/emu/rewrite_thread_loops.cpp). At the top of the body:
+// whether the calling thread is to run its whole block itself (thread 0 of the block, in a launch).
+bool loops_offered();
+// The loop's steps, for run_as_loops: whether thread t is ready to run (then it is the current one:
+// threadIdx); the current thread arrived at the __syncthreads() at file:line (as syncthreads()
+// records it, without waiting); thread t returned; after a pass over the threads, the barrier's
+// release as the scheduler does it: false when no thread waits any more.
+bool loop_select(size_t t);
+void loop_arrive(const char* file, int line);
+void loop_finished(size_t t);
+bool loop_release();
+size_t loop_threads();
+// Runs every thread of the block: passes over the threads in index order, each ready one from its
+// last barrier to its next (`step` returns true when the thread returned), the barrier released
+// after each pass: the order in which the contexts run the threads.
+template <class Frame, class Step>
+void run_as_loops(Step&& step) {
+  std::vector<Frame> frames(loop_threads());
+  do {
+    for (size_t t = 0; t < frames.size(); ++t)
+      if (loop_select(t) && step(frames[t])) loop_finished(t);
+  } while (loop_release());
+}
+// An array declared `= {}` (or `{0}`) in the resumable copy: zeroed where its declaration stood.
+template <class T>
+inline void loop_zero(T& a) {
+  a = T{};
+}
+template <class T, size_t N>
+inline void loop_zero(T (&a)[N]) {
+  for (auto& e : a) loop_zero(e);
+}
 }  // namespace tlemu
 #define __syncthreads() ::tlemu::syncthreads(__FILE__, __LINE__, 0)
 #define __syncthreads_count(p) ::tlemu::syncthreads(__FILE__, __LINE__, (p) ? 1 : 0)

@@ -431,6 +431,16 @@ std::vector<LaunchRecord> stop_recording() {
 int syncthreads(const char* file, int line, int predicate) {
   Runtime& r = rt();
   if (!r.in_kernel || !r.current) return 0;  // called from host code: nothing to wait for
+  if (r.loops) {  // a call the rewriter's resumable copy did not see (rewrite_thread_loops.cpp): a kit bug
+    std::fprintf(stderr, "%s:%d: tilelab emulator: __syncthreads() inside a block run as loops\n", file, line);
+    std::abort();
+  }
+  arrive(r, file, line, predicate);
+  yield(r);
+  return r.barrier_count;
+}
+
+void arrive(Runtime& r, const char* file, int line, int predicate) {
   Thread& t = *r.current;
   t.state = State::Waiting;
   t.wait_file = file;
@@ -441,13 +451,15 @@ int syncthreads(const char* file, int line, int predicate) {
   else a.one_site = a.one_site && line == a.line && file == a.file;
   a.predicate += predicate != 0;
   hooks::barrier(r, file, line);
-  yield(r);
-  return r.barrier_count;
 }
 
 uint64_t warp_op(int op, unsigned mask, uint64_t value, int arg, int width, const char* file, int line) {
   Runtime& r = rt();
   if (!r.in_kernel || !r.current) return op == warp::ballot || op == warp::active ? 1u : value;  // host code
+  if (r.loops) {  // as in syncthreads(): the resumable copy refuses kernels with warp operations
+    std::fprintf(stderr, "%s:%d: tilelab emulator: a warp operation inside a block run as loops\n", file, line);
+    std::abort();
+  }
   Thread& t = *r.current;
   t.state = State::WarpWaiting;
   t.wait_file = file;

@@ -159,6 +159,9 @@ struct Runtime {
     bool one_site = true;  // every caller so far at that site
     int predicate = 0;     // callers whose predicate was nonzero
   } arrivals;
+  // The block that runs is run as loops by its thread 0 (scheduler.cpp, run_as_loops); set from
+  // loops_offered() to the block's end.
+  bool loops = false;
   StackPool stacks;
   void* main_stack_bottom = nullptr;
   size_t main_stack_size = 0;
@@ -189,6 +192,9 @@ int64_t now_ns();
 Progress* progress_page();
 void progress_thread_done(Runtime& r);
 void progress_barrier(Runtime& r, const char* file, int line);  // a barrier at file:line was released
+
+// The current thread arrives at the barrier at file:line: its state, the block's count (core.cpp).
+void arrive(Runtime& r, const char* file, int line, int predicate);
 
 // ---- the scheduler (scheduler.cpp) ----
 // The running thread (r.tid), its state saying why it waits, hands the CPU to the next ready thread

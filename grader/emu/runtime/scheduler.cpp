@@ -89,8 +89,10 @@ void thread_main() {
   const int me = r.tid;
   hooks::switch_finish(r, nullptr);
   r.body(r.body_ctx);
-  r.threads[size_t(me)].state = State::Done;
-  progress_thread_done(r);
+  if (r.threads[size_t(me)].state != State::Done) {  // Done already: it ran its block as loops
+    r.threads[size_t(me)].state = State::Done;
+    progress_thread_done(r);
+  }
   transfer(r, me, next_ready(r, me), nullptr);
   __builtin_unreachable();
 }
@@ -243,6 +245,45 @@ bool release_warp(Runtime& r, size_t base, bool forced) {
   return true;
 }
 
+// ---- threads as loops between barriers (tilelab_emu.h, run_as_loops) ----
+// Thread 0 of a block runs every thread itself, in the order the passes above run them; each step
+// records the same states (arrive(), Done), so release_barrier judges and releases as it does here.
+bool loops_offered() {
+  Runtime& r = rt();
+  if (!r.in_kernel || !r.current || r.tid != 0 || r.loops) return false;
+  r.loops = true;
+  return true;
+}
+
+size_t loop_threads() { return rt().threads.size(); }
+
+bool loop_select(size_t t) {
+  Runtime& r = rt();
+  if (r.threads[t].state != State::Ready) return false;
+  set_current(r, int(t));
+  return true;
+}
+
+void loop_arrive(const char* file, int line) { arrive(rt(), file, line, 0); }
+
+void loop_finished(size_t t) {
+  Runtime& r = rt();
+  r.threads[t].state = State::Done;
+  progress_thread_done(r);
+}
+
+bool loop_release() {
+  Runtime& r = rt();
+  bool waiting = false;
+  for (const auto& t : r.threads) waiting = waiting || t.state == State::Waiting;
+  if (waiting) {
+    release_barrier(r);
+    return true;
+  }
+  set_current(r, 0);  // thread 0's body returns to thread_main
+  return false;
+}
+
 void run_block(Runtime& r) {
   r.block_epoch = ++r.epoch;
   const size_t n = r.threads.size();
@@ -285,6 +326,7 @@ void run_block(Runtime& r) {
     release_barrier(r);
   }
   r.current = nullptr;
+  r.loops = false;
   hooks::block_end(r);
 }
 

@@ -231,6 +231,7 @@ def test_an_exact_allowed_name_is_refused_by_no_glob_but_the_documented_one():
     ("cudaLaunchKernel", {"gpu"}), ("__cudaLaunchKernel", {"gpu"}), ("__cudaGetKernel", {"gpu"}),
     ("__cudaRegisterFatBinary", {"gpu"}), ("tlemu::syncthreads", {"emu", "emu-asan", "emu-race"}),
     ("threadIdx", {"emu", "emu-asan", "emu-race"}), ("__asan_report_load4", {"emu-asan"}),
+    ("tlemu::loop_arrive", {"emu"}), ("tlemu::loops_offered", {"emu"}),  # threads as loops: the plain build's
     ("__ubsan_handle_add_overflow_abort", {"emu-asan"}), ("__tsan_read4", {"emu-race"}),
     ("cudaMalloc", set(symbols.KINDS)), ("printf", set(symbols.KINDS)), ("sqrtf", set(symbols.KINDS)),
     ("operator new[]", set(symbols.KINDS)), ("std::ios_base::Init::Init", set(symbols.KINDS)),
