@@ -107,7 +107,7 @@ endif()
 # per build its hooks file (the interface `hooks` of internal.hpp) with the helpers it uses. A new
 # build adds a hooks_<build>.cpp, a _emu_rt_sources_<build>, its _emu_flags_<build> and
 # _emu_suffix_<build> above, and appends itself to TILELAB_EMU_BUILDS.
-set(_emu_rt_common core.cpp scheduler.cpp context.cpp cuda_api.cpp symbolize.cpp wmma.cpp ptx.cpp)
+set(_emu_rt_common core.cpp scheduler.cpp context.cpp cuda_api.cpp occupancy.cpp symbolize.cpp wmma.cpp ptx.cpp)
 set(_emu_rt_sources_plain hooks_plain.cpp guard_zones.cpp)
 set(_emu_rt_sources_asan hooks_asan.cpp)
 set(_emu_rt_sources_race hooks_race.cpp guard_zones.cpp)

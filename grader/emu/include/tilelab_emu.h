@@ -262,6 +262,9 @@ cudaError_t cudaStreamCreate(cudaStream_t* stream);
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags);
 #define cudaStreamDefault 0x00
 #define cudaStreamNonBlocking 0x01
+// CUDA's special stream handles: the legacy default stream and the calling thread's default stream.
+#define cudaStreamLegacy ((cudaStream_t)0x1)
+#define cudaStreamPerThread ((cudaStream_t)0x2)
 cudaError_t cudaStreamDestroy(cudaStream_t stream);
 cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 cudaError_t cudaEventCreate(cudaEvent_t* event);
@@ -286,6 +289,8 @@ inline cudaError_t cudaFuncSetCacheConfig(F* func, cudaFuncCache) {
 // a GPU, and refuses it on both backends (grader/allowlist.toml, refuse.cuda_device_state).
 cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache);
 cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig);
+// The occupancy calculator and cudaFuncGetAttributes.
+#include "tilelab_emu_occupancy.h"
 
 // ---- device functions: CUDA's math, atomics and warp operations ----
 #include "tilelab_emu_math.h"
@@ -524,6 +529,9 @@ inline T& dynamic_shared(const char* name, const char*, int) {
 }
 
 }  // namespace tlemu
+
+// cudaLaunchKernel: the runtime API's launch, made as a <<<>>> is.
+#include "tilelab_emu_launch_api.h"
 
 // ---- what the builds that count and check cannot see: refused in every build ----
 // The count build counts the loads g++'s instrumentation reports (runtime/instrument.hpp), the race
