@@ -96,7 +96,7 @@ set(_emu_suffix_count emu-count)
 # ---- the rewriter and the runtime, once per build (a TILELAB_KIT tree imports them) ----
 # The rewriter's library sources (rewrite.hpp), for the tool and for its tests.
 set(_emu_rewrite_sources rewrite.cpp rewrite_source.cpp rewrite_refusals.cpp rewrite_device_memory.cpp
-                         rewrite_launch.cpp rewrite_shared.cpp rewrite_unroll.cpp rewrite_set_constant.cpp)
+                         rewrite_launch.cpp rewrite_launch_api.cpp rewrite_shared.cpp rewrite_unroll.cpp rewrite_set_constant.cpp)
 list(TRANSFORM _emu_rewrite_sources PREPEND "${_emu_dir}/")
 if(NOT TILELAB_KIT)
 add_executable(tilelab-emu-rewrite ${_emu_rewrite_sources} "${_emu_dir}/rewrite_main.cpp")

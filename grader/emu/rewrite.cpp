@@ -88,6 +88,8 @@ class Rewriter : Classified, SourceView {
         e.text = parts::launch(*this, i, e.begin, e.end);
         if (e.begin < covered) fail(i, "a kernel launch overlaps an earlier construct");
         take(std::move(e));
+      } else if (auto cast = parts::launch_api_cast(*this, i)) {
+        take(std::move(*cast));
       } else if (const size_t n = parts::device_variable(*this, i)) {
         // A __device__, __constant__ or __managed__ variable: placed in device memory's own pages,
         // which host code cannot reach (tilelab_emu.h, TLEMU_DEVICE_VAR).

@@ -34,3 +34,31 @@ inline cudaError_t cudaLaunchKernel(const void*, dim3, dim3, void**, size_t = 0,
                 "cudaLaunchKernel(MyKernel, grid, block, args, shared, stream), or launch with <<<grid, block>>>");
   return cudaErrorInvalidDeviceFunction;
 }
+
+// cudaLaunchKernelEx and the cooperative launches: refused on both backends (grader/allowlist.toml,
+// refuse.launch_api), here at compile time and in the allow-list's words, where g++ would say only
+// that the names are not declared.
+struct cudaLaunchAttribute;
+struct cudaLaunchConfig_t {
+  dim3 gridDim;
+  dim3 blockDim;
+  size_t dynamicSmemBytes;
+  cudaStream_t stream;
+  cudaLaunchAttribute* attrs;
+  unsigned int numAttrs;
+};
+#define TLEMU_LAUNCH_REFUSED(name)                                                                           \
+  name " is not allowed in a submission: the grader counts and times launches made with <<<grid, block>>> " \
+       "(grader/allowlist.toml, refuse.launch_api); launch kernels with <<<grid, block, shared, stream>>>"
+template <class... T>
+inline cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t*, T&&...) {
+  static_assert(tlemu::always_false<tlemu::LaunchSite(T...)>::value, TLEMU_LAUNCH_REFUSED("cudaLaunchKernelEx"));
+  return cudaErrorNotSupported;
+}
+// CUDA's signature: a declaration of the student's own (an extern "C" one) is a better match.
+template <class T>
+inline cudaError_t cudaLaunchCooperativeKernel(const T*, dim3, dim3, void**, size_t = 0, cudaStream_t = nullptr) {
+  static_assert(tlemu::always_false<T>::value, TLEMU_LAUNCH_REFUSED("cudaLaunchCooperativeKernel"));
+  return cudaErrorNotSupported;
+}
+#undef TLEMU_LAUNCH_REFUSED

@@ -125,6 +125,21 @@ TEST_CASE("rewrite: a parenthesized kernel: (k) is the kernel k; any other expre
   CHECK(has(out, "::tlemu::launch({__FILE__, __LINE__, \"(*fp)\"}, 1, 1, 0, nullptr, (*fp), x)"));
 }
 
+// The emulator's cudaLaunchKernel needs the kernel's type (tilelab_emu_launch_api.h); nvcc's takes a
+// const void*, and CUDA's samples cast the kernel to it.
+TEST_CASE("rewrite: cudaLaunchKernel's cast of the kernel to void* is taken off, any other argument kept") {
+  CHECK(has(rw("void f(void** a) { cudaLaunchKernel((void*)k, 1, 1, a); }"), "cudaLaunchKernel(k, 1, 1, a)"));
+  CHECK(has(rw("void f(void** a) { cudaLaunchKernel( ( const void * )\n k<16>, 1, 1, a); }"),
+            "cudaLaunchKernel( \n k<16>, 1, 1, a)"));
+  CHECK(has(rw("void f(void** a) { cudaLaunchKernel(reinterpret_cast<const void*>(&k), 1, 1, a); }"),
+            "cudaLaunchKernel((&k), 1, 1, a)"));
+  CHECK(has(rw("void f(void** a) { cudaLaunchKernel(static_cast<void const *>(k), 1, 1, a); }"),
+            "cudaLaunchKernel((k), 1, 1, a)"));
+  CHECK(has(rw("void f(void** a) { cudaLaunchKernel((void**)k, 1, 1, a); }"), "cudaLaunchKernel((void**)k, 1, 1, a)"));
+  CHECK(has(rw("void f(void** a) { cudaLaunchKernel(fn, 1, 1, a); }"), "cudaLaunchKernel(fn, 1, 1, a)"));
+  CHECK(has(rw("void f() { s.cudaLaunchKernel((void*)k); }"), "s.cudaLaunchKernel((void*)k)"));
+}
+
 TEST_CASE("rewrite: static __shared__ declarations become references to the arena") {
   const std::string out = rw("__global__ void k() {\n  __shared__ float Mds[TILE_WIDTH][TILE_WIDTH];\n  f(Mds[0][0]);\n}\n");
   CHECK(has(out, "static float (&Mds)[TILE_WIDTH][TILE_WIDTH] = ::tlemu::shared_var<float[TILE_WIDTH][TILE_WIDTH]>"
