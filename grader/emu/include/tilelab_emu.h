@@ -76,11 +76,17 @@
 #define __launch_bounds__(...)
 #define __align__(n) alignas(n)
 #define __grid_constant__
-// __restrict__ is understood by g++ itself; __noinline__ is left undefined because libstdc++ uses
-// it as an attribute name. __shared__ is rewritten by grader/emu/rewrite before
+// __restrict__ is understood by g++ itself. __shared__ is rewritten by grader/emu/rewrite before
 // compilation; one that survives (inside a macro body, which the rewriter leaves alone) becomes a
 // static: correct for the plain build, since blocks run one at a time, but not analysed.
 #define __shared__ static
+// __noinline__ as nvcc defines it (`static __device__ __noinline__ float f()`: g++ said "does not
+// name a type"). libstdc++ writes the attribute as __attribute__((__noinline__)), which this macro
+// would break: its one header that does (bits/shared_ptr_base.h, through <memory>) is read first,
+// and its include guard keeps it from being read again. glibc's sys/cdefs.h only defines a macro of
+// it that no other header uses.
+#include <memory>
+#define __noinline__ __attribute__((noinline))
 
 #include "tilelab_emu_vector.h"
 
