@@ -3,8 +3,9 @@
 // line: rewrite_source.hpp), and the constructs are then matched on code characters only, with
 // brackets balanced. This file walks the source once, in order, asks the parts (rewrite_parts.hpp)
 // what each construct becomes, and emits their edits; each part decides one thing: refusals
-// (rewrite_refusals.cpp), device memory (rewrite_device_memory.cpp), launches (rewrite_launch.cpp),
-// __shared__ declarations (rewrite_shared.cpp) and loop unrolling (rewrite_unroll.cpp).
+// (rewrite_refusals.cpp), device memory (rewrite_device_memory.cpp), launches (rewrite_launch.cpp,
+// and cudaLaunchKernel's kernel: rewrite_launch_api.cpp), __shared__ declarations
+// (rewrite_shared.cpp) and loop unrolling (rewrite_unroll.cpp).
 #include "rewrite.hpp"
 
 #include <optional>
