@@ -293,6 +293,20 @@ TEST_CASE("rewrite: a constexpr host function called from device code is refused
   CHECK_NOTHROW(rw("constexpr int TILE = 16;\n__global__ void k(int* o) { if constexpr (TILE > 8) { *o = TILE; } }\n"));
   CHECK_NOTHROW(rw(host_fn + "struct S { __device__ int ceil_div(int a, int b) const { return a / b; } };\n"
                    "__global__ void k(int* o, S s) { *o = s.ceil_div(4, 2); }\n"));
+  // <algorithm>'s std::min and std::max are constexpr host functions too; CUDA's min and max are not.
+  try {
+    rw("__global__ void k(float* o, float a) {\n  o[0] = std::max(a, 0.0f);\n}\n");
+    FAIL("not refused");
+  } catch (const RewriteError& e) {
+    CHECK(has(e.what(), "line 2: calling a constexpr __host__ function (\"std::max\") from a __global__ function"));
+    CHECK(has(e.what(), "use CUDA's max(a, b) (or fmaxf for floats) without std::"));
+  }
+  CHECK_THROWS_AS(rw("__device__ int f(int a) { return ::std::min(a, 4); }\n"), RewriteError);
+  CHECK_NOTHROW(rw("__global__ void k(int* o, int a) { o[0] = min(a, 4) + max(a, 2); }\n"));
+  CHECK_NOTHROW(rw("__global__ void k(int* o) { constexpr int t = std::min(16, 32); o[0] = t; }\n"));
+  CHECK_NOTHROW(rw("__host__ __device__ int f(int a) { return std::min(a, 4); }\n"));
+  CHECK_NOTHROW(rw("void h(int* o, int a) { o[0] = std::min(a, 4); }\n"));
+  CHECK_NOTHROW(rw("__global__ void k(int* o, int a) { o[0] = mystd::min(a, 4); }\n"));
 }
 
 TEST_CASE("rewrite: memcpy, memset and memmove in device code are the emulator's, whose accesses are seen (#25)") {
