@@ -103,7 +103,7 @@ set(_emu_suffix_count emu-count)
 # ---- the rewriter and the runtime, once per build (a TILELAB_KIT tree imports them) ----
 # The rewriter's library sources (rewrite.hpp), for the tool and for its tests.
 set(_emu_rewrite_sources rewrite.cpp rewrite_source.cpp rewrite_refusals.cpp rewrite_device_memory.cpp
-                         rewrite_launch.cpp rewrite_shared.cpp rewrite_unroll.cpp rewrite_set_constant.cpp
+                         rewrite_launch.cpp rewrite_launch_api.cpp rewrite_shared.cpp rewrite_unroll.cpp rewrite_set_constant.cpp
                          rewrite_thread_loops.cpp)
 list(TRANSFORM _emu_rewrite_sources PREPEND "${_emu_dir}/")
 if(NOT TILELAB_KIT)
@@ -115,7 +115,7 @@ endif()
 # per build its hooks file (the interface `hooks` of internal.hpp) with the helpers it uses. A new
 # build adds a hooks_<build>.cpp, a _emu_rt_sources_<build>, its _emu_flags_<build> and
 # _emu_suffix_<build> above, and appends itself to TILELAB_EMU_BUILDS.
-set(_emu_rt_common core.cpp scheduler.cpp context.cpp cuda_api.cpp symbolize.cpp wmma.cpp ptx.cpp)
+set(_emu_rt_common core.cpp scheduler.cpp context.cpp cuda_api.cpp occupancy.cpp symbolize.cpp wmma.cpp ptx.cpp)
 set(_emu_rt_sources_plain hooks_plain.cpp guard_zones.cpp)
 set(_emu_rt_sources_asan hooks_asan.cpp)
 set(_emu_rt_sources_race hooks_race.cpp guard_zones.cpp)

@@ -3,8 +3,9 @@
 // line: rewrite_source.hpp), and the constructs are then matched on code characters only, with
 // brackets balanced. This file walks the source once, in order, asks the parts (rewrite_parts.hpp)
 // what each construct becomes, and emits their edits; each part decides one thing: refusals
-// (rewrite_refusals.cpp), device memory (rewrite_device_memory.cpp), launches (rewrite_launch.cpp),
-// __shared__ declarations (rewrite_shared.cpp) and loop unrolling (rewrite_unroll.cpp).
+// (rewrite_refusals.cpp), device memory (rewrite_device_memory.cpp), launches (rewrite_launch.cpp,
+// and cudaLaunchKernel's kernel: rewrite_launch_api.cpp), __shared__ declarations
+// (rewrite_shared.cpp) and loop unrolling (rewrite_unroll.cpp).
 #include "rewrite.hpp"
 
 #include <optional>
@@ -88,6 +89,8 @@ class Rewriter : Classified, SourceView {
         e.text = parts::launch(*this, i, e.begin, e.end);
         if (e.begin < covered) fail(i, "a kernel launch overlaps an earlier construct");
         take(std::move(e));
+      } else if (auto cast = parts::launch_api_cast(*this, i)) {
+        take(std::move(*cast));
       } else if (const size_t n = parts::device_variable(*this, i)) {
         // A __device__, __constant__ or __managed__ variable: placed in device memory's own pages,
         // which host code cannot reach (tilelab_emu.h, TLEMU_DEVICE_VAR).

@@ -1,6 +1,7 @@
 // The rewriter's parts, each deciding one thing about the source it reads through a SourceView
 // (rewrite_source.hpp); rewrite.cpp walks the file once, asks them, and emits their edits in order.
 #pragma once
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,6 +34,10 @@ std::string launch(const SourceView& src, size_t p, size_t& begin, size_t& end);
 // the call nvcc would); `params` the macro's parameters, `kernels` the file's __global__ functions.
 std::string launch_in_macro(const std::string& replacement, const std::vector<std::string>& params,
                             const std::vector<std::string>& kernels);
+
+// cudaLaunchKernel((void*)kernel, ...) at i (rewrite_launch_api.cpp): the cast to remove, so that
+// the emulator's cudaLaunchKernel receives the kernel with its type; nothing for any other call.
+std::optional<Edit> launch_api_cast(const SourceView& src, size_t i);
 
 // The __shared__ declaration at p (rewrite_shared.cpp): its replacement; [begin, end) is what it replaces.
 std::string shared(const SourceView& src, size_t p, size_t& begin, size_t& end);

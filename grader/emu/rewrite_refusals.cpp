@@ -51,7 +51,9 @@ struct Refusals : SourceView {
   // function from a __global__ function is not allowed", unless --expt-relaxed-constexpr, which the
   // kit does not pass). Found by reading the source: the constexpr functions declared without
   // __device__, then their calls in the bodies of __global__ and __device__-only functions outside
-  // constant expressions (a statement with constexpr, static_assert, __shared__ or case).
+  // constant expressions (a statement with constexpr, static_assert, __shared__ or case). The
+  // standard library's std::min and std::max are such functions too (CUDA's device min and max are
+  // the unqualified ones), called as std::min( or ::std::min(.
   void check_host_constexpr_calls() const {
     std::set<std::string> host;  // constexpr functions without __device__
     for (size_t i = 0; i < s_.size(); ++i) {
@@ -66,7 +68,6 @@ struct Refusals : SourceView {
         continue;  // not a function (if constexpr), or one nvcc compiles for the device
       host.insert(name);
     }
-    if (host.empty()) return;
     for (const DeviceFunction& f : device_functions()) {
       if (f.host) continue;  // __host__ __device__: nvcc only warns
       const bool global = f.global;
@@ -79,7 +80,8 @@ struct Refusals : SourceView {
         const std::string id = s_.substr(c, e - c);
         const size_t open = skip_fwd(e);
         const size_t prev = skip_back(c - 1);
-        if (!host.count(id) || open >= end || s_[open] != '(' ||
+        const bool std_min_max = (id == "min" || id == "max") && std_qualified(prev);
+        if ((!host.count(id) && !std_min_max) || open >= end || s_[open] != '(' ||
             (prev != std::string::npos && (s_[prev] == '.' || (s_[prev] == '>' && prev > 0 && s_[prev - 1] == '-')))) {
           c = e;
           continue;
@@ -90,12 +92,24 @@ struct Refusals : SourceView {
           c = e;
           continue;
         }
+        if (std_min_max)
+          fail(c, "calling a constexpr __host__ function (\"std::" + id + "\") from a " +
+                      (global ? "__global__" : "__device__") + " function (\"" + fn +
+                      "\") is not allowed: nvcc refuses it; use CUDA's " + id + "(a, b) (or f" + id +
+                      "f for floats) without std:: (an emulator check: g++ alone would accept it)");
         fail(c, "calling a constexpr __host__ function (\"" + id + "\") from a " +
                     (global ? "__global__" : "__device__") + " function (\"" + fn +
                     "\") is not allowed: nvcc refuses it; declare " + id +
                     " __host__ __device__ constexpr (an emulator check: g++ alone would accept it)");
       }
     }
+  }
+
+  // Whether the name whose preceding code character is at prev is qualified as std:: (or ::std::).
+  bool std_qualified(size_t prev) const {
+    if (prev == std::string::npos || prev < 4 || s_[prev] != ':' || s_[prev - 1] != ':') return false;
+    const size_t q = skip_back(prev - 2);
+    return q != std::string::npos && q >= 2 && s_.compare(q - 2, 3, "std") == 0 && (q < 3 || !is_ident(s_[q - 3]));
   }
 };
 

@@ -77,11 +77,17 @@
 #define __launch_bounds__(...)
 #define __align__(n) alignas(n)
 #define __grid_constant__
-// __restrict__ is understood by g++ itself; __noinline__ is left undefined because libstdc++ uses
-// it as an attribute name. __shared__ is rewritten by grader/emu/rewrite before
+// __restrict__ is understood by g++ itself. __shared__ is rewritten by grader/emu/rewrite before
 // compilation; one that survives (inside a macro body, which the rewriter leaves alone) becomes a
 // static: correct for the plain build, since blocks run one at a time, but not analysed.
 #define __shared__ static
+// __noinline__ as nvcc defines it (`static __device__ __noinline__ float f()`: g++ said "does not
+// name a type"). libstdc++ writes the attribute as __attribute__((__noinline__)), which this macro
+// would break: its one header that does (bits/shared_ptr_base.h, through <memory>) is read first,
+// and its include guard keeps it from being read again. glibc's sys/cdefs.h only defines a macro of
+// it that no other header uses.
+#include <memory>
+#define __noinline__ __attribute__((noinline))
 
 #include "tilelab_emu_vector.h"
 
@@ -154,16 +160,29 @@ enum cudaSharedMemConfig {
 
 enum cudaDeviceAttr {
   cudaDevAttrMaxThreadsPerBlock = 1,
+  cudaDevAttrMaxBlockDimX = 2,
+  cudaDevAttrMaxBlockDimY = 3,
+  cudaDevAttrMaxBlockDimZ = 4,
+  cudaDevAttrMaxGridDimX = 5,
+  cudaDevAttrMaxGridDimY = 6,
+  cudaDevAttrMaxGridDimZ = 7,
   cudaDevAttrMaxSharedMemoryPerBlock = 8,
+  cudaDevAttrTotalConstantMemory = 9,
   cudaDevAttrWarpSize = 10,
+  cudaDevAttrMaxRegistersPerBlock = 12,
   cudaDevAttrClockRate = 13,
   cudaDevAttrMultiProcessorCount = 16,
+  cudaDevAttrConcurrentKernels = 31,
   cudaDevAttrMemoryClockRate = 36,
+  cudaDevAttrGlobalMemoryBusWidth = 37,
   cudaDevAttrL2CacheSize = 38,
   cudaDevAttrMaxThreadsPerMultiProcessor = 39,
   cudaDevAttrComputeCapabilityMajor = 75,
   cudaDevAttrComputeCapabilityMinor = 76,
-  cudaDevAttrMaxSharedMemoryPerBlockOptin = 97
+  cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
+  cudaDevAttrMaxRegistersPerMultiprocessor = 82,
+  cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+  cudaDevAttrMaxBlocksPerMultiprocessor = 106
 };
 
 // The fields of CUDA's cudaDeviceProp that course code reads; values describe an H100 SXM.
@@ -196,6 +215,16 @@ struct cudaDeviceProp {
   int asyncEngineCount;
   int unifiedAddressing;
   int ECCEnabled;
+  // Printed by "device query" code from elsewhere; CUDA 12 and 13 both have them.
+  size_t textureAlignment;
+  int integrated;
+  int canMapHostMemory;
+  int pciBusID;
+  int pciDeviceID;
+  int pciDomainID;
+  int persistingL2CacheMaxSize;
+  int managedMemory;
+  int isMultiGpuBoard;
 };
 
 struct CUstream_st;
@@ -263,9 +292,18 @@ cudaError_t cudaStreamCreate(cudaStream_t* stream);
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags);
 #define cudaStreamDefault 0x00
 #define cudaStreamNonBlocking 0x01
+// CUDA's special stream handles: the legacy default stream and the calling thread's default stream.
+#define cudaStreamLegacy ((cudaStream_t)0x1)
+#define cudaStreamPerThread ((cudaStream_t)0x2)
 cudaError_t cudaStreamDestroy(cudaStream_t stream);
 cudaError_t cudaStreamSynchronize(cudaStream_t stream);
+cudaError_t cudaStreamQuery(cudaStream_t stream);
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags = 0);
 cudaError_t cudaEventCreate(cudaEvent_t* event);
+#define cudaEventDefault 0x00
+#define cudaEventBlockingSync 0x01
+#define cudaEventDisableTiming 0x02
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags);
 cudaError_t cudaEventDestroy(cudaEvent_t event);
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = nullptr);
 cudaError_t cudaEventSynchronize(cudaEvent_t event);
@@ -287,6 +325,8 @@ inline cudaError_t cudaFuncSetCacheConfig(F* func, cudaFuncCache) {
 // a GPU, and refuses it on both backends (grader/allowlist.toml, refuse.cuda_device_state).
 cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache);
 cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig);
+// The occupancy calculator and cudaFuncGetAttributes.
+#include "tilelab_emu_occupancy.h"
 
 // ---- device functions: CUDA's math, atomics and warp operations ----
 #include "tilelab_emu_math.h"
@@ -559,6 +599,9 @@ inline T& dynamic_shared(const char* name, const char*, int) {
 }
 
 }  // namespace tlemu
+
+// cudaLaunchKernel: the runtime API's launch, made as a <<<>>> is.
+#include "tilelab_emu_launch_api.h"
 
 // ---- what the builds that count and check cannot see: refused in every build ----
 // The count build counts the loads g++'s instrumentation reports (runtime/instrument.hpp), the race

@@ -6,10 +6,11 @@
 //   - tiles of one warp or less: tiled_partition<N>(block or tile) -> thread_block_tile<N, Parent>
 //     (converts to thread_block_tile<N>) with sync(), thread_rank(), size()/num_threads(),
 //     meta_group_rank(), meta_group_size(), shfl, shfl_up, shfl_down, shfl_xor, any, all, ballot;
+//     cg::reduce(tile, value, op) (<cooperative_groups/reduce.h>) over such a tile;
 //     tiled_partition(block, n) -> thread_group (sync(), thread_rank(), size()/num_threads(), as
 //     CUDA's thread_group: no meta_group_rank() or shuffles there either); this_thread().
 // Everything else of the header (grid_group, coalesced_group, cluster groups, memcpy_async, reduce
-// and scan, labeled and binary partitions, multi-warp tiles, match_any/match_all) is declared and
+// of a larger group, the async reduces and scan, labeled and binary partitions, multi-warp tiles, match_any/match_all) is declared and
 // refused: its use is a compile error at the student's line that names it and says it works on
 // the GPU (GCC's error attribute, as tilelab_emu_warp.h refuses __match_any_sync).
 //
@@ -260,7 +261,7 @@ TLEMU_CG_REFUSE(coalesced_group, binary_partition, "binary_partition")
 TLEMU_CG_REFUSE(R, memcpy_async, "memcpy_async")
 TLEMU_CG_REFUSE(void, wait, "wait (memcpy_async)")
 TLEMU_CG_REFUSE(void, wait_prior, "wait_prior (memcpy_async)")
-TLEMU_CG_REFUSE(R, reduce, "reduce")
+TLEMU_CG_REFUSE(R, reduce, "reduce (of a group other than a tile of one warp or less)")
 TLEMU_CG_REFUSE(R, reduce_update_async, "reduce_update_async")
 TLEMU_CG_REFUSE(R, reduce_store_async, "reduce_store_async")
 TLEMU_CG_REFUSE(R, inclusive_scan, "inclusive_scan")
@@ -269,6 +270,23 @@ TLEMU_CG_REFUSE(R, invoke_one, "invoke_one")
 TLEMU_CG_REFUSE(R, invoke_one_broadcast, "invoke_one_broadcast")
 #undef TLEMU_CG_REFUSE
 #undef TLEMU_CG_LIMIT
+// cg::reduce over a tile of one warp or less (tiled_partition<N>): a butterfly of the tile's
+// shfl_xor, so every thread of the tile receives the result, as CUDA's contract says (its order of
+// operations is its own, unspecified, as here). More specialized than the refused reduce above,
+// which is left to every other group.
+namespace emu_detail {
+template <class G> struct tile_size : std::integral_constant<unsigned int, 0> {};
+template <unsigned int Size, class ParentT>
+struct tile_size<thread_block_tile<Size, ParentT>> : std::integral_constant<unsigned int, Size> {};
+}  // namespace emu_detail
+template <class Tile, class T, class Op, unsigned int Size = emu_detail::tile_size<std::decay_t<Tile>>::value,
+          class = std::enable_if_t<(Size > 0)>>
+inline std::decay_t<T> reduce(Tile&& tile, T&& val, Op&& op, const char* file = __builtin_FILE(),
+                              int line = __builtin_LINE()) {
+  std::decay_t<T> acc = val;
+  for (unsigned int mask = Size / 2; mask > 0; mask /= 2) acc = op(acc, tile.shfl_xor(acc, mask, file, line));
+  return acc;
+}
 // The operators reduce and the scans take, so that a refused call is reported as the call itself.
 template <class T> struct plus { T operator()(T a, T b) const { return a + b; } };
 template <class T> struct less { T operator()(T a, T b) const { return b < a ? b : a; } };

@@ -128,6 +128,10 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int device) {
   p->deviceOverlap = 1;
   p->asyncEngineCount = 3;
   p->unifiedAddressing = 1;
+  p->textureAlignment = 512;
+  p->canMapHostMemory = 1;
+  p->persistingL2CacheMaxSize = 32 * 1024 * 1024;
+  p->managedMemory = 1;
   return cudaSuccess;
 }
 
@@ -137,6 +141,19 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
   cudaGetDeviceProperties(&p, 0);
   switch (attr) {
     case cudaDevAttrMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
+    case cudaDevAttrMaxBlockDimX: *value = p.maxThreadsDim[0]; break;
+    case cudaDevAttrMaxBlockDimY: *value = p.maxThreadsDim[1]; break;
+    case cudaDevAttrMaxBlockDimZ: *value = p.maxThreadsDim[2]; break;
+    case cudaDevAttrMaxGridDimX: *value = p.maxGridSize[0]; break;
+    case cudaDevAttrMaxGridDimY: *value = p.maxGridSize[1]; break;
+    case cudaDevAttrMaxGridDimZ: *value = p.maxGridSize[2]; break;
+    case cudaDevAttrTotalConstantMemory: *value = int(p.totalConstMem); break;
+    case cudaDevAttrMaxRegistersPerBlock: *value = p.regsPerBlock; break;
+    case cudaDevAttrConcurrentKernels: *value = p.concurrentKernels; break;
+    case cudaDevAttrGlobalMemoryBusWidth: *value = p.memoryBusWidth; break;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = int(p.sharedMemPerMultiprocessor); break;
+    case cudaDevAttrMaxRegistersPerMultiprocessor: *value = p.regsPerMultiprocessor; break;
+    case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
     case cudaDevAttrMaxSharedMemoryPerBlock: *value = int(p.sharedMemPerBlock); break;
     case cudaDevAttrWarpSize: *value = p.warpSize; break;
     case cudaDevAttrClockRate: *value = p.clockRate; break;
@@ -282,6 +299,7 @@ struct CUstream_st {};
 struct CUevent_st {
   std::chrono::steady_clock::time_point t;
   bool recorded = false;
+  bool timing = true;  // false: created with cudaEventDisableTiming
 };
 cudaError_t cudaStreamCreate(cudaStream_t* s) {
   if (!s) return set_error(cudaErrorInvalidValue);
@@ -292,6 +310,7 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned int /*flags: eve
   return cudaStreamCreate(s);
 }
 cudaError_t cudaStreamDestroy(cudaStream_t s) {
+  if (s == cudaStreamLegacy || s == cudaStreamPerThread) return set_error(cudaErrorInvalidResourceHandle);
   delete s;
   return cudaSuccess;
 }
@@ -299,10 +318,23 @@ cudaError_t cudaStreamSynchronize(cudaStream_t) {
   TLEMU_STICKY();
   return cudaSuccess;
 }
+// Work runs to completion as it is queued: every stream is idle, every wait already satisfied.
+cudaError_t cudaStreamQuery(cudaStream_t) {
+  TLEMU_STICKY();
+  return cudaSuccess;
+}
+cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t e, unsigned int) {
+  return e ? cudaSuccess : set_error(cudaErrorInvalidResourceHandle);
+}
 cudaError_t cudaEventCreate(cudaEvent_t* e) {
   if (!e) return set_error(cudaErrorInvalidValue);
   *e = new CUevent_st;
   return cudaSuccess;
+}
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned int flags) {
+  const cudaError_t err = cudaEventCreate(e);
+  if (err == cudaSuccess) (*e)->timing = (flags & cudaEventDisableTiming) == 0;
+  return err;
 }
 cudaError_t cudaEventDestroy(cudaEvent_t e) {
   delete e;
@@ -318,7 +350,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t e) { return e ? cudaSuccess : set_e
 cudaError_t cudaEventQuery(cudaEvent_t e) { return e ? cudaSuccess : set_error(cudaErrorInvalidResourceHandle); }
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t a, cudaEvent_t b) {
   if (!ms || !a || !b) return set_error(cudaErrorInvalidValue);
-  if (!a->recorded || !b->recorded) return set_error(cudaErrorInvalidResourceHandle);
+  if (!a->recorded || !b->recorded || !a->timing || !b->timing) return set_error(cudaErrorInvalidResourceHandle);
   *ms = std::chrono::duration<float, std::milli>(b->t - a->t).count();
   return cudaSuccess;
 }

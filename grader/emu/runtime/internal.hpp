@@ -10,6 +10,7 @@
 //   scheduler.cpp   one context (stack) per CUDA thread, barrier and warp-operation release
 //   context.cpp     the context switch (context.hpp)
 //   cuda_api.cpp    the CUDA runtime API on host memory
+//   occupancy.cpp   the occupancy calculator and cudaFuncGetAttributes (tilelab_emu_occupancy.h)
 //   wmma.cpp        tensor cores (nvcuda::wmma): the warp-wide collective, its checks, mma_sync's product
 //   ptx.cpp         the kit's PTX wrappers (tilelab_emu_ptx.h): cp.async's copies in flight, ldmatrix
 //   guard_zones.cpp device memory of the builds without AddressSanitizer: NaN-filled guard zones

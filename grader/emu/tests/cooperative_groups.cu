@@ -5,6 +5,7 @@
 // partial tiles at the block's end, shuffles, votes). What is refused cannot compile, so it is not
 // here; docs/emulator.md lists it. Line numbers matter below: findings are checked against __LINE__.
 #include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
 
@@ -120,6 +121,17 @@ __global__ void wide_shuffle(double* out) {
     out[2 * threadIdx.x + 1] = got.b;
 }
 
+// cg::reduce (<cooperative_groups/reduce.h>) over tiles of 32 and 8: every thread gets the result.
+__global__ void tile_reduce(int* out) {
+    cg::thread_block block = cg::this_thread_block();
+    auto warp = cg::tiled_partition<32>(block);
+    cg::thread_block_tile<8> eighth = cg::tiled_partition<8>(warp);
+    const int r = int(block.thread_rank());
+    out[3 * r] = cg::reduce(warp, r, cg::plus<int>());
+    out[3 * r + 1] = cg::reduce(eighth, r, cg::greater<int>());
+    out[3 * r + 2] = cg::reduce(eighth, r, cg::less<int>());
+}
+
 // tiled_partition(block, n): thread_group tiles, the last one cut at the block's end.
 __global__ void dynamic_tiles(int* out, unsigned n) {
     cg::thread_block block = cg::this_thread_block();
@@ -217,6 +229,20 @@ TEST_CASE("cg: a tile shuffles values wider than 8 bytes") {
     for (int r = 0; r < 32; ++r) {
         CHECK(h[2 * r] == double(31 - r));
         CHECK(h[2 * r + 1] == -double(31 - r));
+    }
+}
+
+TEST_CASE("cg: reduce over a tile gives every thread of the tile the tile's result") {
+    Buffer<int> out(3 * 64);
+    tile_reduce<<<1, 64>>>(out.p);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(tlemu::take_findings().empty());
+    const auto h = out.get();
+    for (int r = 0; r < 64; ++r) {
+        CAPTURE(r);
+        CHECK(h[3 * r] == 32 * (r / 32) * 32 + 31 * 32 / 2);
+        CHECK(h[3 * r + 1] == r / 8 * 8 + 7);
+        CHECK(h[3 * r + 2] == r / 8 * 8);
     }
 }
 

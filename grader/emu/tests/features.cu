@@ -155,6 +155,38 @@ TEST_CASE("emu: runtime calls check their device ranges") {
     CHECK(p.major == 9);
 }
 
+// The occupancy calculator answers for a kernel of no registers and no static shared memory: the
+// threads (2048 per SM), the blocks (32 per SM) and the dynamic shared memory bound the blocks.
+TEST_CASE("emu: the occupancy calculator and cudaLaunchKernel") {
+    int blocks = -1;
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, skip, 256, 0) == cudaSuccess);
+    CHECK(blocks == 8);
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, skip, 32, 0) == cudaSuccess);
+    CHECK(blocks == 32);
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, skip, 128, 100 * 1024) == cudaSuccess);
+    CHECK(blocks == 2);  // 228 KiB per SM over 100 KiB + the reserved 1 KiB a block
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, skip, 1025, 0) == cudaSuccess);
+    CHECK(blocks == 0);
+    int min_grid = 0, block = 0;
+    CHECK(cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, skip) == cudaSuccess);
+    CHECK(block == 1024);
+    CHECK(min_grid == 2 * 132);
+    CHECK(cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, skip, 0, 96) == cudaSuccess);
+    CHECK(block == 64);  // 32 blocks of 64 fill an SM's 2048 threads; 21 of 96 make 2016
+    cudaFuncAttributes attr;
+    CHECK(cudaFuncGetAttributes(&attr, skip) == cudaSuccess);
+    CHECK(attr.maxThreadsPerBlock == 1024);
+
+    Device<float> d(8);
+    int n = 8;
+    float* out = d.p;
+    void* args[] = {&out, &n};
+    CHECK(cudaLaunchKernel(skip, dim3(1), dim3(8), args, 0, nullptr) == cudaSuccess);
+    CHECK(tlemu::take_findings().empty());
+    CHECK(cudaLaunchKernel(skip, dim3(1), dim3(2048), args) == cudaErrorInvalidConfiguration);
+    cudaGetLastError();
+}
+
 TEST_CASE("emu: threads waiting at different barriers are reported, with both lines") {
     Device<float> d(8);
     diverge<<<1, 8>>>(d.p);

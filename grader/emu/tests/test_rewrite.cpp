@@ -125,6 +125,21 @@ TEST_CASE("rewrite: a parenthesized kernel: (k) is the kernel k; any other expre
   CHECK(has(out, "::tlemu::launch({__FILE__, __LINE__, \"(*fp)\"}, 1, 1, 0, nullptr, (*fp), x)"));
 }
 
+// The emulator's cudaLaunchKernel needs the kernel's type (tilelab_emu_launch_api.h); nvcc's takes a
+// const void*, and CUDA's samples cast the kernel to it.
+TEST_CASE("rewrite: cudaLaunchKernel's cast of the kernel to void* is taken off, any other argument kept") {
+  CHECK(has(rw("void f(void** a) { cudaLaunchKernel((void*)k, 1, 1, a); }"), "cudaLaunchKernel(k, 1, 1, a)"));
+  CHECK(has(rw("void f(void** a) { cudaLaunchKernel( ( const void * )\n k<16>, 1, 1, a); }"),
+            "cudaLaunchKernel( \n k<16>, 1, 1, a)"));
+  CHECK(has(rw("void f(void** a) { cudaLaunchKernel(reinterpret_cast<const void*>(&k), 1, 1, a); }"),
+            "cudaLaunchKernel((&k), 1, 1, a)"));
+  CHECK(has(rw("void f(void** a) { cudaLaunchKernel(static_cast<void const *>(k), 1, 1, a); }"),
+            "cudaLaunchKernel((k), 1, 1, a)"));
+  CHECK(has(rw("void f(void** a) { cudaLaunchKernel((void**)k, 1, 1, a); }"), "cudaLaunchKernel((void**)k, 1, 1, a)"));
+  CHECK(has(rw("void f(void** a) { cudaLaunchKernel(fn, 1, 1, a); }"), "cudaLaunchKernel(fn, 1, 1, a)"));
+  CHECK(has(rw("void f() { s.cudaLaunchKernel((void*)k); }"), "s.cudaLaunchKernel((void*)k)"));
+}
+
 TEST_CASE("rewrite: static __shared__ declarations become references to the arena") {
   const std::string out = rw("__global__ void k() {\n  __shared__ float Mds[TILE_WIDTH][TILE_WIDTH];\n  f(Mds[0][0]);\n}\n");
   CHECK(has(out, "static float (&Mds)[TILE_WIDTH][TILE_WIDTH] = ::tlemu::shared_var<float[TILE_WIDTH][TILE_WIDTH]>"
@@ -278,6 +293,20 @@ TEST_CASE("rewrite: a constexpr host function called from device code is refused
   CHECK_NOTHROW(rw("constexpr int TILE = 16;\n__global__ void k(int* o) { if constexpr (TILE > 8) { *o = TILE; } }\n"));
   CHECK_NOTHROW(rw(host_fn + "struct S { __device__ int ceil_div(int a, int b) const { return a / b; } };\n"
                    "__global__ void k(int* o, S s) { *o = s.ceil_div(4, 2); }\n"));
+  // <algorithm>'s std::min and std::max are constexpr host functions too; CUDA's min and max are not.
+  try {
+    rw("__global__ void k(float* o, float a) {\n  o[0] = std::max(a, 0.0f);\n}\n");
+    FAIL("not refused");
+  } catch (const RewriteError& e) {
+    CHECK(has(e.what(), "line 2: calling a constexpr __host__ function (\"std::max\") from a __global__ function"));
+    CHECK(has(e.what(), "use CUDA's max(a, b) (or fmaxf for floats) without std::"));
+  }
+  CHECK_THROWS_AS(rw("__device__ int f(int a) { return ::std::min(a, 4); }\n"), RewriteError);
+  CHECK_NOTHROW(rw("__global__ void k(int* o, int a) { o[0] = min(a, 4) + max(a, 2); }\n"));
+  CHECK_NOTHROW(rw("__global__ void k(int* o) { constexpr int t = std::min(16, 32); o[0] = t; }\n"));
+  CHECK_NOTHROW(rw("__host__ __device__ int f(int a) { return std::min(a, 4); }\n"));
+  CHECK_NOTHROW(rw("void h(int* o, int a) { o[0] = std::min(a, 4); }\n"));
+  CHECK_NOTHROW(rw("__global__ void k(int* o, int a) { o[0] = mystd::min(a, 4); }\n"));
 }
 
 TEST_CASE("rewrite: memcpy, memset and memmove in device code are the emulator's, whose accesses are seen (#25)") {
