@@ -29,9 +29,10 @@
 // Products that reach P (tensor_fmas_unstored): a warp's accumulator (an mma_sync's d, known by its
 // lead lane's storage) holds the multiply-adds of every mma_sync whose c was it -- carried only when
 // c still holds the values the last mma_sync left there, so values the kernel wrote into a fragment
-// itself start a new sum. At the end of a sampled block each accumulator's last values (and those of
-// one overwritten meanwhile) are looked for among the words the block stored into P (the run's P,
-// set_product); its products count as the product's in the share of its nonzero values found
+// itself start a new sum. Each accumulator's last values at the end of a sampled block (and those of
+// one overwritten meanwhile) are looked for, when the call ends (take_counts), among the words the
+// block stored into P as P then holds them (the run's P, set_product: a later launch that overwrote
+// them leaves them uncounted); its products count as the product's in the share of its nonzero values found
 // there, and the rest are tensor_fmas_unstored. mma_syncs on fragments whose results are never stored
 // (token products) are so told from the product: the model charges them on the tensor cores and
 // charges the product's FP32 time as if they were not there (known-bad attack2-fake-mma-wide).
@@ -534,23 +535,47 @@ void fragment_values(const Runtime& r, size_t base, uint32_t group, int f, std::
   }
 }
 
-// The multiply-adds of a sampled block's accumulators whose last values it never stored into P
-// (Products that reach P, above): each accumulator's in the share of its nonzero values not among
-// the words the block's stores left in P.
-double unstored_fmas(CountState& s, size_t threads) {
+// A sampled block's accumulators and the words of P it stored, judged when the call ends
+// (take_counts) against what P holds then: a product counts only when its values are in the P the
+// call leaves, not in one a later launch overwrote (known-bad attack3-token-kernel-overwritten).
+struct BlockProducts {
+  std::vector<uintptr_t> words;   // the 4-byte words of P the block's stores reached
+  std::vector<Accumulator> accs;  // its accumulators' last values, and those overwritten meanwhile
+  int stratum = kInner;
+  double scale = 0;               // its stratum's blocks per sampled block (launch_end)
+  uintptr_t product = 0;          // the run's P (set_product) when the block ran: read only while it still is
+};
+std::vector<BlockProducts> g_products;  // the call's, since take_counts
+size_t g_products_scaled = 0;           // those before it were scaled by their launch's end
+
+BlockProducts products_of_block(CountState& s, size_t threads) {
   const uintptr_t p = rt().product, p_bytes = rt().product_bytes;
-  std::unordered_set<uint32_t> stored;
+  BlockProducts b;
+  b.stratum = s.stratum;
+  b.product = p;
   for (size_t t = 0; t < threads; ++t)
     for (const Access& a : s.log[t]) {
       if (a.shared || !a.write || a.addr - p >= p_bytes) continue;
-      for (uintptr_t w = a.addr & ~uintptr_t(3); w < a.addr + a.bytes && w - p < p_bytes; w += 4) {
-        uint32_t bits;
-        std::memcpy(&bits, reinterpret_cast<const void*>(w), sizeof bits);
-        stored.insert(bits);
-      }
+      for (uintptr_t w = a.addr & ~uintptr_t(3); w < a.addr + a.bytes && w - p < p_bytes; w += 4) b.words.push_back(w);
     }
+  for (auto& warp : s.accumulators)
+    for (auto& [key, acc] : warp) b.accs.push_back(std::move(acc));
+  for (Accumulator& acc : s.overwritten) b.accs.push_back(std::move(acc));
+  return b;
+}
+
+// The multiply-adds of a block's accumulators whose last values P does not hold when the call ends
+// (Products that reach P, above): each accumulator's in the share of its nonzero values not among
+// the words the block stored, as they are now. Device memory is open while it reads them.
+double unstored_fmas(const BlockProducts& b) {
+  std::unordered_set<uint32_t> stored;
+  for (uintptr_t w : b.words) {
+    uint32_t bits;
+    std::memcpy(&bits, reinterpret_cast<const void*>(w), sizeof bits);
+    stored.insert(bits);
+  }
   double unstored = 0;
-  auto count = [&](const Accumulator& acc) {
+  for (const Accumulator& acc : b.accs) {
     double nonzero = 0, found = 0;
     for (float v : acc.values) {
       uint32_t bits;
@@ -560,10 +585,7 @@ double unstored_fmas(CountState& s, size_t threads) {
       found += stored.count(bits);
     }
     unstored += acc.fmas * (nonzero > 0 ? 1 - found / nonzero : 1);
-  };
-  for (const auto& warp : s.accumulators)
-    for (const auto& [key, acc] : warp) count(acc);
-  for (const Accumulator& acc : s.overwritten) count(acc);
+  }
   return unstored;
 }
 
@@ -602,6 +624,11 @@ void launch_end(Runtime& r, const LaunchSite& site, size_t dynamic_shared) {
       *f *= scale;
     c.add(k.c);
     barriers += k.barriers * scale, phases += k.phases * scale, exposed += k.exposed * scale;
+  }
+  for (; g_products_scaled < g_products.size(); ++g_products_scaled) {
+    BlockProducts& b = g_products[g_products_scaled];
+    const Stratum& k = s.strata[b.stratum];
+    b.scale = k.sampled ? double(k.blocks) / double(k.sampled) : 0;
   }
   // The bytes every block loaded, summed exactly; the sample's estimate kept beside them.
   c.sampled_global_load_bytes = c.global_load_bytes;
@@ -658,7 +685,7 @@ void block_end(Runtime& r) {
   g_sampled = false;
   count_block(cs(), r.threads.size());
   count_phases(cs(), r.threads.size());
-  cs().strata[cs().stratum].c.tensor_fmas_unstored += unstored_fmas(cs(), r.threads.size());
+  g_products.push_back(products_of_block(cs(), r.threads.size()));
 }
 void barrier(Runtime&, const char*, int) {
   if (!g_sampled) return;
@@ -710,6 +737,14 @@ void accumulator(Runtime& r, size_t base, uint32_t group, bool after) {
 }
 
 bool take_counts(TrafficCounts& out) {
+  {
+    DeviceAccess open(rt());
+    for (size_t i = 0; i < g_products_scaled; ++i)
+      if (g_products[i].product == rt().product)  // the run's P, not an earlier run's buffer
+        cs().total.tensor_fmas_unstored += unstored_fmas(g_products[i]) * g_products[i].scale;
+  }
+  g_products.clear();
+  g_products_scaled = 0;
   out = cs().total;
   cs().total = TrafficCounts{};
   cs().heaviest_work = -1;

@@ -379,6 +379,11 @@ TEST_CASE("ptx: the count build counts cp.async's 16-byte loads and stores, ldma
     CHECK(c.tensor_insts == 1);
 }
 
+// P overwritten by a later launch of the same call (attack3-token-kernel-overwritten's first kernel).
+__global__ void overwrite(float* p, float v) {
+    for (int i = 0; i < 4; ++i) p[threadIdx.x * 4 + i] = v + float(threadIdx.x * 4 + i);
+}
+
 TEST_CASE("ptx: the count build tells the products stored into P from token ones (tensor_fmas_unstored)") {
     if (build() != "emu-count") return;
     Dev<float> a(random_floats(32 * 4, 14)), b(random_floats(32 * 2, 15)), d(32 * 4);
@@ -399,6 +404,14 @@ TEST_CASE("ptx: the count build tells the products stored into P from token ones
         CHECK(c.tensor_fmas == (2 + k.tokens) * 1024.0);
         CHECK(c.tensor_fmas_unstored == k.unstored);
     }
+    // Products stored and then overwritten by a later launch of the call are not the product's: P is
+    // judged as the call leaves it (take_counts), not at each block's end.
+    mma_tokens<<<1, 32>>>(a.p, b.p, d.p, 0, false);
+    overwrite<<<1, 32>>>(d.p, 1000.0f);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    REQUIRE(tlemu::take_counts(c));
+    CHECK(c.tensor_fmas == 2 * 1024.0);
+    CHECK(c.tensor_fmas_unstored == 2 * 1024.0);
     tlemu::set_product(nullptr, 0);
 }
 
