@@ -13,6 +13,18 @@
 #ifndef TILELAB_EMU_H
 #define TILELAB_EMU_H
 
+// In the builds that see memory accesses through g++'s -fsanitize=thread instrumentation (race,
+// count, trace), libc's block copies are the runtime's (runtime/instrument.hpp), which report their
+// ranges as the kernel's accesses before doing them: std::copy, std::memcpy, std::fill of bytes and
+// __builtin_memcpy otherwise reach memory through libc, which no build instruments (known-bad
+// attack3-stdcopy-host-product). An asm label on a function's first declaration renames every call
+// g++ makes of it, those its builtins expand to included; this header comes before any other.
+#if defined(__SANITIZE_THREAD__) && !defined(__clang__)
+extern "C" void* memcpy(void*, const void*, __SIZE_TYPE__) noexcept __asm__("tlemu_memcpy");
+extern "C" void* memmove(void*, const void*, __SIZE_TYPE__) noexcept __asm__("tlemu_memmove");
+extern "C" void* memset(void*, int, __SIZE_TYPE__) noexcept __asm__("tlemu_memset");
+#endif
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
