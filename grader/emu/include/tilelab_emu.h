@@ -516,6 +516,15 @@ inline T& shared_var(const char* name, const char* file, int line, bool read = t
   return *static_cast<T*>(shared_alloc(sizeof(T), alignof(T), sizeof(std::remove_all_extents_t<T>), dims, rank,
                                        name, file, line, read));
 }
+// The rewriter's pointer to a __shared__ variable (rewrite_shared.cpp), set to `at` by the runtime,
+// whose code is not instrumented: the store is the emulator's, not the kernel's (the race build
+// reports a kernel's store to host memory, its static storage included).
+void* bind_shared_slot(void** slot, void* at);
+template <class T>
+inline T* shared_bind(T*& slot, T& at) {
+  return static_cast<T*>(bind_shared_slot(reinterpret_cast<void**>(const_cast<std::remove_cv_t<T>**>(&slot)),
+                                          const_cast<void*>(static_cast<const volatile void*>(&at))));
+}
 // `extern __shared__ T name[];`: the launch's dynamic shared memory.
 void* dynamic_shared_base(const char* name, size_t elem_bytes);
 template <class T>
