@@ -1,0 +1,29 @@
+"""The x86 vector builtins in the compiler's preprocessed unit of a student object (artifacts.preprocessed,
+as preprocessed.py reads it): `__builtin_ia32_*` (what <immintrin.h>, <x86intrin.h> and their parts
+define every intrinsic with) and clang's `__builtin_nontemporal_load` / `_store`. g++ compiles such a call
+to the instruction itself, not to a memory reference, so the instrumentation of the race, count and trace
+builds (grader/emu/runtime/instrument.hpp) never sees what it loads or stores: a gather, a masked or
+non-temporal move, lddqu or movntdqa reads M and N past the count build (attack3-atomic-hidden-loads)
+and host memory past the race build (attack3-atomic-host-product). A GPU has none of them, and no honest
+unit names one: the emulator's builds do not pass -march, so no header the kit allows reaches the
+intrinsic headers (<random> includes <pmmintrin.h> only under __SSE3__), nor does nvcc's host pass.
+docs/integrity.md, "Nothing the instrumentation cannot see".
+
+The rule reads every identifier of the unit, whoever wrote it, after the preprocessor (a macro or `##`
+cannot hide one), in the code only (preprocessed.code_only: a literal, a comment or a line marker that
+names a builtin is no finding).
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import preprocessed
+
+_BUILTIN = re.compile(r"(?<![\w$])(__builtin_ia32_\w+|__builtin_nontemporal_(?:load|store))(?![\w$])")
+
+
+def vector_builtins(text: str) -> list[str]:
+    """The x86 vector builtins the unit names, each once, in the order first named; empty for honest
+    code and every header the kit allows."""
+    return list(dict.fromkeys(m.group(1) for m in _BUILTIN.finditer(preprocessed.code_only(text))))
