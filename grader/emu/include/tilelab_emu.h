@@ -502,7 +502,7 @@ struct SharedShape {
 };
 
 // Storage for one `__shared__` variable: the rewriter turns `__shared__ T name[A][B];` into a
-// function-local static reference bound on first execution. Blocks run one after another, so one
+// reference bound from a function-local static pointer set on first execution (shared_bind). Blocks run one after another, so one
 // address serves every block (as one SM's shared memory serves the blocks it runs in turn).
 // read: false where the rewriter found the kernel never reads it (only declared, or only assigned):
 // nvcc allocates nothing for such a variable, so it counts in no launch's static shared memory.
