@@ -80,13 +80,10 @@ def builtin_findings(obj: Path, o: str) -> list[Finding]:
     """The x86 vector builtins the object's preprocessed unit names (vector_builtins.py): one finding
     for them all. A missing unit is verbatim_findings' finding."""
     try:
-        names = vector_builtins.vector_builtins(artifacts.preprocessed(obj).read_text(errors="replace"))
+        found = vector_builtins.vector_builtins(artifacts.preprocessed(obj).read_text(errors="replace"))
     except OSError:
         return []
-    if not names:
-        return []
-    more = f" and {len(names) - 3} more" if len(names) > 3 else ""
-    return [Finding(", ".join(names[:3]) + more, VECTOR_BUILTINS, o, "builtin")]
+    return [Finding(vector_builtins.shown(found), VECTOR_BUILTINS, o, "builtin")] if found else []
 
 
 def scan_object(obj: Path, kind: str | None = None, build: Path | None = None,
