@@ -135,6 +135,20 @@ struct SharedDeclarations : SourceView {
     std::string base = type;  // without the first declarator's * and &
     while (!base.empty() && (base.back() == '*' || base.back() == '&' || base.back() == ' ')) base.pop_back();
 
+    // The variable: a reference bound, each time the declaration runs, from a function-local static
+    // pointer that the runtime sets once (shared_bind, not instrumented) to the arena address `init`
+    // gives, so that every thread of every launch sees the same address. A pointer with a constant
+    // initialiser (nullptr) has no guard, where a `static T& v = init;` has one that g++ reads with an
+    // atomic load: device code then makes no atomic access but the kernel's own, which the builds that
+    // see accesses report like any other (runtime/instrument.hpp). At namespace scope the same
+    // (the reference is then a variable of static storage, initialised before main).
+    auto bound = [](const std::string& t, const std::string& nm, const std::string& dm, const std::string& init) {
+      const std::string slot = "tlemu_shared_" + nm;
+      const std::string ptr = dm.empty() ? t + "* " + slot : t + " (*" + slot + ")" + dm;
+      const std::string ref = dm.empty() ? t + "& " + nm : t + " (&" + nm + ")" + dm;
+      return "static " + ptr + " = nullptr; " + ref + " = *(" + slot + " ? " + slot + " : ::tlemu::shared_bind(" +
+             slot + ", " + init + "));";
+    };
     std::string o;
     for (size_t k = 0; k < parts.size(); ++k) {
       std::string t = type, nm = name, dm = dims;
@@ -147,11 +161,10 @@ struct SharedDeclarations : SourceView {
       if (dynamic) {
         if (dm.empty() || dm.find_first_not_of("[ ]") != std::string::npos)
           fail(p, "extern __shared__ takes an array of unknown size, e.g. extern __shared__ float " + nm + "[];");
-        o += "static " + t + " (&" + nm + ")[] = ::tlemu::dynamic_shared<" + t + "[]>(\"" + nm +
-             "\", __FILE__, __LINE__);";
+        o += bound(t, nm, "[]", "::tlemu::dynamic_shared<" + t + "[]>(\"" + nm + "\", __FILE__, __LINE__)");
       } else if (dm.empty()) {
-        o += "static " + t + "& " + nm + " = ::tlemu::shared_var<" + t + ">(\"" + nm + "\", __FILE__, __LINE__" +
-             read_flag(t, nm, dm, end) + ");";
+        o += bound(t, nm, "", "::tlemu::shared_var<" + t + ">(\"" + nm + "\", __FILE__, __LINE__" +
+                                  read_flag(t, nm, dm, end) + ")");
       } else {
         // Each bound first in a static_assert of its own, so that a bound that is not a constant
         // (`int TILE_WIDTH = 16;`) is reported as nvcc reports it: on the student's line, naming
@@ -159,8 +172,8 @@ struct SharedDeclarations : SourceView {
         for (const std::string& bound : bounds(dm))
           o += "static_assert((" + bound + ") > 0, \"the size of __shared__ array " + nm +
                " must be a constant expression greater than zero\"); ";
-        o += "static " + t + " (&" + nm + ")" + dm + " = ::tlemu::shared_var<" + t + dm + ">(\"" + nm +
-             "\", __FILE__, __LINE__" + read_flag(t, nm, dm, end) + ");";
+        o += bound(t, nm, dm, "::tlemu::shared_var<" + t + dm + ">(\"" + nm + "\", __FILE__, __LINE__" +
+                                  read_flag(t, nm, dm, end) + ")");
       }
     }
     o.append(size_t(newlines(begin, end)), '\n');

@@ -589,7 +589,7 @@ struct SharedShape {
 };
 
 // Storage for one `__shared__` variable: the rewriter turns `__shared__ T name[A][B];` into a
-// function-local static reference bound on first execution. Blocks run one after another, so one
+// reference bound from a function-local static pointer set on first execution (shared_bind). Blocks run one after another, so one
 // address serves every block (as one SM's shared memory serves the blocks it runs in turn).
 // read: false where the rewriter found the kernel never reads it (only declared, or only assigned):
 // nvcc allocates nothing for such a variable, so it counts in no launch's static shared memory.
@@ -602,6 +602,15 @@ inline T& shared_var(const char* name, const char* file, int line, bool read = t
   SharedShape<T>::fill(dims, rank);
   return *static_cast<T*>(shared_alloc(sizeof(T), alignof(T), sizeof(std::remove_all_extents_t<T>), dims, rank,
                                        name, file, line, read));
+}
+// The rewriter's pointer to a __shared__ variable (rewrite_shared.cpp), set to `at` by the runtime,
+// whose code is not instrumented: the store is the emulator's, not the kernel's (the race build
+// reports a kernel's store to host memory, its static storage included).
+void* bind_shared_slot(void** slot, void* at);
+template <class T>
+inline T* shared_bind(T*& slot, T& at) {
+  return static_cast<T*>(bind_shared_slot(reinterpret_cast<void**>(const_cast<std::remove_cv_t<T>**>(&slot)),
+                                          const_cast<void*>(static_cast<const volatile void*>(&at))));
 }
 // `extern __shared__ T name[];`: the launch's dynamic shared memory.
 void* dynamic_shared_base(const char* name, size_t elem_bytes);

@@ -494,6 +494,11 @@ void* shared_alloc(size_t bytes, size_t align, size_t elem_bytes, const int* dim
   return r.arena + off;
 }
 
+void* bind_shared_slot(void** slot, void* at) {
+  *slot = at;
+  return at;
+}
+
 void* dynamic_shared_base(const char* name, size_t elem_bytes) {
   Runtime& r = rt();
   r.dynamic_name = name;

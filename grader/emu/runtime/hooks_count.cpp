@@ -165,13 +165,14 @@ __attribute__((noinline)) void record(uintptr_t a, size_t n, bool write, const v
       for (const auto& [lo, size] : s.own)
         if (a - lo < size) return;
     if (n == 8 && a >= s.statics.first && a < s.statics.second) {
-      // A __shared__ variable is a reference in static storage (the rewriter's `static T (&v)...`):
-      // loading it is the variable's address, a constant on a GPU, not traffic; nor is its
-      // initialisation, the 8-byte store whose value is not there yet. So 8-byte stores into static
-      // storage are not counted (stores carry no operand of the product; its loads are counted).
+      // A __shared__ variable is bound from a pointer in static storage (rewrite_shared.cpp; a
+      // reference at namespace scope): loading it is the variable's address (nullptr before the
+      // runtime binds it), a constant on a GPU, not traffic. 8-byte stores into static storage are
+      // not counted (stores carry no operand of the product; its loads are counted; the race build
+      // reports a kernel's store there).
       uintptr_t v;
       std::memcpy(&v, reinterpret_cast<const void*>(a), sizeof v);
-      if (write || v - g_lo < g_span) return;
+      if (write || v == 0 || v - g_lo < g_span) return;
     }
     s.exact_requested_bytes += double(n);
     if (!write) s.exact_load_bytes += double(n);

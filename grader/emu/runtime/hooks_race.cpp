@@ -267,13 +267,19 @@ __attribute__((noinline)) void check_host(uintptr_t a, size_t n, bool write, con
   if (!write)
     for (const Range& x : g_readonly)
       if (a - x.lo < x.span) return hit(x);  // a store there faults before it is made
-  // A __shared__ variable is a reference in static storage (the rewriter's `static T (&v)...`): its
-  // load is the variable's address, its initialisation an 8-byte store (core.cpp's shared_alloc).
+  // A __shared__ variable is bound from a pointer in static storage (rewrite_shared.cpp; a reference
+  // in static storage at namespace scope): its load reads nullptr before the runtime binds it
+  // (bind_shared_slot, not instrumented: no store of the kernel's), the start of a __shared__
+  // variable or of dynamic shared memory after. Nothing else in static storage is the kernel's to
+  // read, and nothing there to write: a host variable read by a kernel can then only hold those
+  // values, which carry nothing from the host (attack3-atomic-host-product).
   const auto s_lo = reinterpret_cast<uintptr_t>(__data_start), s_hi = reinterpret_cast<uintptr_t>(_end);
-  if (n == 8 && a >= s_lo && a < s_hi) {
+  if (n == 8 && !write && a >= s_lo && a < s_hi) {
     uintptr_t v;
     std::memcpy(&v, reinterpret_cast<const void*>(a), sizeof v);
-    if (write || v - g_lo < g_span) return;
+    if (v == 0 || v - g_lo == kStaticArena) return;
+    for (const SharedVar& sv : rt().shared_vars)
+      if (v - g_lo == sv.offset) return;
   }
   if (g_host.count++ == 0) g_host = {1, pc, a, write, threadIdx, blockIdx};
 }

@@ -34,49 +34,70 @@
   TLEMU_ACCESS_CALLBACK_(__tsan_volatile_read##n, (void* p), n, false, FILTER, HANDLER)        \
   TLEMU_ACCESS_CALLBACK_(__tsan_volatile_write##n, (void* p), n, true, FILTER, HANDLER)
 
-// The atomic operations of an instrumented file (the guard of a function-local static, such as the
-// emulator's __shared__ variables, is read with an acquire load): done as they are asked, with g++'s
-// own atomics; they are not the kernel's loads and stores (CUDA's atomics are plain functions of the
-// emulator's headers, tilelab_emu_warp.h, and are seen as such).
-#define TLEMU_ATOMIC_FETCH_(bits, op)                                                          \
+// The atomic operations of an instrumented file (GCC's __atomic_* and __sync_* builtins, std::atomic,
+// std::atomic_ref): accesses like any other, reported before they are done (attack3-atomic-host-product:
+// a kernel's atomic store into host memory; attack3-atomic-hidden-loads: fragment loads made atomic, which
+// the count build did not count). A load is a read; a store a write; an exchange, a read-modify-write and a
+// compare-and-swap a read and a write of its bytes, as the emulator's own atomicAdd and friends are
+// (plain loads and stores of tilelab_emu_warp.h, seen as such); a compare-and-swap also reads and may write
+// its expected value (*c), wherever that is. No instrumented code of the emulator's reads a guard or an
+// atomic from device code (the rewriter's __shared__ declarations bind a static pointer, no guard:
+// rewrite_shared.cpp), so every atomic a kernel makes is the kernel's own. Then done as asked, with g++'s
+// own atomics. The return address is the student's pc (macros, as TLEMU_ACCESS_CALLBACK_).
+#define TLEMU_ATOMIC_SEEN_(p, bits, read, write, FILTER, HANDLER)                              \
+  do {                                                                                         \
+    const uintptr_t tlemu_at = reinterpret_cast<uintptr_t>(p);                                 \
+    if (FILTER(tlemu_at)) {                                                                    \
+      if (read) HANDLER(tlemu_at, (bits) / 8, false, __builtin_return_address(0));             \
+      if (write) HANDLER(tlemu_at, (bits) / 8, true, __builtin_return_address(0));             \
+    }                                                                                          \
+  } while (0)
+#define TLEMU_ATOMIC_FETCH_(bits, op, FILTER, HANDLER)                                         \
   extern "C" tlemu_a##bits __tsan_atomic##bits##_fetch_##op(volatile tlemu_a##bits* a, tlemu_a##bits v, int) { \
+    TLEMU_ATOMIC_SEEN_(a, bits, true, true, FILTER, HANDLER);                                  \
     return __atomic_fetch_##op(a, v, __ATOMIC_SEQ_CST);                                        \
   }
-#define TLEMU_ATOMIC_CAS_(bits, kind)                                                          \
+#define TLEMU_ATOMIC_CAS_(bits, kind, FILTER, HANDLER)                                         \
   extern "C" int __tsan_atomic##bits##_compare_exchange_##kind(volatile tlemu_a##bits* a, tlemu_a##bits* c, \
                                                                tlemu_a##bits v, int, int) {    \
+    TLEMU_ATOMIC_SEEN_(a, bits, true, true, FILTER, HANDLER);                                  \
+    TLEMU_ATOMIC_SEEN_(c, bits, true, true, FILTER, HANDLER);                                  \
     return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);    \
   }
-#define TLEMU_ATOMIC_CALLBACKS_(bits)                                                          \
+#define TLEMU_ATOMIC_CALLBACKS_(bits, FILTER, HANDLER)                                         \
   using tlemu_a##bits = uint##bits##_t;                                                        \
   extern "C" tlemu_a##bits __tsan_atomic##bits##_load(const volatile tlemu_a##bits* a, int) {  \
+    TLEMU_ATOMIC_SEEN_(a, bits, true, false, FILTER, HANDLER);                                 \
     return __atomic_load_n(a, __ATOMIC_SEQ_CST);                                               \
   }                                                                                            \
   extern "C" void __tsan_atomic##bits##_store(volatile tlemu_a##bits* a, tlemu_a##bits v, int) { \
+    TLEMU_ATOMIC_SEEN_(a, bits, false, true, FILTER, HANDLER);                                 \
     __atomic_store_n(a, v, __ATOMIC_SEQ_CST);                                                  \
   }                                                                                            \
   extern "C" tlemu_a##bits __tsan_atomic##bits##_exchange(volatile tlemu_a##bits* a, tlemu_a##bits v, int) { \
+    TLEMU_ATOMIC_SEEN_(a, bits, true, true, FILTER, HANDLER);                                  \
     return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);                                        \
   }                                                                                            \
-  TLEMU_ATOMIC_FETCH_(bits, add)                                                               \
-  TLEMU_ATOMIC_FETCH_(bits, sub)                                                               \
-  TLEMU_ATOMIC_FETCH_(bits, and)                                                               \
-  TLEMU_ATOMIC_FETCH_(bits, or)                                                                \
-  TLEMU_ATOMIC_FETCH_(bits, xor)                                                               \
-  TLEMU_ATOMIC_FETCH_(bits, nand)                                                              \
-  TLEMU_ATOMIC_CAS_(bits, strong)                                                              \
-  TLEMU_ATOMIC_CAS_(bits, weak)                                                                \
+  TLEMU_ATOMIC_FETCH_(bits, add, FILTER, HANDLER)                                              \
+  TLEMU_ATOMIC_FETCH_(bits, sub, FILTER, HANDLER)                                              \
+  TLEMU_ATOMIC_FETCH_(bits, and, FILTER, HANDLER)                                              \
+  TLEMU_ATOMIC_FETCH_(bits, or, FILTER, HANDLER)                                               \
+  TLEMU_ATOMIC_FETCH_(bits, xor, FILTER, HANDLER)                                              \
+  TLEMU_ATOMIC_FETCH_(bits, nand, FILTER, HANDLER)                                             \
+  TLEMU_ATOMIC_CAS_(bits, strong, FILTER, HANDLER)                                             \
+  TLEMU_ATOMIC_CAS_(bits, weak, FILTER, HANDLER)                                               \
   extern "C" tlemu_a##bits __tsan_atomic##bits##_compare_exchange_val(volatile tlemu_a##bits* a, tlemu_a##bits c, \
                                                                        tlemu_a##bits v, int, int) { \
+    TLEMU_ATOMIC_SEEN_(a, bits, true, true, FILTER, HANDLER);                                  \
     __atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);          \
     return c;                                                                                  \
   }
 
 #define TLEMU_ACCESS_CALLBACKS(FILTER, HANDLER)                                                \
-  TLEMU_ATOMIC_CALLBACKS_(8)                                                                   \
-  TLEMU_ATOMIC_CALLBACKS_(16)                                                                  \
-  TLEMU_ATOMIC_CALLBACKS_(32)                                                                  \
-  TLEMU_ATOMIC_CALLBACKS_(64)                                                                  \
+  TLEMU_ATOMIC_CALLBACKS_(8, FILTER, HANDLER)                                                            \
+  TLEMU_ATOMIC_CALLBACKS_(16, FILTER, HANDLER)                                                           \
+  TLEMU_ATOMIC_CALLBACKS_(32, FILTER, HANDLER)                                                           \
+  TLEMU_ATOMIC_CALLBACKS_(64, FILTER, HANDLER)                                                           \
   extern "C" void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); } \
   extern "C" void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); } \
   TLEMU_ACCESS_CALLBACKS_OF_SIZE_(1, FILTER, HANDLER)                                              \

@@ -65,6 +65,17 @@ __constant__ float constant_copy[64];
 __global__ void read_from(const float* in, float* out) { out[threadIdx.x] = in[threadIdx.x]; }
 __global__ void read_symbols(float* out) { out[threadIdx.x] = device_copy[threadIdx.x] + constant_copy[threadIdx.x]; }
 
+// The same read as read_from, each lane's float loaded with GCC's atomic builtin, and an atomic
+// read-modify-write of a global word per lane: g++'s instrumentation makes them __tsan_atomic*
+// calls, which are the kernel's accesses like any other (runtime/instrument.hpp; known-bad
+// attack3-atomic-hidden-loads: fragment loads made atomic went uncounted).
+__global__ void read_atomic(const float* in, float* out) {
+    float v;
+    __atomic_load(&in[threadIdx.x], &v, __ATOMIC_RELAXED);
+    out[threadIdx.x] = v;
+}
+__global__ void add_atomic(unsigned* words) { __atomic_fetch_add(&words[threadIdx.x], 1u, __ATOMIC_RELAXED); }
+
 // Reads 32 floats at an address passed as an integer (a pointer the launch's host-pointer check does
 // not see): heap memory is global memory too (issue #39, red team 2: a device-side malloc block).
 __global__ void read_address(unsigned long long address, float* out) {
@@ -163,6 +174,23 @@ TEST_CASE("count: a warp's global load costs the 32-byte sectors its lanes touch
     c = counted();
     CHECK(c.global_loads == 1);
     CHECK(c.global_load_sectors == 32);   // one sector per lane: 1/8 of each used
+}
+
+TEST_CASE("count: an atomic load is a load; an atomic read-modify-write a load and a store") {
+    Device d;
+    forget();
+    read_atomic<<<1, 32>>>(d.in, d.out);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    tlemu::TrafficCounts c = counted();
+    CHECK(c.global_loads == 1);
+    CHECK(c.global_load_sectors == 4);    // 128 consecutive bytes, as read_stride's
+    CHECK(c.global_load_bytes == 128);
+    add_atomic<<<1, 32>>>(reinterpret_cast<unsigned*>(d.out));
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    c = counted();
+    CHECK(c.global_loads == 1);           // as atomicAdd's (tilelab_emu_warp.h): a load and a store
+    CHECK(c.global_stores == 1);
+    CHECK(c.global_load_bytes == 128);
 }
 
 TEST_CASE("count: a float4 load is one 16-byte access, even when its components are used apart") {

@@ -13,7 +13,7 @@ class Finding:
     symbol: str              # the name as the student wrote it (demangled, no parameters)
     reason: str              # what to use instead / why
     object: str
-    kind: str = "reference"  # reference | definition | syscall | assembly | verbatim | unreadable
+    kind: str = "reference"  # reference | definition | syscall | assembly | verbatim | builtin | unreadable
     group: str = ""          # the allow-list group that decided
 
     @property
@@ -37,6 +37,11 @@ VERBATIM = ("an asm label (`f() __asm__(\"...\")`) or an alias, weakref, symver 
             "strings into its assembly as they stand, where the grader's builds cannot count or check what they do. "
             "Name functions in C++ (extern \"C\" for an unmangled name) and leave sections to the compiler")
 
+
+# The reason of the `builtin` finding (refusal.builtin_findings; its symbol: the builtins named, vector_builtins.py).
+VECTOR_BUILTINS = ("x86 vector intrinsics (<immintrin.h>, <x86intrin.h>: the __builtin_ia32_* they are made of) are not "
+                   "allowed: the grader's builds cannot see their memory accesses, and a GPU has none. Write plain "
+                   "loads and stores (float4 for wide ones)")
 
 def _compact(names: list[str]) -> list[str]:
     """Names of one class template's members shown once: `std::basic_filebuf<...>::{close, open}`;

@@ -184,6 +184,12 @@ class _Unit:
         return -1
 
 
+def code_only(text: str) -> str:
+    """The unit with its literals, comments and directives blanked (vector_builtins.py reads its
+    identifiers): what the compiler compiles as code, at the positions of the original text."""
+    return _Unit(text).blanked
+
+
 def _literal(t: Token) -> str | None:
     """The characters of a plain narrow string literal as written, or None for anything else (a
     prefix, a raw string: the rule accepts only names, which need neither)."""

@@ -17,13 +17,14 @@ backends: the nvcc object (GPU) and the objects of the emulator's plain, asan an
   emulator's rewriter refuses it in device code; nvcc's device code (PTX) is not in the listing.
   Nor strings the compiler copies into its assembly unmarked (preprocessed.py reads the
   preprocessed unit the compile wrote): asm labels, section/alias/weakref/symver/ifunc names, #ident.
+  Nor x86 vector builtins (vector_builtins.py, the same unit): no instrumentation sees their accesses.
 
 This module composes the scan from parts that each decide one thing, side by side (none imports
 another but for symbols.py's vocabulary): symbols.py reads an object's names (`nm`, `c++filt -p`)
 and its kind, allowlist.py is the policy (may this name be referenced or defined here),
 libexports.py says which library owns a name, disasm.py reads the machine code (`objdump`),
 listing.py the assembler's listing of the compiler's output, preprocessed.py the unit the compiler
-compiled, and forbidden.py words what the scan
+compiled (vector_builtins.py its x86 vector builtins), and forbidden.py words what the scan
 found. Never the source text. Without those tools nothing can be verified, and the scan says so (a finding) rather than passing the object. docs/integrity.md
 explains the rule.
 """
@@ -33,10 +34,10 @@ from __future__ import annotations
 import concurrent.futures
 from pathlib import Path
 
-from . import artifacts, includes, listing, outcome, preprocessed
+from . import artifacts, includes, listing, outcome, preprocessed, vector_builtins
 from .allowlist import Policy, check_definition, check_reference, library_code, policy
 from .disasm import raw_syscalls
-from .forbidden import ASSEMBLY, VERBATIM, Finding, as_written, summary
+from .forbidden import ASSEMBLY, VECTOR_BUILTINS, VERBATIM, Finding, as_written, summary
 from .libexports import owned_symbols
 from .symbols import GLOBAL_DEFINED, UNDEFINED, ToolMissing, object_kind, symbols
 from ..specs import spec
@@ -75,6 +76,16 @@ def verbatim_findings(obj: Path, o: str) -> list[Finding]:
     return [Finding(v.shown(), VERBATIM, o, "verbatim") for v in found]
 
 
+def builtin_findings(obj: Path, o: str) -> list[Finding]:
+    """The x86 vector builtins the object's preprocessed unit names (vector_builtins.py): one finding
+    for them all. A missing unit is verbatim_findings' finding."""
+    try:
+        found = vector_builtins.vector_builtins(artifacts.preprocessed(obj).read_text(errors="replace"))
+    except OSError:
+        return []
+    return [Finding(vector_builtins.shown(found), VECTOR_BUILTINS, o, "builtin")] if found else []
+
+
 def scan_object(obj: Path, kind: str | None = None, build: Path | None = None,
                 pol: Policy | None = None) -> list[Finding]:
     pol = pol or policy()
@@ -98,7 +109,7 @@ def scan_object(obj: Path, kind: str | None = None, build: Path | None = None,
                 bad = check_definition(s, kind, pol, owned)
                 if bad:
                     out.append(Finding(s.key, bad[1], o, "definition", bad[0]))
-        out += assembly_findings(obj, o) + verbatim_findings(obj, o)
+        out += assembly_findings(obj, o) + verbatim_findings(obj, o) + builtin_findings(obj, o)
         if raw_syscalls(obj):
             out.append(Finding("syscall instruction", "a system call made around libc: call only what the "
                                "allow-list lists", o, "syscall"))
