@@ -122,19 +122,16 @@
 // reported before the copy is made, from the caller's line.
 #define TLEMU_LIBC_RANGE_(ptr, n, write, FILTER, HANDLER, pc)                                    \
   if ((n) != 0 && FILTER(reinterpret_cast<uintptr_t>(ptr))) HANDLER(reinterpret_cast<uintptr_t>(ptr), (n), (write), (pc))
+#define TLEMU_LIBC_COPY_(name, builtin, FILTER, HANDLER)                                         \
+  extern "C" void* name(void* d, const void* s, size_t n) {                                    \
+    const void* pc = __builtin_return_address(0);                                              \
+    TLEMU_LIBC_RANGE_(s, n, false, FILTER, HANDLER, pc);                                        \
+    TLEMU_LIBC_RANGE_(d, n, true, FILTER, HANDLER, pc);                                         \
+    return builtin(d, s, n);                                                                   \
+  }
 #define TLEMU_LIBC_CALLBACKS_(FILTER, HANDLER)                                                   \
-  extern "C" void* tlemu_memcpy(void* d, const void* s, size_t n) {                            \
-    const void* pc = __builtin_return_address(0);                                              \
-    TLEMU_LIBC_RANGE_(s, n, false, FILTER, HANDLER, pc);                                        \
-    TLEMU_LIBC_RANGE_(d, n, true, FILTER, HANDLER, pc);                                         \
-    return __builtin_memcpy(d, s, n);                                                          \
-  }                                                                                            \
-  extern "C" void* tlemu_memmove(void* d, const void* s, size_t n) {                           \
-    const void* pc = __builtin_return_address(0);                                              \
-    TLEMU_LIBC_RANGE_(s, n, false, FILTER, HANDLER, pc);                                        \
-    TLEMU_LIBC_RANGE_(d, n, true, FILTER, HANDLER, pc);                                         \
-    return __builtin_memmove(d, s, n);                                                         \
-  }                                                                                            \
+  TLEMU_LIBC_COPY_(tlemu_memcpy, __builtin_memcpy, FILTER, HANDLER)                             \
+  TLEMU_LIBC_COPY_(tlemu_memmove, __builtin_memmove, FILTER, HANDLER)                           \
   extern "C" void* tlemu_memset(void* d, int c, size_t n) {                                    \
     TLEMU_LIBC_RANGE_(d, n, true, FILTER, HANDLER, __builtin_return_address(0));                \
     return __builtin_memset(d, c, n);                                                          \
