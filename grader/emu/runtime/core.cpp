@@ -592,8 +592,10 @@ void launch_erased(const LaunchSite& site, dim3 grid, dim3 block, size_t dynamic
       }
   r.in_kernel = false;
   hooks::launch_end(r, site, dynamic_shared);
-  for (const auto& v : r.shared_vars)  // as nvcc's attributes: a variable never read takes no memory
-    if (v.kernel == site.kernel && v.read) rec.static_shared += v.size;
+  // As nvcc's attributes: a variable never read takes no memory; one at namespace scope (allocated
+  // before main, for no kernel) is every kernel's, as CUDA allocates it in each kernel that uses it.
+  for (const auto& v : r.shared_vars)
+    if ((v.kernel == site.kernel || v.kernel.empty()) && v.read) rec.static_shared += v.size;
   r.site = nullptr;
   r.threads.clear();
   rec.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -645,7 +645,7 @@ void launch_end(Runtime& r, const LaunchSite& site, size_t dynamic_shared) {
   c.fragment_registers = s.registers;
   size_t shared = dynamic_shared;
   for (const auto& v : r.shared_vars)  // occupancy as nvcc's: a variable never read takes no memory
-    if (v.kernel == site.kernel && v.read) shared += v.size;
+    if ((v.kernel == site.kernel || v.kernel.empty()) && v.read) shared += v.size;  // namespace scope: core.cpp
   c.shared_bytes_per_block = double(shared);
   // The launch doing the product: the most warp-level accesses and tensor instructions of the call.
   const double work = c.global_loads + c.global_stores + c.shared_loads + c.shared_stores + c.tensor_insts;
