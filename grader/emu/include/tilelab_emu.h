@@ -20,6 +20,7 @@
 // attack3-stdcopy-host-product). An asm label on a function's first declaration renames every call
 // g++ makes of it, those its builtins expand to included; this header comes before any other.
 #if defined(__SANITIZE_THREAD__) && !defined(__clang__)
+#undef _FORTIFY_SOURCE  // Ubuntu's g++ defines it: glibc's checked copies (__memcpy_chk) would go round the renaming
 extern "C" void* memcpy(void*, const void*, __SIZE_TYPE__) noexcept __asm__("tlemu_memcpy");
 extern "C" void* memmove(void*, const void*, __SIZE_TYPE__) noexcept __asm__("tlemu_memmove");
 extern "C" void* memset(void*, int, __SIZE_TYPE__) noexcept __asm__("tlemu_memset");
