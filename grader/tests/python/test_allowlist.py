@@ -72,7 +72,8 @@ def gxx_compilers() -> list[str]:
 def _rewriter(tmp: Path) -> Path:
     """The emulator's rewriter: one the kit built (CTest's TILELAB_BUILD_DIR, or a tree under
     build/) when it is newer than its sources, else built here."""
-    sources = [GRADER / "emu" / n for n in ("rewrite.cpp", "rewrite.hpp", "rewrite_main.cpp")]
+    emu = GRADER / "emu"
+    sources = sorted(emu.glob("rewrite*.cpp")) + sorted(emu.glob("rewrite*.hpp"))  # the tool's, as TilelabEmu.cmake lists them
     newest = max(s.stat().st_mtime for s in sources)
     trees = [Path(os.environ["TILELAB_BUILD_DIR"])] if os.environ.get("TILELAB_BUILD_DIR") else []
     trees += sorted((ROOT / "build").glob("*/"))
@@ -81,7 +82,8 @@ def _rewriter(tmp: Path) -> Path:
         if exe.is_file() and os.access(exe, os.X_OK) and exe.stat().st_mtime >= newest:
             return exe
     exe = tmp / "tilelab-emu-rewrite"
-    subprocess.run(["g++", "-std=c++17", "-O1", "-o", str(exe), str(sources[0]), str(sources[2])], check=True)
+    subprocess.run(["g++", "-std=c++17", "-O1", "-o", str(exe), *(str(c) for c in sources if c.suffix == ".cpp")],
+                   check=True)
     return exe
 
 
