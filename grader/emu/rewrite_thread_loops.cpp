@@ -273,7 +273,10 @@ class Looper : SourceView {
     // Where the copy starts: after the __shared__ declarations at the top of the body (statics, which
     // the copy must share with the body, not declare again).
     size_t start = f.open + 1;
-    for (size_t q = next_code(start); q < f.close && (word_at(q, "static") || word_at(q, "static_assert"));
+    // ... and the reference each is bound through (rewrite_shared.cpp: `T (&v)[A] = *(... shared_bind(...))`).
+    const auto shared_binding = [&](size_t q) { return s_.find("::tlemu::shared_bind(", q) < at_depth0(q, f.close, ';'); };
+    for (size_t q = next_code(start);
+         q < f.close && (word_at(q, "static") || word_at(q, "static_assert") || shared_binding(q));
          q = next_code(start)) {
       start = at_depth0(q, f.close, ';') + 1;
     }
