@@ -288,3 +288,18 @@ def test_a_timed_check_runs_last_in_a_run_of_its_own_that_alone_vouches_for_it(t
     else:
         assert len(tree.runs) == 2                               # hung: the timed check is not run
         assert by[perf].verdict == "timeout" and by[perf].message.startswith("not run: the kernel hung")
+
+
+def test_a_system_folders_own_symlink_counts_as_the_folder(tmp_path):
+    """Debian 13's /usr/include/x86_64-linux-gnu/asm is a link to /usr/lib/linux/uapi/x86/asm, which
+    <memory> reaches through <linux/futex.h>: found through the allowed folder, it is allowed; named
+    where it lies, it is not."""
+    build = tmp_path / "build"
+    build.mkdir()
+    (tmp_path / "uapi" / "asm").mkdir(parents=True)
+    (tmp_path / "uapi" / "asm" / "types.h").write_text("")
+    (tmp_path / "sys").mkdir()
+    (tmp_path / "sys" / "asm").symlink_to(tmp_path / "uapi" / "asm")
+    allowed = (str(tmp_path / "sys"),)
+    assert includes.judge([str(tmp_path / "sys" / "asm" / "types.h")], build, allowed) == []
+    assert includes.judge([str(tmp_path / "uapi" / "asm" / "types.h")], build, allowed) == [str(tmp_path / "uapi" / "asm" / "types.h")]

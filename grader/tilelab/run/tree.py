@@ -286,6 +286,8 @@ def _quotable(path: str, tree: Path | None, dirs: tuple[str, ...]) -> bool:
         return True   # a compiler's temporary file (tilelab-confine's private TMPDIR, or /tmp unconfined)
     if tree and re.match(re.escape(os.path.realpath(tree)) + r"/generated/emu/[^/]+\.cpp$", real):
         return True   # a rewritten copy of a student's file (the emulator's builds)
+    if tree and re.match(re.escape(os.path.realpath(tree)) + r"/CMakeFiles/[^/]+\.dir/.+\.(s|ii)$", real):
+        return True   # a confined compile's own assembly or preprocessed unit (-save-temps=obj, TilelabConfine.cmake)
     return any(real == d or real.startswith(d.rstrip("/") + "/") for d in dirs)
 
 
