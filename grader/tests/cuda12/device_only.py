@@ -244,6 +244,8 @@ def instantiations(s: Split) -> list[str]:
     found: list[str] = []
     host = "\n".join(_blank(d) for d in s.dropped)
     consts = dict(re.findall(r"\b(?:constexpr|const)\s+[\w:]+\s+(\w+)\s*=\s*([^;{}]+);", host))
+    # A host function's `using cfg::kTile;`: the name qualified, as the global scope must see it.
+    usings = {n: q for q, n in re.findall(r"\busing\s+((?:\w+::)+(\w+))\s*;", host) if n not in consts}
     host_params = {n: t for t, n in re.findall(r"template\s*<[^<>]*?\b(bool|int|unsigned|size_t)\s+(\w+)", host)}
     for qualified in s.kernel_templates:
         name = qualified.rsplit("::", 1)[-1]
@@ -257,6 +259,7 @@ def instantiations(s: Split) -> list[str]:
             args = host[m.end():j - 1].strip()
             for _ in range(3):
                 args = re.sub(r"\b\w+\b", lambda w: f"({consts[w.group()].strip()})" if w.group() in consts else w.group(), args)
+            args = re.sub(r"(?<!::)\b\w+\b", lambda w: usings.get(w.group(), w.group()), args)
             # Launched from a host function template with its own parameter (`template <bool Vec>
             # void launch(...) { K<Vec><<<...>>> }`): a bool one is both its values; any other
             # cannot be named here, and the kernel is left to the instantiations that can.
