@@ -47,12 +47,19 @@ def _cache_value(build: Path, key: str) -> str:
     return ""
 
 
+UAPI = "/usr/lib/linux/uapi"
+
+
 @functools.cache
 def _system_dirs_for(cxx: str, nvcc: str) -> tuple[str, ...]:
     dirs = set(_search_dirs(cxx)) if cxx else set()
     if nvcc:
         dirs.update(_cuda_dirs(nvcc))
     dirs.add(os.path.realpath("/usr/include"))
+    # Debian 13's kernel headers: /usr/include/x86_64-linux-gnu/asm/*.h are links into it, and g++'s
+    # depfile names system headers by their canonical path (-fcanonical-system-headers).
+    if os.path.isdir(UAPI):
+        dirs.add(os.path.realpath(UAPI))
     return tuple(sorted(dirs))
 
 
