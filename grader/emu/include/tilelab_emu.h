@@ -96,10 +96,12 @@ extern "C" void* memset(void*, int, __SIZE_TYPE__) noexcept __asm__("tlemu_memse
 #define __shared__ static
 // __noinline__ as nvcc defines it (`static __device__ __noinline__ float f()`: g++ said "does not
 // name a type"). libstdc++ writes the attribute as __attribute__((__noinline__)), which this macro
-// would break: its one header that does (bits/shared_ptr_base.h, through <memory>) is read first,
-// and its include guard keeps it from being read again. glibc's sys/cdefs.h only defines a macro of
-// it that no other header uses.
+// would break: its headers that do (bits/shared_ptr_base.h through <memory>; libstdc++ 14's
+// bits/basic_string.h and .tcc through <string>) are read first, and their include guards keep them
+// from being read again (stacktrace and experimental/simd are C++23 and TS only). glibc's
+// sys/cdefs.h only defines a macro of it that no other header uses.
 #include <memory>
+#include <string>
 #define __noinline__ __attribute__((noinline))
 
 #include "tilelab_emu_vector.h"
