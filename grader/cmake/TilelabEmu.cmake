@@ -49,7 +49,7 @@ endif()
 # instrumentation, a call per load and store: the runtime (runtime/hooks_race.cpp, through
 # runtime/instrument.hpp) implements the __tsan_read*/__tsan_write* callbacks, so no sanitizer
 # library is linked (instrument.hpp says why ThreadSanitizer's and not AddressSanitizer's).
-set(_emu_flags_plain -O2 -g)
+set(_emu_flags_plain -O2 -gdwarf-4)
 # Issue 45: the plain build runs each block's threads as loops between barriers where the rewriter
 # could make a kernel's body resumable (grader/emu/rewrite_thread_loops.cpp); the others keep the
 # contexts. Off by default until a whole CI run has graded with it.
@@ -57,8 +57,9 @@ option(TILELAB_EMU_THREAD_LOOPS "The plain emulator build runs a block's threads
 if(TILELAB_EMU_THREAD_LOOPS)
   list(APPEND _emu_flags_plain -DTLEMU_THREAD_LOOPS)
 endif()
-# -gdwarf-4 where the worker names lines through addr2line (runtime/symbolize.cpp): binutils 2.40's
-# addr2line reads a DWARF 5 line table's file 0 for the file of a #line, naming the rewritten .cpp.
+# -gdwarf-4 where the worker names lines through addr2line (runtime/symbolize.cpp; the plain build's
+# host-accessed-device and hidden-code too): binutils 2.40's addr2line reads a DWARF 5 line table's
+# file 0 for the file of a #line, naming the rewritten .cpp.
 set(_emu_flags_asan -O1 -gdwarf-4 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all)
 # -fno-tree-sra: g++ would otherwise split a float4 load whose components are used one by one into
 # four 4-byte loads, where nvcc makes one 16-byte load; the count build counts what the GPU does.
@@ -93,6 +94,37 @@ endif()
 # of each stage uses it, not the correctness checks, the known-bad suite or the differential check.
 # Its runner links the race build's object of the student's file (_emu_object_count): the two differ
 # only in the runtime they link, so a grade compiles the file three times, not four.
+# Every build's indirect branches (calls through pointers, virtual calls) go through the runtime's
+# check (runtime/indirect_branch.cpp): each must land on a function's first instruction, never on
+# machine code hidden inside an instruction or in data (attack3-immediate-loader). g++: a call of
+# __x86_indirect_thunk_<reg> for each, no jump tables (their targets are inside a function), and no
+# -fcf-protection (Ubuntu's default, which g++ will not combine with thunks); clang's retpoline
+# thunk is the same function for %r11 and makes no jump tables. The allow-list scan refuses an
+# indirect branch left in the object (disasm.py).
+# x86-64 only (the thunks are x86 code): elsewhere (an arm64 dev container) the emulator builds
+# without the check, and says so.
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+  if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    set(_emu_indirect -mretpoline-external-thunk)
+  else()
+    set(_emu_indirect -mindirect-branch=thunk-extern -mindirect-branch-register -fno-jump-tables -fcf-protection=none)
+  endif()
+  set(CMAKE_REQUIRED_FLAGS "${_emu_indirect}")
+  set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
+  check_cxx_source_compiles("int f(int (*g)(int)) { return g(1); }" TILELAB_EMU_HAVE_INDIRECT_THUNKS)
+  unset(CMAKE_TRY_COMPILE_TARGET_TYPE)
+  unset(CMAKE_REQUIRED_FLAGS)
+  if(NOT TILELAB_EMU_HAVE_INDIRECT_THUNKS)
+    message(FATAL_ERROR "tilelab: ${CMAKE_CXX_COMPILER} cannot route indirect branches through the emulator's "
+                        "check (${_emu_indirect}): the emulator needs g++ 8 or later, or clang")
+  endif()
+  foreach(build plain asan race)
+    list(APPEND _emu_flags_${build} ${_emu_indirect})
+  endforeach()
+else()
+  message(STATUS "tilelab: on ${CMAKE_SYSTEM_PROCESSOR} the emulator does not check indirect branches "
+                 "(docs/integrity.md): grade on x86-64")
+endif()
 set(_emu_flags_count ${_emu_flags_race})
 set(_emu_object_count race)
 set(_emu_suffix_plain emu)
@@ -115,7 +147,8 @@ endif()
 # per build its hooks file (the interface `hooks` of internal.hpp) with the helpers it uses. A new
 # build adds a hooks_<build>.cpp, a _emu_rt_sources_<build>, its _emu_flags_<build> and
 # _emu_suffix_<build> above, and appends itself to TILELAB_EMU_BUILDS.
-set(_emu_rt_common core.cpp scheduler.cpp context.cpp cuda_api.cpp occupancy.cpp symbolize.cpp wmma.cpp ptx.cpp)
+set(_emu_rt_common core.cpp scheduler.cpp context.cpp cuda_api.cpp occupancy.cpp symbolize.cpp wmma.cpp ptx.cpp
+                  indirect_branch.cpp)
 set(_emu_rt_sources_plain hooks_plain.cpp guard_zones.cpp)
 set(_emu_rt_sources_asan hooks_asan.cpp)
 set(_emu_rt_sources_race hooks_race.cpp guard_zones.cpp)

@@ -15,6 +15,7 @@
 //   ptx.cpp         the kit's PTX wrappers (tilelab_emu_ptx.h): cp.async's copies in flight, ldmatrix
 //   guard_zones.cpp device memory of the builds without AddressSanitizer: NaN-filled guard zones
 //   symbolize.cpp   code addresses to file:line (addr2line), for builds that record accesses
+//   indirect_branch.cpp  the check of the student's calls through pointers (__x86_indirect_thunk_*)
 //   hooks_<build>.cpp  what differs per build (plain, asan, race, count): the interface `hooks` below.
 // CMake (grader/cmake/TilelabEmu.cmake) compiles the common files plus one build's hooks file
 // (and its helpers, e.g. guard_zones.cpp) into tilelab_emu_rt_<build>; there are no #if blocks.

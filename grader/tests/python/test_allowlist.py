@@ -55,6 +55,12 @@ def emu_flags() -> dict[str, list[str]]:
         m = re.search(rf"^set\(_emu_flags_{build}\s+(.*?)\)\s*$", text, re.S | re.M)
         words = [w for item in shlex.split(m.group(1)) for w in item.removeprefix("SHELL:").split()] if m else []
         flags[build] = words if words and all(w.startswith("-") or w.startswith(("asan-", "tsan-")) for w in words) else fallback
+    # Every build's indirect-branch check (g++'s flags; runtime/indirect_branch.cpp): the scan refuses
+    # an object without it.
+    m = re.search(r"^\s*set\(_emu_indirect\s+(-mindirect-branch=.*?)\)\s*$", text, re.M)
+    assert m, "TilelabEmu.cmake no longer sets g++'s indirect-branch flags as this test reads them"
+    for build in flags:
+        flags[build] = flags[build] + m.group(1).split()
     return flags
 
 
@@ -524,6 +530,30 @@ def test_a_system_call_instruction_is_refused(cc):
 def test_a_system_call_instruction_is_refused_on_the_gpu(cc):
     found = _scan(cc.gpu(SYSCALL))
     assert [f.kind for f in found] == ["assembly", "syscall"] and found[1].symbol == "syscall instruction"
+
+
+# Calls through pointers (docs/integrity.md, "Nothing the instrumentation cannot see"): every
+# emulator build routes them through the runtime's check, so the object holds none of its own, and
+# g++'s indirect_branch("keep") attribute, which would keep one, is refused.
+INDIRECT_CALLS = """
+#include <functional>
+struct Shape { virtual ~Shape() = default; virtual int area() const = 0; };
+struct Square : Shape { int w = 3; int area() const override { return w * w; } };
+static int twice(int x) { return 2 * x; }
+int pick(int k) { switch (k) { case 0: return 4; case 1: return 9; case 2: return 1; case 3: return 7;
+                               case 4: return 2; case 5: return 8; case 6: return 5; default: return 0; } }
+int through_pointers(const Shape& s, int (*f)(int), std::function<int(int)> g) { return f(s.area()) + g(pick(s.area())); }
+int host() { Square q; return through_pointers(q, twice, [](int x) { return x + 1; }); }
+"""
+KEPT = ('__attribute__((noinline, indirect_branch("keep"))) int unchecked(int (*f)(int), int x) { return f(x); }\n'
+        "static int one(int x) { return x; }\nint host() { return unchecked(one, 1); }\n")
+
+
+@pytest.mark.parametrize("build", ["plain", "asan", "race"])
+def test_calls_through_pointers_pass_and_a_branch_kept_from_the_check_is_refused(cc, build):
+    assert _scan(cc.emu(INDIRECT_CALLS, build)) == []
+    found = _scan(cc.emu(KEPT, build))
+    assert [(f.kind, f.symbol) for f in found] == [("indirect", "indirect branch in unchecked")], found
 
 
 # The student's own assembly outside device code, however written (listing.py; docs/integrity.md,

@@ -39,6 +39,11 @@ VERBATIM = ("an asm label (`f() __asm__(\"...\")`) or an alias, weakref, symver 
 
 
 # The reason of the `builtin` finding (refusal.builtin_findings; its symbol: the builtins named, vector_builtins.py).
+INDIRECT_BRANCH = ("an indirect branch outside the emulator's check (an indirect_branch attribute or pragma): every call "
+                   "through a pointer must land on a function, which the emulator checks, so that no machine code the "
+                   "grader cannot see runs. Remove the attribute; calls through function pointers, virtual calls and "
+                   "std::function are fine")
+
 VECTOR_BUILTINS = ("x86 vector intrinsics (<immintrin.h>, <x86intrin.h>: the __builtin_ia32_* they are made of) are not "
                    "allowed: the grader's builds cannot see their memory accesses, and a GPU has none. Write plain "
                    "loads and stores (float4 for wide ones)")

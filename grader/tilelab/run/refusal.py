@@ -11,7 +11,8 @@ backends: the nvcc object (GPU) and the objects of the emulator's plain, asan an
 - Static initializers (constructors, .init code, ifunc resolvers) are judged like any other code:
   the worker is confined from its first instruction (docs/integrity.md), so code that runs before
   main can do nothing that launch_matmul cannot.
-- No system-call instruction (inline asm bypassing libc), and no main() (defines_main).
+- No system-call instruction (inline asm bypassing libc), and no main() (defines_main). In an
+  emulator build's object, no indirect branch that bypasses the runtime's check (disasm.py).
 - No assembly of the student's own outside device code (listing.py reads the assembler's listing
   of the compiler's output): at file scope, in a host or naked function, however made. The
   emulator's rewriter refuses it in device code; nvcc's device code (PTX) is not in the listing.
@@ -36,10 +37,10 @@ from pathlib import Path
 
 from . import artifacts, includes, listing, outcome, preprocessed, vector_builtins
 from .allowlist import Policy, check_definition, check_reference, library_code, policy
-from .disasm import raw_syscalls
-from .forbidden import ASSEMBLY, VECTOR_BUILTINS, VERBATIM, Finding, as_written, summary
+from .disasm import raw_syscalls, unchecked_indirect_branches
+from .forbidden import ASSEMBLY, INDIRECT_BRANCH, VECTOR_BUILTINS, VERBATIM, Finding, as_written, summary
 from .libexports import owned_symbols
-from .symbols import GLOBAL_DEFINED, UNDEFINED, ToolMissing, object_kind, symbols
+from .symbols import EMU_KINDS, GLOBAL_DEFINED, UNDEFINED, ToolMissing, demangle, object_kind, symbols
 from ..specs import spec
 
 
@@ -110,6 +111,10 @@ def scan_object(obj: Path, kind: str | None = None, build: Path | None = None,
                 if bad:
                     out.append(Finding(s.key, bad[1], o, "definition", bad[0]))
         out += assembly_findings(obj, o) + verbatim_findings(obj, o) + builtin_findings(obj, o)
+        if kind in EMU_KINDS:
+            unchecked = unchecked_indirect_branches(obj)
+            names = demangle(unchecked) if unchecked else {}
+            out += [Finding(f"indirect branch in {names.get(f, f)}", INDIRECT_BRANCH, o, "indirect") for f in unchecked]
         if raw_syscalls(obj):
             out.append(Finding("syscall instruction", "a system call made around libc: call only what the "
                                "allow-list lists", o, "syscall"))

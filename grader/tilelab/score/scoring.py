@@ -23,7 +23,7 @@ SAFETY_CHECKS = ("memcheck", "racecheck", "synccheck", "initcheck", "emu-asan", 
 # they withhold every correctness point of the stage (every dataset, hidden ones and matmul_host
 # included), whatever [points] safety_penalty says, since the checks that cannot see them (the
 # plain build, the datasets too large for the race build) would still pay the host's product.
-INTEGRITY_FINDINGS = ("kernel-accessed-host",)
+INTEGRITY_FINDINGS = ("kernel-accessed-host", "hidden-code")
 # What a performance row says when the rest of the stage kept its points from it ([performance]
 # requires_all_correct, docs/grading.md); the row's cause is Cause.PERF_GATED.
 PERF_GATED = ("no performance points: they are credited only to a kernel that is correct and safe on every "
