@@ -24,6 +24,11 @@
 extern "C" void* memcpy(void*, const void*, __SIZE_TYPE__) noexcept __asm__("tlemu_memcpy");
 extern "C" void* memmove(void*, const void*, __SIZE_TYPE__) noexcept __asm__("tlemu_memmove");
 extern "C" void* memset(void*, int, __SIZE_TYPE__) noexcept __asm__("tlemu_memset");
+// libc's sort and search too: they move and read the array in libc, and call the comparator from
+// there, where the indirect-branch check (runtime/indirect_branch.cpp) does not reach.
+extern "C" void qsort(void*, __SIZE_TYPE__, __SIZE_TYPE__, int (*)(const void*, const void*)) __asm__("tlemu_qsort");
+extern "C" void* bsearch(const void*, const void*, __SIZE_TYPE__, __SIZE_TYPE__,
+                         int (*)(const void*, const void*)) __asm__("tlemu_bsearch");
 #endif
 
 #include <algorithm>

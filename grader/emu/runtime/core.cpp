@@ -508,6 +508,10 @@ void* dynamic_shared_base(const char* name, size_t elem_bytes) {
 
 void launch_erased(const LaunchSite& site, dim3 grid, dim3 block, size_t dynamic_shared, cudaStream_t stream,
                    void (*body)(void*), void* body_ctx, const void* const* pointers, int n_pointers) {
+  // The runtime calls `body` for every thread, from code no thunk is in: it must be a function's
+  // entry (tlemu::start_thread's, from the header), as any call through a pointer of the student's
+  // (indirect_branch.cpp; a direct call of this entry point with other bytes: red team 4).
+  tlemu_indirect_target_check(reinterpret_cast<uintptr_t>(body), reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
   Runtime& r = rt();
   DeviceOp op(r);
   LaunchRecord rec;

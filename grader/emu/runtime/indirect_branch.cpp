@@ -98,7 +98,8 @@ extern "C" void tlemu_indirect_target_check(uintptr_t target, uintptr_t from) {
 // The thunks. On entry the stack holds the branch's return address (a call) or the caller's (a
 // jump), exactly as the target must find it; `reg` holds the target. tlemu_indirect_check saves the
 // registers that carry arguments (and %rax, varargs' vector count; %r10, a static chain; %r11),
-// aligns the stack, and calls the check above with the target in %rdi and that return address.
+// aligns the stack, and calls the check above with the target in %rdi and that return address (for
+// a jump from inside a function, whatever lies there: it only names a line).
 #define TLEMU_THUNK(reg)                                   \
   ".globl __x86_indirect_thunk_" #reg "\n"                 \
   ".type __x86_indirect_thunk_" #reg ", @function\n"       \
@@ -114,20 +115,23 @@ extern "C" void tlemu_indirect_target_check(uintptr_t target, uintptr_t from) {
 asm(".text\n"
     ".type tlemu_indirect_check, @function\n"
     "tlemu_indirect_check:\n"
-    // rsp % 16 == 8 here (the thunk's call after its push onto an entry-aligned stack).
+    // The stack is aligned here, not assumed: a jump through a pointer from inside a function (a jump
+    // table a pragma brought back) arrives with any alignment.
+    "  pushq %rbp\n  movq %rsp, %rbp\n  andq $-16, %rsp\n"
     "  pushq %rax\n  pushq %rcx\n  pushq %rdx\n  pushq %rsi\n"
     "  pushq %r8\n  pushq %r9\n  pushq %r10\n  pushq %r11\n"
-    "  subq $136, %rsp\n"
+    "  subq $128, %rsp\n"
     "  movdqu %xmm0, 0(%rsp)\n  movdqu %xmm1, 16(%rsp)\n  movdqu %xmm2, 32(%rsp)\n  movdqu %xmm3, 48(%rsp)\n"
     "  movdqu %xmm4, 64(%rsp)\n  movdqu %xmm5, 80(%rsp)\n  movdqu %xmm6, 96(%rsp)\n  movdqu %xmm7, 112(%rsp)\n"
-    // 136 + 64 (the pushes) + 8 (this call's return) + 8 (the thunk's %rdi): the branch's return address.
-    "  movq 216(%rsp), %rsi\n"
+    // Above the saved %rbp: this call's return (into the thunk), the thunk's %rdi, the branch's return address.
+    "  movq 24(%rbp), %rsi\n"
     "  call tlemu_indirect_target_check\n"
     "  movdqu 0(%rsp), %xmm0\n  movdqu 16(%rsp), %xmm1\n  movdqu 32(%rsp), %xmm2\n  movdqu 48(%rsp), %xmm3\n"
     "  movdqu 64(%rsp), %xmm4\n  movdqu 80(%rsp), %xmm5\n  movdqu 96(%rsp), %xmm6\n  movdqu 112(%rsp), %xmm7\n"
-    "  addq $136, %rsp\n"
+    "  addq $128, %rsp\n"
     "  popq %r11\n  popq %r10\n  popq %r9\n  popq %r8\n"
     "  popq %rsi\n  popq %rdx\n  popq %rcx\n  popq %rax\n"
+    "  movq %rbp, %rsp\n  popq %rbp\n"
     "  ret\n"
     ".size tlemu_indirect_check, .-tlemu_indirect_check\n"
     TLEMU_THUNK(rax) TLEMU_THUNK(rbx) TLEMU_THUNK(rcx) TLEMU_THUNK(rdx) TLEMU_THUNK(rsi) TLEMU_THUNK(rdi)

@@ -16,6 +16,9 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+
+#include "internal.hpp"  // tlemu_indirect_target_check
 
 // One callback: the access of `bytes` at p, a write or not, reaches HANDLER when FILTER takes it.
 // (A macro, not a function: __builtin_return_address(0) must be the callback's own return address.)
@@ -135,4 +138,22 @@
   extern "C" void* tlemu_memset(void* d, int c, size_t n) {                                    \
     TLEMU_LIBC_RANGE_(d, n, true, FILTER, HANDLER, __builtin_return_address(0));                \
     return __builtin_memset(d, c, n);                                                          \
+  }                                                                                            \
+  /* libc's sort and search: the array read and (qsort) written, the comparator checked as any  \
+     call through a pointer (indirect_branch.cpp: libc calls it, not the student's code) */     \
+  extern "C" void tlemu_qsort(void* b, size_t n, size_t size, int (*cmp)(const void*, const void*)) { \
+    const void* pc = __builtin_return_address(0);                                              \
+    tlemu_indirect_target_check(reinterpret_cast<uintptr_t>(cmp), reinterpret_cast<uintptr_t>(pc)); \
+    const size_t bytes = size && n > SIZE_MAX / size ? SIZE_MAX : n * size;                     \
+    TLEMU_LIBC_RANGE_(b, bytes, false, FILTER, HANDLER, pc);                                    \
+    TLEMU_LIBC_RANGE_(b, bytes, true, FILTER, HANDLER, pc);                                     \
+    ::qsort(b, n, size, cmp);                                                                  \
+  }                                                                                            \
+  extern "C" void* tlemu_bsearch(const void* key, const void* b, size_t n, size_t size,        \
+                                 int (*cmp)(const void*, const void*)) {                       \
+    const void* pc = __builtin_return_address(0);                                              \
+    tlemu_indirect_target_check(reinterpret_cast<uintptr_t>(cmp), reinterpret_cast<uintptr_t>(pc)); \
+    TLEMU_LIBC_RANGE_(key, size, false, FILTER, HANDLER, pc);                                   \
+    TLEMU_LIBC_RANGE_(b, size && n > SIZE_MAX / size ? SIZE_MAX : n * size, false, FILTER, HANDLER, pc); \
+    return ::bsearch(key, b, n, size, cmp);                                                    \
   }

@@ -33,6 +33,11 @@
 #include "tilelab_emu_ptx_calls.h"
 #include "tilelab_emu_wmma_layout.h"
 
+// Calls through pointers (indirect_branch.cpp): returns when `target` is a function's entry in the
+// runner (or a shared library's code), else ends the run with the fatal finding hidden-code; `from`,
+// a return address, names the caller's line.
+extern "C" void tlemu_indirect_target_check(uintptr_t target, uintptr_t from);
+
 namespace tlemu {
 
 // H100 SXM limits: what a launch is validated against and what cudaGetDeviceProperties reports.

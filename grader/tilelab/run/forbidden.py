@@ -44,6 +44,11 @@ INDIRECT_BRANCH = ("an indirect branch outside the emulator's check (an indirect
                    "grader cannot see runs. Remove the attribute; calls through function pointers, virtual calls and "
                    "std::function are fine")
 
+FRAME_BUILTINS = ("builtins that reach a stack frame or its return address (__builtin_frame_address, "
+                  "__builtin_return_address, __builtin_apply, __builtin_setjmp ...) and computed goto (goto *) are not "
+                  "allowed: the emulator checks where calls through pointers land, and these would let code land "
+                  "elsewhere. A kernel needs none of them; write plain calls and loops")
+
 VECTOR_BUILTINS = ("x86 vector intrinsics (<immintrin.h>, <x86intrin.h>: the __builtin_ia32_* they are made of) are not "
                    "allowed: the grader's builds cannot see their memory accesses, and a GPU has none. Write plain "
                    "loads and stores (float4 for wide ones)")

@@ -18,7 +18,8 @@ backends: the nvcc object (GPU) and the objects of the emulator's plain, asan an
   emulator's rewriter refuses it in device code; nvcc's device code (PTX) is not in the listing.
   Nor strings the compiler copies into its assembly unmarked (preprocessed.py reads the
   preprocessed unit the compile wrote): asm labels, section/alias/weakref/symver/ifunc names, #ident.
-  Nor x86 vector builtins (vector_builtins.py, the same unit): no instrumentation sees their accesses.
+  Nor x86 vector builtins (vector_builtins.py, the same unit): no instrumentation sees their accesses;
+  nor builtins that reach a stack frame's return address, or a computed goto (frame_builtins.py).
 
 This module composes the scan from parts that each decide one thing, side by side (none imports
 another but for symbols.py's vocabulary): symbols.py reads an object's names (`nm`, `c++filt -p`)
@@ -35,10 +36,10 @@ from __future__ import annotations
 import concurrent.futures
 from pathlib import Path
 
-from . import artifacts, includes, listing, outcome, preprocessed, vector_builtins
+from . import artifacts, frame_builtins, includes, listing, outcome, preprocessed, vector_builtins
 from .allowlist import Policy, check_definition, check_reference, library_code, policy
 from .disasm import raw_syscalls, unchecked_indirect_branches
-from .forbidden import ASSEMBLY, INDIRECT_BRANCH, VECTOR_BUILTINS, VERBATIM, Finding, as_written, summary
+from .forbidden import ASSEMBLY, FRAME_BUILTINS, INDIRECT_BRANCH, VECTOR_BUILTINS, VERBATIM, Finding, as_written, summary
 from .libexports import owned_symbols
 from .symbols import EMU_KINDS, GLOBAL_DEFINED, UNDEFINED, ToolMissing, demangle, object_kind, symbols
 from ..specs import spec
@@ -81,10 +82,12 @@ def builtin_findings(obj: Path, o: str) -> list[Finding]:
     """The x86 vector builtins the object's preprocessed unit names (vector_builtins.py): one finding
     for them all. A missing unit is verbatim_findings' finding."""
     try:
-        found = vector_builtins.vector_builtins(artifacts.preprocessed(obj).read_text(errors="replace"))
+        text = artifacts.preprocessed(obj).read_text(errors="replace")
     except OSError:
         return []
-    return [Finding(vector_builtins.shown(found), VECTOR_BUILTINS, o, "builtin")] if found else []
+    found, frames = vector_builtins.vector_builtins(text), frame_builtins.frame_builtins(text)
+    return ([Finding(vector_builtins.shown(found), VECTOR_BUILTINS, o, "builtin")] if found else []) + \
+        [Finding(name, FRAME_BUILTINS, o, "builtin") for name in frames]
 
 
 def scan_object(obj: Path, kind: str | None = None, build: Path | None = None,
