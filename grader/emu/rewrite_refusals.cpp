@@ -105,6 +105,46 @@ struct Refusals : SourceView {
     }
   }
 
+  // ---- calls nvcc refuses: a host library function called from device code ----
+  // In device code CUDA provides, of the C library, memcpy, memset, printf, malloc, free and assert
+  // (and the math functions; memmove too, as the rewriter reads it: rewrite_device_memory.cpp makes
+  // all three copies the emulator's); a call of any other is "calling a __host__ function from a __global__
+  // function is not allowed". g++ compiles them all, and they run in libc, which no emulator build
+  // instruments: strncpy(d, s, 1) copied a byte of M past the count build unseen (red team 4,
+  // redteam4-strncpy-loads: 07 at full performance credit), and could store into host memory past
+  // the race build. These are the C library's functions that read or write memory given to them;
+  // a __device__ function of the student's own by that name is the student's (not refused).
+  void check_host_library_calls() const {
+    static const std::set<std::string> kHostOnly = {
+        "memcmp", "memchr", "memccpy", "mempcpy", "strlen", "strnlen", "strcpy", "strncpy", "stpcpy",
+        "stpncpy", "strcat", "strncat", "strcmp", "strncmp", "strcoll", "strxfrm", "strchr", "strrchr", "strstr",
+        "strspn", "strcspn", "strpbrk", "strtok", "strtok_r", "strdup", "strndup", "sprintf", "snprintf",
+        "vsprintf", "vsnprintf", "sscanf", "vsscanf", "strtof", "strtod", "strtold", "strtol", "strtoul",
+        "strtoll", "strtoull", "atoi", "atol", "atoll", "atof", "qsort", "bsearch", "fwrite", "fread", "fputs",
+        "puts", "fprintf", "wmemcpy", "wmemmove", "wmemset", "wcslen", "wcscpy", "wcsncpy", "bcopy", "bzero",
+        "explicit_bzero", "swab"};
+    std::set<std::string> own;  // the student's __device__ functions
+    for (const DeviceFunction& f : device_functions()) own.insert(f.name);
+    for (const DeviceFunction& f : device_functions()) {
+      if (f.host) continue;  // __host__ __device__: its host branches (#ifndef __CUDA_ARCH__) may call them
+      for (size_t c = f.open + 1; c < f.close; ++c) {
+        if (!code(c) || !is_ident(s_[c]) || is_ident(s_[c - 1])) continue;
+        size_t e = c;
+        while (e < f.close && is_ident(s_[e])) ++e;
+        const std::string id = s_.substr(c, e - c);
+        const size_t open = skip_fwd(e), prev = skip_back(c - 1);
+        const bool member = prev != std::string::npos &&
+                            (s_[prev] == '.' || (s_[prev] == '>' && prev > 0 && s_[prev - 1] == '-'));
+        if (kHostOnly.count(id) && !own.count(id) && open < f.close && s_[open] == '(' && !member)
+          fail(c, "calling a __host__ function (\"" + id + "\") from a " + (f.global ? "__global__" : "__device__") +
+                      " function (\"" + f.name + "\") is not allowed: nvcc refuses it (in device code CUDA's C "
+                      "library is memcpy, memset, printf, malloc and free); load and store the elements "
+                      "yourself (an emulator check: g++ alone would accept it)");
+        c = e;
+      }
+    }
+  }
+
   // Whether the name whose preceding code character is at prev is qualified as std:: (or ::std::).
   bool std_qualified(size_t prev) const {
     if (prev == std::string::npos || prev < 4 || s_[prev] != ':' || s_[prev - 1] != ':') return false;
@@ -119,6 +159,7 @@ void refuse_what_nvcc_refuses(const SourceView& src) {
   const Refusals r{src};
   r.check_no_inline_asm();
   r.check_host_constexpr_calls();
+  r.check_host_library_calls();
 }
 
 }  // namespace tlemu_rewrite::parts

@@ -320,6 +320,20 @@ TEST_CASE("rewrite: a constexpr host function called from device code is refused
   CHECK_NOTHROW(rw("__global__ void k(int* o, int a) { o[0] = mystd::min(a, 4); }\n"));
 }
 
+TEST_CASE("rewrite: the C library's other memory and string functions are refused in device code, as nvcc refuses them") {
+  // libc does their loads and stores, which no build instruments (red team 4, redteam4-strncpy-loads).
+  CHECK_THROWS_CONTAINING(rw("__device__ float f(const float* p) {\n  float v;\n  strncpy((char*)&v, (const char*)p, 1);\n  return v;\n}\n"),
+                          "line 3: calling a __host__ function (\"strncpy\") from a __device__ function (\"f\")", RewriteError);
+  CHECK_THROWS_CONTAINING(rw("__global__ void k(char* o, const char* s) { std::snprintf(o, 4, \"%s\", s); }\n"),
+                          "(\"snprintf\") from a __global__ function (\"k\") is not allowed", RewriteError);
+  CHECK_THROWS_AS(rw("__global__ void k(int* o, int* v) { qsort(v, 2, 4, nullptr); }\n"), RewriteError);
+  CHECK_NOTHROW(rw("void h(char* o, const char* s) { strncpy(o, s, 4); qsort(o, 1, 1, nullptr); }\n"));
+  CHECK_NOTHROW(rw("__device__ int strlen(const char* s) { int n = 0; while (s[n]) ++n; return n; }\n"
+                   "__global__ void k(int* o, const char* s) { o[0] = strlen(s); }\n"));
+  CHECK_NOTHROW(rw("__global__ void k(float* d, const float* s, int n) { memcpy(d, s, n); o.strlen(s); }\n"));
+  CHECK_NOTHROW(rw("__host__ __device__ int f(const char* s) {\n#ifndef __CUDA_ARCH__\n  return (int)strlen(s);\n#else\n  return 0;\n#endif\n}\n"));
+}
+
 TEST_CASE("rewrite: memcpy, memset and memmove in device code are the emulator's, whose accesses are seen (#25)") {
     const std::string out = rw("__device__ void h(float* d, const float* s) { std::memcpy(d, s, 64); }\n"
                                "__global__ void k(float* d, const float* s, int n) {\n"
