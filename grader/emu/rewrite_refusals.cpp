@@ -70,38 +70,38 @@ struct Refusals : SourceView {
     }
     for (const DeviceFunction& f : device_functions()) {
       if (f.host) continue;  // __host__ __device__: nvcc only warns
-      const bool global = f.global;
-      const std::string& fn = f.name;
-      const size_t k = f.open, end = f.close;
-      for (size_t c = k + 1; c < end; ++c) {
-        if (!code(c) || !is_ident(s_[c]) || is_ident(s_[c - 1])) continue;
-        size_t e = c;
-        while (e < end && is_ident(s_[e])) ++e;
-        const std::string id = s_.substr(c, e - c);
-        const size_t open = skip_fwd(e);
-        const size_t prev = skip_back(c - 1);
+      const char* kind = f.global ? "__global__" : "__device__";
+      each_call(f, [&](size_t c, const std::string& id, size_t prev) {
         const bool std_min_max = (id == "min" || id == "max") && std_qualified(prev);
-        if ((!host.count(id) && !std_min_max) || open >= end || s_[open] != '(' ||
-            (prev != std::string::npos && (s_[prev] == '.' || (s_[prev] == '>' && prev > 0 && s_[prev - 1] == '-')))) {
-          c = e;
-          continue;
-        }
+        if (!host.count(id) && !std_min_max) return;
         const size_t st = statement_start(c);
         if (has_word(st, c, "constexpr") || has_word(st, c, "static_assert") || has_word(st, c, "__shared__") ||
-            has_word(st, c, "case")) {
-          c = e;
-          continue;
-        }
+            has_word(st, c, "case"))
+          return;
         if (std_min_max)
-          fail(c, "calling a constexpr __host__ function (\"std::" + id + "\") from a " +
-                      (global ? "__global__" : "__device__") + " function (\"" + fn +
-                      "\") is not allowed: nvcc refuses it; use CUDA's " + id + "(a, b) (or f" + id +
+          fail(c, "calling a constexpr __host__ function (\"std::" + id + "\") from a " + kind + " function (\"" +
+                      f.name + "\") is not allowed: nvcc refuses it; use CUDA's " + id + "(a, b) (or f" + id +
                       "f for floats) without std:: (an emulator check: g++ alone would accept it)");
-        fail(c, "calling a constexpr __host__ function (\"" + id + "\") from a " +
-                    (global ? "__global__" : "__device__") + " function (\"" + fn +
+        fail(c, "calling a constexpr __host__ function (\"" + id + "\") from a " + kind + " function (\"" + f.name +
                     "\") is not allowed: nvcc refuses it; declare " + id +
                     " __host__ __device__ constexpr (an emulator check: g++ alone would accept it)");
-      }
+      });
+    }
+  }
+
+  // Each call in f's body: at_call(position, name, the position of the code character before it)
+  // for an identifier followed by `(` that is not a member's (after `.` or `->`).
+  template <class AtCall>
+  void each_call(const DeviceFunction& f, AtCall&& at_call) const {
+    for (size_t c = f.open + 1; c < f.close; ++c) {
+      if (!code(c) || !is_ident(s_[c]) || is_ident(s_[c - 1])) continue;
+      size_t e = c;
+      while (e < f.close && is_ident(s_[e])) ++e;
+      const size_t open = skip_fwd(e), prev = skip_back(c - 1);
+      const bool member = prev != std::string::npos &&
+                          (s_[prev] == '.' || (s_[prev] == '>' && prev > 0 && s_[prev - 1] == '-'));
+      if (open < f.close && s_[open] == '(' && !member) at_call(c, s_.substr(c, e - c), prev);
+      c = e;
     }
   }
 
@@ -127,21 +127,13 @@ struct Refusals : SourceView {
     for (const DeviceFunction& f : device_functions()) own.insert(f.name);
     for (const DeviceFunction& f : device_functions()) {
       if (f.host) continue;  // __host__ __device__: its host branches (#ifndef __CUDA_ARCH__) may call them
-      for (size_t c = f.open + 1; c < f.close; ++c) {
-        if (!code(c) || !is_ident(s_[c]) || is_ident(s_[c - 1])) continue;
-        size_t e = c;
-        while (e < f.close && is_ident(s_[e])) ++e;
-        const std::string id = s_.substr(c, e - c);
-        const size_t open = skip_fwd(e), prev = skip_back(c - 1);
-        const bool member = prev != std::string::npos &&
-                            (s_[prev] == '.' || (s_[prev] == '>' && prev > 0 && s_[prev - 1] == '-'));
-        if (kHostOnly.count(id) && !own.count(id) && open < f.close && s_[open] == '(' && !member)
+      each_call(f, [&](size_t c, const std::string& id, size_t) {
+        if (kHostOnly.count(id) && !own.count(id))
           fail(c, "calling a __host__ function (\"" + id + "\") from a " + (f.global ? "__global__" : "__device__") +
                       " function (\"" + f.name + "\") is not allowed: nvcc refuses it (in device code CUDA's C "
                       "library is memcpy, memset, printf, malloc and free); load and store the elements "
                       "yourself (an emulator check: g++ alone would accept it)");
-        c = e;
-      }
+      });
     }
   }
 

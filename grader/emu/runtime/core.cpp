@@ -344,12 +344,16 @@ void on_segv(int sig, siginfo_t* info, void* context) {
   f.message = std::string("host code ") + (write ? "wrote" : "read") + " device memory (" + what + "): on a GPU " +
               (variable ? "such a variable named in host code is a host copy that kernels never see"
                         : "a host dereference of a device pointer faults");
-  r.add(f, "host-accessed-device");
+  end_with_finding(r, f, "host-accessed-device");
+}
+}  // namespace
+
+void end_with_finding(Runtime& r, const Finding& f, const std::string& key) {
+  r.add(f, key);
   if (r.fatal) r.fatal(r.findings);
   std::fprintf(stderr, "%s:%d: tilelab emulator: %s\n", f.file.c_str(), f.line, f.message.c_str());
   ::_exit(tilelab::kError);
 }
-}  // namespace
 
 void install_device_fault_handler() {
   void* warm[1];

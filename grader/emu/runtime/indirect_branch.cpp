@@ -16,7 +16,6 @@
 // with the runner's error code, before the branch is taken.
 #include <dlfcn.h>
 #include <link.h>
-#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -24,7 +23,6 @@
 #include <string>
 
 #include "internal.hpp"
-#include "tilelab/contract.hpp"  // tilelab::kError
 #include "tilelab/findings.hpp"  // tilelab::findings: every finding code, generated from contract.toml
 
 // libgcc's lookup of the frame description entry covering an address (unwind-dw2-fde.h, not
@@ -72,10 +70,7 @@ int find_segment(struct dl_phdr_info* info, size_t, void* data) {
   f.message = std::string("a call through a pointer to ") + addr + ", " + why +
               ": the program may call functions through pointers, but not run machine code that is not a "
               "compiled function (bytes inside an instruction or in data)";
-  r.add(f, "hidden-code");
-  if (r.fatal) r.fatal(r.findings);
-  std::fprintf(stderr, "%s:%d: tilelab emulator: %s\n", f.file.c_str(), f.line, f.message.c_str());
-  ::_exit(tilelab::kError);
+  end_with_finding(r, f, "hidden-code");
 }
 
 }  // namespace

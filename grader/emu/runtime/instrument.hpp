@@ -20,6 +20,9 @@
 
 #include "internal.hpp"  // tlemu_indirect_target_check
 
+// An array's bytes for qsort's and bsearch's reports, saturated where n * size would wrap.
+inline size_t tlemu_array_bytes(size_t n, size_t size) { return size && n > SIZE_MAX / size ? SIZE_MAX : n * size; }
+
 // One callback: the access of `bytes` at p, a write or not, reaches HANDLER when FILTER takes it.
 // (A macro, not a function: __builtin_return_address(0) must be the callback's own return address.)
 #define TLEMU_ACCESS_CALLBACK_(name, params, bytes, write, FILTER, HANDLER)                    \
@@ -144,9 +147,8 @@
   extern "C" void tlemu_qsort(void* b, size_t n, size_t size, int (*cmp)(const void*, const void*)) { \
     const void* pc = __builtin_return_address(0);                                              \
     tlemu_indirect_target_check(reinterpret_cast<uintptr_t>(cmp), reinterpret_cast<uintptr_t>(pc)); \
-    const size_t bytes = size && n > SIZE_MAX / size ? SIZE_MAX : n * size;                     \
-    TLEMU_LIBC_RANGE_(b, bytes, false, FILTER, HANDLER, pc);                                    \
-    TLEMU_LIBC_RANGE_(b, bytes, true, FILTER, HANDLER, pc);                                     \
+    TLEMU_LIBC_RANGE_(b, tlemu_array_bytes(n, size), false, FILTER, HANDLER, pc);               \
+    TLEMU_LIBC_RANGE_(b, tlemu_array_bytes(n, size), true, FILTER, HANDLER, pc);                \
     ::qsort(b, n, size, cmp);                                                                  \
   }                                                                                            \
   extern "C" void* tlemu_bsearch(const void* key, const void* b, size_t n, size_t size,        \
@@ -154,6 +156,6 @@
     const void* pc = __builtin_return_address(0);                                              \
     tlemu_indirect_target_check(reinterpret_cast<uintptr_t>(cmp), reinterpret_cast<uintptr_t>(pc)); \
     TLEMU_LIBC_RANGE_(key, size, false, FILTER, HANDLER, pc);                                   \
-    TLEMU_LIBC_RANGE_(b, size && n > SIZE_MAX / size ? SIZE_MAX : n * size, false, FILTER, HANDLER, pc); \
+    TLEMU_LIBC_RANGE_(b, tlemu_array_bytes(n, size), false, FILTER, HANDLER, pc);               \
     return ::bsearch(key, b, n, size, cmp);                                                    \
   }

@@ -234,6 +234,10 @@ void release_ldmatrix(Runtime& r, size_t base, uint32_t group, const char* file,
 // destination until its copy lands (ptx.cpp).
 constexpr uint32_t kUnwrittenShared = ptx::kUnlandedBits;
 
+// A fatal finding (core.cpp): added, reported as the sanitizers' are (Runtime::fatal), printed, and
+// the run ended with the runner's error code.
+[[noreturn]] void end_with_finding(Runtime& r, const Finding& f, const std::string& key);
+
 // ---- code addresses to source lines (symbolize.cpp) ----
 // Return addresses (of instrumentation callbacks) to {file, line} of the access before each.
 // return_addresses: the pcs are return addresses (the call is the instruction before), not exact.

@@ -38,8 +38,8 @@ _INDIRECT = re.compile(r"^(?:\w+ )*?(?:call|jmp)q?\s+\*")
 
 
 def unchecked_indirect_branches(obj: Path) -> list[str]:
-    """The functions of an emulator build's object holding an indirect branch of their own (one
-    the runtime's thunk does not check): `<function>+0x<offset>`, in the object's order."""
+    """The functions (raw symbols) of an emulator build's object that hold an indirect branch of
+    their own (one the runtime's thunk does not check), each once, in the object's order."""
     found, function = [], "?"
     for line in _disassembly(obj).splitlines():
         f = re.match(r"^[0-9a-f]+ <(.*)>:$", line)

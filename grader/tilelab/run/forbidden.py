@@ -38,12 +38,14 @@ VERBATIM = ("an asm label (`f() __asm__(\"...\")`) or an alias, weakref, symver 
             "Name functions in C++ (extern \"C\" for an unmangled name) and leave sections to the compiler")
 
 
-# The reason of the `builtin` finding (refusal.builtin_findings; its symbol: the builtins named, vector_builtins.py).
+# The reason of the `indirect` finding (refusal.scan_object; its symbol: the function, disasm.py).
 INDIRECT_BRANCH = ("an indirect branch outside the emulator's check (an indirect_branch attribute or pragma): every call "
                    "through a pointer must land on a function, which the emulator checks, so that no machine code the "
                    "grader cannot see runs. Remove the attribute; calls through function pointers, virtual calls and "
                    "std::function are fine")
 
+# The reasons of the `builtin` findings (refusal.builtin_findings; their symbols: the builtins named,
+# frame_builtins.py and vector_builtins.py).
 FRAME_BUILTINS = ("builtins that reach a stack frame or its return address (__builtin_frame_address, "
                   "__builtin_return_address, __builtin_apply, __builtin_setjmp ...) and computed goto (goto *) are not "
                   "allowed: the emulator checks where calls through pointers land, and these would let code land "

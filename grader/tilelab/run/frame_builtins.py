@@ -25,10 +25,10 @@ _BUILTIN = re.compile(r"(?<![\w$])(__builtin_(?:frame_address|return_address|ext
 _COMPUTED_GOTO = re.compile(r"(?<![\w$])goto\s*\*")
 
 
-def frame_builtins(text: str) -> list[str]:
+def frame_builtins(text: str, code: str | None = None) -> list[str]:
     """What the unit's code names, each once, in the order first named: the builtins above, and
-    `goto *` for a computed goto."""
-    code = preprocessed.code_only(text)
+    `goto *` for a computed goto. `code`: preprocessed.code_only(text), where the caller has it."""
+    code = preprocessed.code_only(text) if code is None else code
     found = dict.fromkeys(m.group(1) for m in _BUILTIN.finditer(code))
     if _COMPUTED_GOTO.search(code):
         found["goto *"] = None

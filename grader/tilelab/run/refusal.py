@@ -80,12 +80,14 @@ def verbatim_findings(obj: Path, o: str) -> list[Finding]:
 
 def builtin_findings(obj: Path, o: str) -> list[Finding]:
     """The x86 vector builtins the object's preprocessed unit names (vector_builtins.py): one finding
-    for them all. A missing unit is verbatim_findings' finding."""
+    for them all; and each builtin that reaches a stack frame, or a computed goto (frame_builtins.py).
+    A missing unit is verbatim_findings' finding."""
     try:
         text = artifacts.preprocessed(obj).read_text(errors="replace")
     except OSError:
         return []
-    found, frames = vector_builtins.vector_builtins(text), frame_builtins.frame_builtins(text)
+    code = preprocessed.code_only(text)   # once for both rules: the unit is megabytes of headers
+    found, frames = vector_builtins.vector_builtins(text, code), frame_builtins.frame_builtins(text, code)
     return ([Finding(vector_builtins.shown(found), VECTOR_BUILTINS, o, "builtin")] if found else []) + \
         [Finding(name, FRAME_BUILTINS, o, "builtin") for name in frames]
 

@@ -26,14 +26,15 @@ _BUILTIN = re.compile(r"(?<![\w$])(__builtin_ia32_\w+|__builtin_nontemporal_(?:l
 _MARKER = re.compile(r'^#\s*(?:line\s+)?\d+\s+"((?:[^"\\]|\\.)*)"', re.MULTILINE)
 
 
-def vector_builtins(text: str) -> list[tuple[str, str]]:
+def vector_builtins(text: str, code: str | None = None) -> list[tuple[str, str]]:
     """The x86 vector builtins the unit names, each once, in the order first named, with the file the
     line markers say the first is in (an intrinsic header, or the student's file); empty for honest
-    code and every header the kit allows."""
+    code and every header the kit allows. `code`: preprocessed.code_only(text), where the caller
+    has it already."""
     markers = [(m.end(), m.group(1)) for m in _MARKER.finditer(text)]
     starts = [p for p, _ in markers]
     found: dict[str, str] = {}
-    for m in _BUILTIN.finditer(preprocessed.code_only(text)):
+    for m in _BUILTIN.finditer(preprocessed.code_only(text) if code is None else code):
         if m.group(1) not in found:
             i = bisect.bisect_right(starts, m.start()) - 1
             found[m.group(1)] = markers[i][1] if i >= 0 else ""
